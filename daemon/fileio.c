@@ -1,0 +1,103 @@
+/* fileio.c: small, checked file helpers. */
+#include "fileio.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "macro.h"
+
+int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        /* Room for one byte past max: reading it proves the file is too large. */
+        size_t cap = MIN((size_t) 4096, max + 1), len = 0;
+        _cleanup_free_ char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (len == cap) {
+                        if (cap > max)
+                                return -EFBIG;
+                        size_t ncap = MIN(cap * 2, max + 1);
+                        char *n = realloc(buf, ncap + 1);
+                        if (!n)
+                                return -ENOMEM;
+                        buf = n;
+                        cap = ncap;
+                }
+                ssize_t k = read(fd, buf + len, cap - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        if (len > max)
+                return -EFBIG;
+        buf[len] = '\0';
+        if (ret_size)
+                *ret_size = len;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_one_line(const char *path, char **ret) {
+        char *buf;
+        size_t len;
+        int r = read_file_bounded(path, 1 << 20, &buf, &len);
+        if (r < 0)
+                return r;
+        buf[strcspn(buf, "\n")] = '\0';
+        *ret = buf;
+        return 0;
+}
+
+int write_string_file(const char *path, const char *s) {
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(s);
+        ssize_t k = write(fd, s, len);
+        if (k < 0)
+                return negative_errno();
+        return (size_t) k == len ? 0 : -EIO;
+}
+
+int mkdir_parents(const char *path, mode_t mode) {
+        char buf[PATH_MAX];
+        if (snprintf(buf, sizeof buf, "%s", path) >= (int) sizeof buf)
+                return -ENAMETOOLONG;
+        for (char *p = buf + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *p = '/';
+        }
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return negative_errno();
+        return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode) {
+        char tmp[PATH_MAX];
+        if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int) sizeof tmp)
+                return -ENAMETOOLONG;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        int r = 0;
+        if (fchmod(fd, mode) < 0 || write(fd, data, size) != (ssize_t) size || fsync(fd) < 0)
+                r = negative_errno();
+        else if (link(tmp, path) < 0) /* link(), unlike rename(), never replaces an existing file */
+                r = negative_errno();
+        unlink(tmp);
+        return r;
+}

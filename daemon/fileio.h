@@ -1,0 +1,16 @@
+/* fileio.h: small, checked file helpers (read a short file, write a string, mkdir -p). */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read at most max bytes of path into a NUL-terminated malloc'd buffer; trailing newline kept. */
+int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size);
+/* Read a one-line file, strip the trailing newline. */
+int read_one_line(const char *path, char **ret);
+/* Write the whole string to an existing file (sysfs/cgroupfs style: one write). */
+int write_string_file(const char *path, const char *s);
+/* Create path and its parents with mode; an existing directory is fine. */
+int mkdir_parents(const char *path, mode_t mode);
+/* Create path with exactly this content and mode, all or nothing; -EEXIST if it exists. */
+int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode);

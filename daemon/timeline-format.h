@@ -1,0 +1,61 @@
+/* timeline-format.h: the on-disk per-request timeline (runs/<id>/timeline.bin), shared by the
+ * injector that writes it and the daemon that ingests and serves it. Little-endian, fixed size;
+ * the contract is "Timeline and clocks" in the design. All times are CLOCK_MONOTONIC ns. */
+#pragma once
+
+#include <assert.h>
+#include <stdint.h>
+
+#define TIMELINE_MAGIC "SLTL"
+#define TIMELINE_VERSION 1
+
+struct timeline_header {
+        char magic[4];              /* "SLTL" */
+        uint16_t version;           /* TIMELINE_VERSION */
+        uint16_t record_size;       /* sizeof(struct timeline_record) */
+        int64_t measure_start_ns;   /* start of the measure phase (end of warmup) */
+        int64_t start_ns;           /* t0 of the schedule: start of warmup */
+        uint32_t flags;             /* reserved, 0 */
+        uint32_t reserved;
+};
+
+enum timeline_record_flags {
+        TIMELINE_WARMUP = 1u << 0,
+};
+
+/* error: why a request has status 0 (or, for TIMELINE_ERR_NONE, none). */
+enum timeline_error {
+        TIMELINE_ERR_NONE = 0,
+        TIMELINE_ERR_TIMEOUT = 1,       /* no complete answer within --timeout */
+        TIMELINE_ERR_CONNECT = 2,       /* connect() failed: refused, unreachable */
+        TIMELINE_ERR_RESET = 3,         /* connection reset or closed mid-response */
+        TIMELINE_ERR_PARSE = 4,         /* the answer was not HTTP/1.1 we understand */
+        TIMELINE_ERR_IO = 5,            /* any other socket error */
+        TIMELINE_ERR_NOT_SENT = 6,      /* still queued when the run ended */
+        _TIMELINE_ERR_MAX,
+};
+
+struct timeline_record {
+        int64_t scheduled_ns;   /* when the schedule said this request is due */
+        int64_t submit_ns;      /* when its first byte was written */
+        int64_t done_ns;        /* when its last byte was read (or the error was seen) */
+        uint16_t status;        /* HTTP status; 0 = transport error */
+        uint16_t error;         /* enum timeline_error */
+        uint32_t bytes;         /* response bytes, headers included */
+        uint32_t conn;          /* connection index */
+        uint32_t flags;         /* enum timeline_record_flags */
+};
+
+static_assert(sizeof(struct timeline_header) == 32, "timeline header is 32 bytes");
+static_assert(sizeof(struct timeline_record) == 40, "timeline record is 40 bytes");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the timeline is written in host order");
+
+static inline const char *timeline_error_name(unsigned e) {
+        static const char *const names[] = {
+                [TIMELINE_ERR_NONE] = "none",       [TIMELINE_ERR_TIMEOUT] = "timeout",
+                [TIMELINE_ERR_CONNECT] = "connect", [TIMELINE_ERR_RESET] = "reset",
+                [TIMELINE_ERR_PARSE] = "parse",     [TIMELINE_ERR_IO] = "io",
+                [TIMELINE_ERR_NOT_SENT] = "not_sent",
+        };
+        return e < _TIMELINE_ERR_MAX ? names[e] : "unknown";
+}
