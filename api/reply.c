@@ -1,0 +1,109 @@
+/* reply.c: JSON replies and the design's error body {"error":{"code","field","message"}}. */
+#include <cJSON.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+
+static enum MHD_Result queue_json(struct MHD_Connection *c, unsigned status, cJSON *body,
+                                  const char *const *headers) {
+        _cleanup_(cJSON_Deletep) cJSON *owned = body;
+        char *text = body ? cJSON_PrintUnformatted(body) : strdup("{}");
+        if (!text)
+                return MHD_NO;
+        size_t len = strlen(text);
+        struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+        if (!r) {
+                free(text);
+                return MHD_NO;
+        }
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
+                MHD_add_response_header(r, h[0], h[1]);
+        enum MHD_Result ret = MHD_queue_response(c, status, r);
+        MHD_destroy_response(r);
+        return ret;
+}
+
+enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *body) {
+        return queue_json(req->connection, status, body, NULL);
+}
+
+enum MHD_Result api_reply_json_headers(struct api_request *req, unsigned status, cJSON *body,
+                                       const char *const *headers) {
+        return queue_json(req->connection, status, body, headers);
+}
+
+static cJSON *error_body(const struct error *err) {
+        cJSON *root = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(root, "error");
+        if (!e) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        cJSON_AddStringToObject(e, "code", err->code[0] ? err->code : "error");
+        if (err->field[0])
+                cJSON_AddStringToObject(e, "field", err->field);
+        else
+                cJSON_AddNullToObject(e, "field");
+        cJSON_AddStringToObject(e, "message", err->message);
+        return root;
+}
+
+enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
+                                   const char *const *headers) {
+        return queue_json(c, err->status ? (unsigned) err->status : 500, error_body(err), headers);
+}
+
+enum MHD_Result api_reply_error(struct api_request *req, const struct error *err) {
+        return api_reply_error_on(req->connection, err, NULL);
+}
+
+enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
+                                 const char *field, const char *fmt, ...) {
+        struct error err = { .status = (int) status };
+        snprintf(err.code, sizeof err.code, "%s", code);
+        snprintf(err.field, sizeof err.field, "%s", field ? field : "");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err.message, sizeof err.message, fmt, ap);
+        va_end(ap);
+        return api_reply_error(req, &err);
+}
+
+enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what) {
+        switch (r) {
+        case -ENOENT:
+                return api_reply_errorf(req, 404, "not_found", NULL, "%s not found", what);
+        case -EBUSY:
+                return api_reply_errorf(req, 503, "busy", NULL, "%s: the store is busy, retry", what);
+        default:
+                log_error_errno(r, "%s %s: %s", req->method, req->url, what);
+                return api_reply_errorf(req, 500, "internal", NULL, "%s: %s", what, strerror(-r));
+        }
+}
+
+const char *api_query(struct api_request *req, const char *name) {
+        return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int api_query_int(struct api_request *req, const char *name, int64_t min, int64_t max, int64_t def,
+                  int64_t *ret, struct error *err) {
+        const char *v = api_query(req, name);
+        if (!v) {
+                *ret = def;
+                return 0;
+        }
+        char *end;
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        if (errno != 0 || end == v || *end != '\0' || n < min || n > max)
+                return error_set(err, 400, "invalid_parameter", name,
+                                 "query parameter '%s' must be an integer from %" PRId64 " to %" PRId64 ", got '%.64s'",
+                                 name, min, max, v);
+        *ret = n;
+        return 0;
+}

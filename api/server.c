@@ -1,0 +1,294 @@
+/* server.c: libmicrohttpd plumbing: routing, authentication, request limits, body collection.
+ * Everything that can be refused is refused before the body is read. */
+#include "server.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "macro.h"
+
+#define BODY_MAX (1024 * 1024)
+
+struct api_server {
+        struct MHD_Daemon *mhd;
+        struct api_config config;
+};
+
+/* Per-request state kept by libmicrohttpd between calls of the access handler. */
+struct request_state {
+        const struct api_route *route;
+        char *segments;                 /* copy of the path, split at '/', for path_params */
+        const char *params[API_MAX_PATH_PARAMS];
+        char *body;
+        size_t body_len, body_cap;
+        bool too_large;
+};
+
+static void request_state_free(struct request_state *st) {
+        if (!st)
+                return;
+        free(st->segments);
+        free(st->body);
+        free(st);
+}
+
+#define PATH_MAX_LEN 512
+
+/* Match "/v1/runs/{}/gc" against a path; {} matches one non-empty segment. On success the
+ * matched segments are copied into *segments (cut at their ends) and pointed to by params. */
+static bool route_match(const char *pattern, const char *path, char **segments,
+                        const char *params[API_MAX_PATH_PARAMS]) {
+        size_t offsets[API_MAX_PATH_PARAMS], n = 0;
+        const char *p = pattern, *q = path;
+        if (strlen(path) >= PATH_MAX_LEN)
+                return false;
+        while (*p && *q) {
+                if (*p++ != '/' || *q++ != '/')
+                        return false;
+                size_t plen = strcspn(p, "/"), qlen = strcspn(q, "/");
+                if (qlen == 0)
+                        return false;
+                if (plen == 2 && memcmp(p, "{}", 2) == 0) {
+                        if (n == API_MAX_PATH_PARAMS)
+                                return false;
+                        offsets[n++] = (size_t) (q - path);
+                } else if (plen != qlen || memcmp(p, q, plen) != 0)
+                        return false;
+                p += plen;
+                q += qlen;
+        }
+        if (*p || *q)
+                return false;
+        if (!segments)
+                return true;
+        char *copy = strdup(path);
+        if (!copy)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                params[i] = copy + offsets[i];
+                copy[offsets[i] + strcspn(copy + offsets[i], "/")] = '\0';
+        }
+        free(*segments);
+        *segments = copy;
+        return true;
+}
+
+/* Returns the route for method+path; *path_known tells a 405 from a 404. */
+static const struct api_route *route_find(const char *method, const char *path,
+                                          struct request_state *st, bool *path_known,
+                                          char *allow, size_t allow_size) {
+        const struct api_route *found = NULL;
+        size_t allow_len = 0;
+        allow[0] = '\0';
+        *path_known = false;
+        for (size_t i = 0; i < api_routes_count; i++) {
+                const struct api_route *r = &api_routes[i];
+                if (!route_match(r->pattern, path, NULL, NULL))
+                        continue;
+                *path_known = true;
+                int n = snprintf(allow + allow_len, allow_size - allow_len, "%s%s", allow_len ? ", " : "", r->method);
+                if (n > 0 && (size_t) n < allow_size - allow_len)
+                        allow_len += (size_t) n;
+                if (!found && strcmp(r->method, method) == 0 && route_match(r->pattern, path, &st->segments, st->params))
+                        found = r;
+        }
+        return found;
+}
+
+static bool constant_time_equal(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b);
+        unsigned char diff = (unsigned char) (la != lb);
+        for (size_t i = 0; i < lb; i++)
+                diff |= (unsigned char) (a[i < la ? i : 0] ^ b[i]);
+        return diff == 0;
+}
+
+static bool authorized(struct MHD_Connection *c, const char *token) {
+        const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+        if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+                return false;
+        h += 7;
+        while (*h == ' ')
+                h++;
+        return constant_time_equal(h, token);
+}
+
+static bool is_mutation(const char *method) {
+        return strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
+}
+
+struct query_check {
+        const char *const *allowed;
+        char bad[128];
+};
+
+static enum MHD_Result query_check_one(void *userdata, enum MHD_ValueKind kind, const char *key,
+                                       const char *value) {
+        struct query_check *qc = userdata;
+        for (const char *const *a = qc->allowed; a && *a; a++)
+                if (strcmp(*a, key) == 0)
+                        return MHD_YES;
+        snprintf(qc->bad, sizeof qc->bad, "%s", key);
+        return MHD_NO;
+}
+
+static bool content_type_is_json(struct MHD_Connection *c) {
+        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!ct)
+                return false;
+        size_t n = strcspn(ct, "; \t");
+        return n == strlen("application/json") && strncasecmp(ct, "application/json", n) == 0;
+}
+
+/* The checks that need no body, in the order a client would want to hear about them. */
+static int precheck(struct api_server *s, struct MHD_Connection *c, const char *method,
+                    const char *url, struct request_state *st, struct error *err, char *allow,
+                    size_t allow_size) {
+        bool path_known;
+        st->route = route_find(method, url, st, &path_known, allow, allow_size);
+        if (!st->route) {
+                if (path_known)
+                        return error_set(err, 405, "method_not_allowed", NULL, "%s is not allowed on %s (allowed: %s)",
+                                         method, url, allow);
+                return error_set(err, 404, "not_found", NULL, "no such resource: %s", url);
+        }
+        if ((is_mutation(method) || s->config.reads_need_auth) && !authorized(c, s->config.token))
+                return error_set(err, 401, "unauthorized", NULL,
+                                 "this request needs 'Authorization: Bearer <token>' with the token from %s/token",
+                                 s->config.state_dir);
+        struct query_check qc = { .allowed = st->route->query };
+        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_check_one, &qc);
+        if (qc.bad[0])
+                return error_set(err, 400, "unknown_parameter", qc.bad, "unknown query parameter '%s'", qc.bad);
+        if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
+                const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+                if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
+                        return error_set(err, 413, "body_too_large", NULL, "request body of %s bytes is over the limit of %d bytes",
+                                         cl, BODY_MAX);
+                if (!content_type_is_json(c))
+                        return error_set(err, 415, "unsupported_media_type", NULL,
+                                         "Content-Type must be application/json");
+        }
+        return 0;
+}
+
+static void body_append(struct request_state *st, const char *data, size_t size) {
+        if (st->too_large || size == 0)
+                return;
+        if (st->body_len + size > BODY_MAX) {
+                st->too_large = true;
+                free(st->body);
+                st->body = NULL;
+                return;
+        }
+        if (st->body_len + size + 1 > st->body_cap) {
+                size_t cap = MAX(st->body_cap * 2, st->body_len + size + 1);
+                cap = MIN(cap, (size_t) BODY_MAX + 1);
+                char *n = realloc(st->body, cap);
+                if (!n) {
+                        st->too_large = true; /* treated as refusing the body */
+                        return;
+                }
+                st->body = n;
+                st->body_cap = cap;
+        }
+        memcpy(st->body + st->body_len, data, size);
+        st->body_len += size;
+        st->body[st->body_len] = '\0';
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
+                                      const char *method, const char *version, const char *upload_data,
+                                      size_t *upload_data_size, void **con_cls) {
+        struct api_server *s = cls;
+        struct request_state *st = *con_cls;
+
+        if (!st) {
+                st = calloc(1, sizeof *st);
+                if (!st)
+                        return MHD_NO;
+                *con_cls = st;
+                struct error err = { 0 };
+                char allow[128];
+                if (precheck(s, c, method, url, st, &err, allow, sizeof allow) < 0) {
+                        const char *const allow_header[] = { "Allow", allow, NULL };
+                        const char *const auth_header[] = { "WWW-Authenticate", "Bearer", NULL };
+                        return api_reply_error_on(c, &err, err.status == 405 ? allow_header
+                                                           : err.status == 401 ? auth_header : NULL);
+                }
+                return MHD_YES;
+        }
+        if (*upload_data_size > 0) {
+                body_append(st, upload_data, *upload_data_size);
+                *upload_data_size = 0;
+                return MHD_YES;
+        }
+        if (st->too_large) {
+                struct error err = { 0 };
+                error_set(&err, 413, "body_too_large", NULL, "request body is over the limit of %d bytes", BODY_MAX);
+                return api_reply_error_on(c, &err, NULL);
+        }
+        struct api_request req = {
+                .server = s,
+                .config = &s->config,
+                .connection = c,
+                .method = method,
+                .url = url,
+                .body = st->body ? st->body : "",
+                .body_len = st->body_len,
+        };
+        memcpy(req.path_params, st->params, sizeof req.path_params);
+        return st->route->handler(&req);
+}
+
+static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                              enum MHD_RequestTerminationCode toe) {
+        request_state_free(*con_cls);
+        *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+        char msg[512];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        msg[strcspn(msg, "\n")] = '\0';
+        log_debug("http: %s", msg);
+}
+
+int api_server_start(const struct api_config *config, struct api_server **ret) {
+        _cleanup_free_ struct api_server *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->config = *config;
+        s->mhd = MHD_start_daemon(
+                MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+                0, NULL, NULL, access_handler, s,
+                MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, so no message goes to stderr */
+                MHD_OPTION_LISTEN_SOCKET, config->listen_fd,
+                MHD_OPTION_THREAD_POOL_SIZE, (unsigned) MAX(config->threads, 1u),
+                MHD_OPTION_CONNECTION_LIMIT, (unsigned) 1000,
+                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+                MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
+                MHD_OPTION_END);
+        if (!s->mhd)
+                return log_error_errno(-EIO, "cannot start the HTTP server");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+void api_server_quiesce(struct api_server *s) {
+        if (!s || !s->mhd)
+                return;
+        MHD_socket fd = MHD_quiesce_daemon(s->mhd);
+        if (fd != MHD_INVALID_SOCKET)
+                close(fd);
+}
+
+void api_server_stop(struct api_server *s) {
+        if (!s)
+                return;
+        if (s->mhd)
+                MHD_stop_daemon(s->mhd);
+        free(s);
+}

@@ -1,0 +1,79 @@
+/* server.h: the HTTP API on libmicrohttpd's own threads. API threads only read and insert
+ * through storage/ and wake the event loop (an eventfd); they never touch processes or cgroups. */
+#pragma once
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct storage;
+struct cJSON;
+
+/* What the daemon tells the API about itself; read-only once the server runs. */
+struct api_config {
+        struct storage *storage;
+        int listen_fd;                  /* bound and listening; the server owns it from start */
+        int wake_fd;                    /* eventfd: "work queued or cancelled", written by the API */
+        const char *token;              /* bearer token, 64 hex chars */
+        bool reads_need_auth;           /* --listen is not loopback or a unix socket */
+        const char *cgroup_mode;        /* "v1", "v2", "hybrid" */
+        const char *cgroup_driver;      /* "libcgroup", "cgroupfs", or NULL when not available */
+        const char *cgroup_root;        /* e.g. "/sys/fs/cgroup/cpu/slicelab" */
+        const char *state_dir;
+        unsigned threads;               /* worker threads (thread pool size) */
+};
+
+struct api_server;
+
+int api_server_start(const struct api_config *config, struct api_server **ret);
+/* Stop accepting new connections (the listening socket closes), keep serving open ones. */
+void api_server_quiesce(struct api_server *s);
+/* Stop all threads and free the server. */
+void api_server_stop(struct api_server *s);
+
+/* One request as a handler sees it. */
+#define API_MAX_PATH_PARAMS 3
+struct api_request {
+        struct api_server *server;
+        const struct api_config *config;
+        struct MHD_Connection *connection;
+        const char *method;
+        const char *url;
+        const char *path_params[API_MAX_PATH_PARAMS];   /* the {id}s of the route, in order */
+        const char *body;
+        size_t body_len;
+};
+
+typedef enum MHD_Result (*api_handler)(struct api_request *req);
+
+struct api_route {
+        const char *method;
+        const char *pattern;            /* "/v1/experiments/{}/runs": {} matches one segment */
+        api_handler handler;
+        const char *const *query;       /* allowed query parameters, NULL-terminated; NULL = none */
+};
+
+/* The route table (api/routes.c). */
+extern const struct api_route api_routes[];
+extern const size_t api_routes_count;
+
+/* Replies (api/reply.c). Each takes ownership of what it sends. */
+enum MHD_Result api_reply_json(struct api_request *req, unsigned status, struct cJSON *body);
+enum MHD_Result api_reply_json_headers(struct api_request *req, unsigned status, struct cJSON *body,
+                                       const char *const *headers /* name, value, ..., NULL */);
+enum MHD_Result api_reply_error(struct api_request *req, const struct error *err);
+enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
+                                 const char *field, const char *fmt, ...) _printf_(5, 6);
+/* Map a negative errno from storage to 404/409/503/500 with a message. */
+enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what);
+enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
+                                   const char *const *headers);
+
+/* Query parameters. */
+const char *api_query(struct api_request *req, const char *name);
+/* Parse an integer query parameter in [min, max]; absent -> *ret = def. Fills err on failure. */
+int api_query_int(struct api_request *req, const char *name, int64_t min, int64_t max, int64_t def,
+                  int64_t *ret, struct error *err);

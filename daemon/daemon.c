@@ -1,0 +1,179 @@
+/* daemon.c: slicelabd's lifecycle. The main thread owns the sd-event loop and all run state;
+ * libmicrohttpd's threads serve the API and wake the loop through an eventfd. */
+#include "daemon.h"
+
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-event.h>
+
+#include "db.h"
+#include "listen.h"
+#include "log.h"
+#include "macro.h"
+#include "notify.h"
+#include "runs.h"
+#include "server.h"
+#include "state-dir.h"
+
+DEFINE_POINTER_CLEANUP(struct api_server, api_server_stop)
+
+struct daemon {
+        const struct options *options;
+        sd_event *event;
+        struct storage *storage;
+        struct db_conn *loop_db;        /* the loop's own connection, held for its lifetime */
+        struct api_server *api;
+        int wake_fd;
+        char listen_name[128];
+        bool stopping;
+};
+
+static void update_status(struct daemon *d) {
+        int64_t queued = 0, active = 0;
+        if (runs_count_queue(d->loop_db, &queued, &active) < 0)
+                return;
+        notify_status("Listening on %s; %lld queued, %lld running", d->listen_name, (long long) queued,
+                      (long long) active);
+}
+
+/* The API queued or cancelled work. */
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct daemon *d = userdata;
+        uint64_t n;
+        if (read(fd, &n, sizeof n) < 0 && errno != EAGAIN)
+                return log_error_errno(negative_errno(), "reading the wake eventfd");
+        update_status(d);
+        return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct daemon *d = userdata;
+        if (d->stopping)
+                return 0;
+        d->stopping = true;
+        log_info("received %s, shutting down", strsignal((int) si->ssi_signo));
+        notify_stopping();
+        /* Stop accepting first: clients get "connection refused", never a half-served request. */
+        api_server_quiesce(d->api);
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int check_run_as(const char *user) {
+        if (!user)
+                return 0;
+        errno = 0;
+        struct passwd *pw = getpwnam(user);
+        if (!pw)
+                return log_error_errno(errno ? -errno : -ESRCH, "--run-as %s: no such user", user);
+        return 0;
+}
+
+static int open_storage(struct daemon *d) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/slicelab.db", d->options->state_dir);
+        struct error err = { 0 };
+        int r = storage_open(path, &d->storage, &err);
+        if (r < 0) {
+                log_error("%s", err.message);
+                return r;
+        }
+        return storage_acquire(d->storage, &d->loop_db);
+}
+
+static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
+        struct api_config config = {
+                .storage = d->storage,
+                .listen_fd = listen_fd,
+                .wake_fd = d->wake_fd,
+                .token = token,
+                .reads_need_auth = !local,
+                .cgroup_mode = "unknown",
+                .state_dir = d->options->state_dir,
+                .threads = 2,
+        };
+        return api_server_start(&config, &d->api);
+}
+
+static int setup_loop(struct daemon *d, sd_event_source **wake, sd_event_source **term,
+                      sd_event_source **intr, sd_event_source **watchdog) {
+        int r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the event loop");
+        r = sd_event_add_io(d->event, wake, d->wake_fd, EPOLLIN, on_wake, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, term, SIGTERM, on_signal, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, intr, SIGINT, on_signal, d);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up the event loop");
+        return notify_watchdog_start(d->event, watchdog);
+}
+
+static void teardown(struct daemon *d) {
+        api_server_stop(d->api);
+        d->api = NULL;
+        if (d->loop_db)
+                storage_release(d->storage, d->loop_db);
+        storage_close(d->storage);
+        if (d->wake_fd >= 0)
+                close(d->wake_fd);
+        sd_event_unref(d->event);
+}
+
+int daemon_run(const struct options *o) {
+        struct daemon d = { .options = o, .wake_fd = -1 };
+        _cleanup_(sd_event_source_unrefp) sd_event_source *wake = NULL, *term = NULL, *intr = NULL, *watchdog = NULL;
+        char token[TOKEN_HEX_LEN + 1];
+        int listen_fd = -1, r;
+        bool local;
+
+        log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
+        r = check_run_as(o->run_as);
+        if (r >= 0)
+                r = state_dir_prepare(o->state_dir);
+        if (r >= 0)
+                r = state_dir_token(o->state_dir, token);
+        if (r >= 0)
+                r = open_storage(&d);
+        if (r >= 0) {
+                d.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+                if (d.wake_fd < 0)
+                        r = log_error_errno(negative_errno(), "eventfd");
+        }
+        if (r >= 0)
+                r = setup_loop(&d, &wake, &term, &intr, &watchdog);
+        if (r >= 0)
+                r = listen_open(o->listen, &listen_fd, d.listen_name, sizeof d.listen_name, &local);
+        if (r >= 0) {
+                r = start_api(&d, listen_fd, local, token);
+                if (r < 0)
+                        close(listen_fd);
+        }
+        if (r < 0) {
+                wake = sd_event_source_unref(wake);
+                term = sd_event_source_unref(term);
+                intr = sd_event_source_unref(intr);
+                watchdog = sd_event_source_unref(watchdog);
+                teardown(&d);
+                return 1;
+        }
+
+        /* libmicrohttpd listens once MHD_start_daemon returns: only now are we ready. */
+        log_info("listening on %s", d.listen_name);
+        notify_ready("Listening on %s", d.listen_name);
+        r = sd_event_loop(d.event);
+        if (r < 0)
+                log_error_errno(r, "event loop failed");
+
+        wake = sd_event_source_unref(wake);
+        term = sd_event_source_unref(term);
+        intr = sd_event_source_unref(intr);
+        watchdog = sd_event_source_unref(watchdog);
+        teardown(&d);
+        log_info("stopped");
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,25 @@
+/* options.h: slicelabd's settings from the command line and the config file. The config file's
+ * keys are the long flag names ("listen = 127.0.0.1:7878"); flags override it. */
+#pragma once
+
+#include <stdbool.h>
+
+#define DEFAULT_LISTEN "127.0.0.1:7878"
+#define DEFAULT_STATE_DIR "/var/lib/slicelab"
+#define DEFAULT_CONFIG "/etc/slicelab/slicelabd.conf"
+#define DEFAULT_CGROUP_ROOT "slicelab"
+
+struct options {
+        char *listen;
+        char *state_dir;
+        char *config;           /* the file that was read, or NULL */
+        char *cgroup_root;
+        unsigned max_parallel;
+        char *run_as;           /* user children drop to, or NULL */
+        int log_level;
+};
+
+/* Returns 1 to run, 0 when --help/--version was answered, or -EINVAL after printing the
+ * reason and usage to stderr (the caller exits 2). */
+int options_parse(int argc, char **argv, struct options *ret);
+void options_done(struct options *o);

@@ -1,0 +1,12 @@
+/* state-dir.h: the daemon's state directory (0700): the database, runs/<run-id>/, and the API
+ * bearer token (0600, 32 random bytes as 64 hex characters, made at first start). */
+#pragma once
+
+#include <stddef.h>
+
+#define TOKEN_HEX_LEN 64
+
+/* Create the directory (and runs/) if missing and prove it writable. */
+int state_dir_prepare(const char *dir);
+/* Read the token, creating it first if there is none. */
+int state_dir_token(const char *dir, char token[TOKEN_HEX_LEN + 1]);

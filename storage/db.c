@@ -1,0 +1,301 @@
+/* db.c: opening the store, migrating it, and lending connections to threads. */
+#include "db.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "log.h"
+#include "schema.h"
+
+#define POOL_MAX 32
+#define STMT_CACHE 48
+#define BUSY_TIMEOUT_MS 10000
+
+struct db_conn {
+        sqlite3 *db;
+        struct {
+                const char *sql;
+                sqlite3_stmt *stmt;
+        } cache[STMT_CACHE];
+};
+
+struct storage {
+        char *path;
+        pthread_mutex_t lock;
+        pthread_cond_t returned;
+        struct db_conn *idle[POOL_MAX];
+        size_t n_idle;
+        size_t n_open;
+};
+
+int sqlite_to_errno(int rc) {
+        switch (rc & 0xff) {
+        case SQLITE_OK:
+        case SQLITE_ROW:
+        case SQLITE_DONE:
+                return 0;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+                return -EBUSY;
+        case SQLITE_CONSTRAINT:
+                return -EEXIST;
+        case SQLITE_NOMEM:
+                return -ENOMEM;
+        case SQLITE_FULL:
+                return -ENOSPC;
+        case SQLITE_READONLY:
+        case SQLITE_PERM:
+        case SQLITE_AUTH:
+                return -EACCES;
+        case SQLITE_CANTOPEN:
+                return -ENOENT;
+        case SQLITE_NOTADB:
+        case SQLITE_CORRUPT:
+                return -ENOTRECOVERABLE;
+        case SQLITE_TOOBIG:
+                return -E2BIG;
+        default:
+                return -EIO;
+        }
+}
+
+sqlite3 *db_handle(struct db_conn *c) {
+        return c->db;
+}
+
+int db_exec(sqlite3 *db, const char *sql) {
+        int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+                return log_full(LOG_DEBUG, sqlite_to_errno(rc), NULL, NULL, "sqlite: %s: %s",
+                                sqlite3_errmsg(db), sql);
+        return 0;
+}
+
+int db_step(sqlite3_stmt *s) {
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        log_debug("sqlite step: %s", sqlite3_errmsg(sqlite3_db_handle(s)));
+        return sqlite_to_errno(rc);
+}
+
+int db_bind_text(sqlite3_stmt *s, int idx, const char *v) {
+        int rc = v ? sqlite3_bind_text(s, idx, v, -1, SQLITE_STATIC) : sqlite3_bind_null(s, idx);
+        return rc == SQLITE_OK ? 0 : sqlite_to_errno(rc);
+}
+
+int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret) {
+        size_t free_slot = STMT_CACHE;
+        for (size_t i = 0; i < STMT_CACHE; i++) {
+                if (c->cache[i].sql == sql) {
+                        *ret = c->cache[i].stmt;
+                        return 0;
+                }
+                if (!c->cache[i].sql && free_slot == STMT_CACHE)
+                        free_slot = i;
+        }
+        sqlite3_stmt *stmt;
+        int rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+        if (rc != SQLITE_OK)
+                return log_error_errno(sqlite_to_errno(rc), "sqlite prepare: %s",
+                                       sqlite3_errmsg(c->db));
+        if (free_slot == STMT_CACHE) {
+                /* Full: evict slot 0; the cache only ever holds the project's fixed statements,
+                 * so this does not happen unless the statement count outgrows STMT_CACHE. */
+                sqlite3_finalize(c->cache[0].stmt);
+                free_slot = 0;
+        }
+        c->cache[free_slot].sql = sql;
+        c->cache[free_slot].stmt = stmt;
+        *ret = stmt;
+        return 0;
+}
+
+int db_txn_begin(struct db_conn *c, struct db_txn *ret) {
+        int r = db_exec(c->db, "BEGIN IMMEDIATE");
+        if (r < 0)
+                return r;
+        *ret = (struct db_txn){ .conn = c, .open = true };
+        return 0;
+}
+
+int db_txn_commit(struct db_txn *t) {
+        int r = db_exec(t->conn->db, "COMMIT");
+        if (r < 0)
+                return r; /* still open: the cleanup rolls it back */
+        t->open = false;
+        return 0;
+}
+
+void db_txn_rollbackp(struct db_txn *t) {
+        if (t->conn && t->open)
+                (void) db_exec(t->conn->db, "ROLLBACK");
+        t->open = false;
+}
+
+static void conn_free(struct db_conn *c) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < STMT_CACHE; i++)
+                sqlite3_finalize(c->cache[i].stmt);
+        sqlite3_close_v2(c->db);
+        free(c);
+}
+DEFINE_POINTER_CLEANUP(struct db_conn, conn_free)
+
+/* Every connection, the first one included, is configured the same way. */
+static int conn_open(const char *path, int flags, struct db_conn **ret) {
+        _cleanup_(conn_freep) struct db_conn *c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        int rc = sqlite3_open_v2(path, &c->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK)
+                return sqlite_to_errno(rc);
+        sqlite3_extended_result_codes(c->db, 1);
+        sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+        int r = db_exec(c->db, "PRAGMA foreign_keys=ON");
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+DEFINE_POINTER_CLEANUP(sqlite3_stmt, sqlite3_finalize)
+
+static int read_user_version(sqlite3 *db, int *ret) {
+        sqlite3_stmt *raw;
+        int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &raw, NULL);
+        if (rc != SQLITE_OK)
+                return sqlite_to_errno(rc);
+        _cleanup_(sqlite3_finalizep) sqlite3_stmt *s = raw;
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return sqlite_to_errno(rc);
+        *ret = sqlite3_column_int(s, 0);
+        return 0;
+}
+
+/* Apply every migration above the file's version, each in its own transaction together with
+ * the user_version bump, so a crash mid-way leaves a consistent, resumable file. */
+static int migrate(struct db_conn *c, int from, const char *path, struct error *err) {
+        const struct migration *m;
+        size_t n = schema_migrations(&m);
+        for (size_t i = (size_t) from; i < n; i++) {
+                struct db_txn t _cleanup_txn_ = { 0 };
+                int r = db_txn_begin(c, &t);
+                if (r >= 0)
+                        r = db_exec(c->db, m[i].sql);
+                char bump[64];
+                snprintf(bump, sizeof bump, "PRAGMA user_version=%zu", i + 1);
+                if (r >= 0)
+                        r = db_exec(c->db, bump);
+                if (r >= 0)
+                        r = db_txn_commit(&t);
+                if (r < 0) {
+                        error_set(err, 500, "storage", NULL, "%s: migration to schema %zu (%s) failed: %s",
+                                  path, i + 1, m[i].name, sqlite3_errmsg(c->db));
+                        return r;
+                }
+                log_info("%s: migrated to schema %zu (%s)", path, i + 1, m[i].name);
+        }
+        return 0;
+}
+
+int storage_schema_version(void) {
+        const struct migration *m;
+        return (int) schema_migrations(&m);
+}
+
+int storage_open(const char *path, struct storage **ret, struct error *err) {
+        _cleanup_(conn_freep) struct db_conn *c = NULL;
+        int r = conn_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &c);
+        if (r < 0) {
+                error_set(err, 500, "storage", NULL, "%s: cannot open database: %s", path, strerror(-r));
+                return r;
+        }
+        /* Look before writing anything: a foreign or newer file must stay exactly as it is. */
+        int version = 0;
+        r = read_user_version(c->db, &version);
+        if (r < 0) {
+                error_set(err, 500, "storage", NULL, "%s: not a SQLite database (%s); refusing to touch it",
+                          path, sqlite3_errmsg(c->db));
+                return -ENOTRECOVERABLE;
+        }
+        if (version > storage_schema_version()) {
+                error_set(err, 500, "storage", NULL,
+                          "%s: schema version %d is newer than this slicelabd knows (%d); refusing to touch it",
+                          path, version, storage_schema_version());
+                return -EPROTONOSUPPORT;
+        }
+        r = db_exec(c->db, "PRAGMA journal_mode=WAL");
+        if (r < 0) {
+                error_set(err, 500, "storage", NULL, "%s: cannot enable WAL: %s", path, sqlite3_errmsg(c->db));
+                return r;
+        }
+        r = migrate(c, version, path, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_free_ struct storage *s = calloc(1, sizeof *s);
+        if (!s || !(s->path = strdup(path))) {
+                free(s ? s->path : NULL);
+                return -ENOMEM;
+        }
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->returned, NULL);
+        s->idle[s->n_idle++] = TAKE_PTR(c);
+        s->n_open = 1;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+void storage_close(struct storage *s) {
+        if (!s)
+                return;
+        /* Every lease must have been returned: connections are owned by the pool. */
+        if (s->n_idle != s->n_open)
+                log_error("storage: closing with %zu connection(s) still lent out", s->n_open - s->n_idle);
+        for (size_t i = 0; i < s->n_idle; i++)
+                conn_free(s->idle[i]);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->returned);
+        free(s->path);
+        free(s);
+}
+
+int storage_acquire(struct storage *s, struct db_conn **ret) {
+        pthread_mutex_lock(&s->lock);
+        while (s->n_idle == 0 && s->n_open >= POOL_MAX)
+                pthread_cond_wait(&s->returned, &s->lock);
+        if (s->n_idle > 0) {
+                *ret = s->idle[--s->n_idle];
+                pthread_mutex_unlock(&s->lock);
+                return 0;
+        }
+        s->n_open++; /* reserve the slot, open outside the lock */
+        pthread_mutex_unlock(&s->lock);
+
+        struct db_conn *c;
+        int r = conn_open(s->path, SQLITE_OPEN_READWRITE, &c);
+        if (r < 0) {
+                pthread_mutex_lock(&s->lock);
+                s->n_open--;
+                pthread_cond_signal(&s->returned);
+                pthread_mutex_unlock(&s->lock);
+                return log_error_errno(r, "storage: cannot open another connection to %s", s->path);
+        }
+        *ret = c;
+        return 0;
+}
+
+void storage_release(struct storage *s, struct db_conn *c) {
+        /* A statement left mid-transaction by an error path must not leak into the next user. */
+        if (!sqlite3_get_autocommit(c->db))
+                (void) db_exec(c->db, "ROLLBACK");
+        pthread_mutex_lock(&s->lock);
+        s->idle[s->n_idle++] = c;
+        pthread_cond_signal(&s->returned);
+        pthread_mutex_unlock(&s->lock);
+}

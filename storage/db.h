@@ -1,0 +1,79 @@
+/* db.h: the SQLite store. One file (WAL, foreign keys on), schema migrations by
+ * PRAGMA user_version, and a small pool of connections so that every thread (the event loop and
+ * libmicrohttpd's workers) uses its own connection. Prepared statements only. */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#include "error.h"
+#include "macro.h"
+
+struct storage;
+
+/* Open (creating if missing) and migrate the database at path. A file that is not a SQLite
+ * database, or whose schema is newer than this binary knows, is refused and never written:
+ * -ENOTRECOVERABLE / -EPROTONOSUPPORT with a one-line reason in err->message. */
+int storage_open(const char *path, struct storage **ret, struct error *err);
+void storage_close(struct storage *s);
+DEFINE_POINTER_CLEANUP(struct storage, storage_close)
+
+/* The newest schema version this binary knows. */
+int storage_schema_version(void);
+
+/* A connection with its own cache of prepared statements. A thread borrows one from the pool
+ * for the length of a request (or, for the event loop, for its lifetime). */
+struct db_conn;
+sqlite3 *db_handle(struct db_conn *c);
+
+int storage_acquire(struct storage *s, struct db_conn **ret);
+void storage_release(struct storage *s, struct db_conn *c);
+
+struct db_lease {
+        struct storage *storage;
+        struct db_conn *conn;
+};
+static inline void db_lease_release(struct db_lease *l) {
+        if (l->conn)
+                storage_release(l->storage, l->conn);
+        l->conn = NULL;
+}
+#define _cleanup_lease_ _cleanup_(db_lease_release)
+static inline int db_lease_take(struct storage *s, struct db_lease *l) {
+        l->storage = s;
+        l->conn = NULL;
+        return storage_acquire(s, &l->conn);
+}
+
+/* Map a SQLite result code to a negative errno (BUSY/LOCKED -> -EBUSY, CONSTRAINT -> -EEXIST,
+ * NOTADB/CORRUPT -> -ENOTRECOVERABLE, FULL -> -ENOSPC, ...). */
+int sqlite_to_errno(int rc);
+
+/* A prepared statement from the connection's cache, keyed by the identity of the SQL string
+ * (pass string literals). Release with the cleanup, which resets it and clears its bindings. */
+int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret);
+static inline void db_stmt_resetp(sqlite3_stmt **s) {
+        if (*s) {
+                sqlite3_reset(*s);
+                sqlite3_clear_bindings(*s);
+        }
+}
+#define _cleanup_stmt_ _cleanup_(db_stmt_resetp)
+/* sqlite3_step() mapped to 1 (row), 0 (done) or a negative errno. */
+int db_step(sqlite3_stmt *s);
+/* Run SQL without results (BEGIN, COMMIT, a schema script). */
+int db_exec(sqlite3 *db, const char *sql);
+/* Bind a NUL-terminated string (NULL binds SQL NULL) without copying: the caller keeps it alive
+ * until the statement is reset. */
+int db_bind_text(sqlite3_stmt *s, int idx, const char *v);
+
+/* Write transactions start with BEGIN IMMEDIATE so two writers wait on the busy handler
+ * instead of failing with SQLITE_BUSY on lock upgrade; ROLLBACK on scope exit unless committed. */
+struct db_txn {
+        struct db_conn *conn;
+        bool open;
+};
+int db_txn_begin(struct db_conn *c, struct db_txn *ret);
+int db_txn_commit(struct db_txn *t);
+void db_txn_rollbackp(struct db_txn *t);
+#define _cleanup_txn_ _cleanup_(db_txn_rollbackp)

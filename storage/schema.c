@@ -1,0 +1,118 @@
+/* schema.c: the schema, as an append-only list of migrations. Never edit a released entry:
+ * add a new one, so that every existing file upgrades the same way. */
+#include "schema.h"
+
+#include "macro.h"
+
+static const char schema_v1[] =
+        /* Experiments: the definition as stored (canonical JSON), newest-first paging by rowid. */
+        "CREATE TABLE experiments ("
+        "  id TEXT PRIMARY KEY,"
+        "  name TEXT NOT NULL,"
+        "  status TEXT NOT NULL CHECK (status IN"
+        "    ('queued','running','succeeded','partial','failed','cancelled')),"
+        "  definition TEXT NOT NULL,"
+        "  run_order TEXT NOT NULL,"
+        "  seed INTEGER,"
+        "  warnings TEXT NOT NULL DEFAULT '[]',"
+        "  cancel_requested INTEGER NOT NULL DEFAULT 0,"
+        "  created_wall_ns INTEGER NOT NULL,"
+        "  finished_wall_ns INTEGER"
+        ");"
+        "CREATE INDEX experiments_by_status ON experiments(status);"
+        "CREATE TABLE idempotency_keys ("
+        "  key TEXT PRIMARY KEY,"
+        "  body_sha256 TEXT NOT NULL,"
+        "  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  created_wall_ns INTEGER NOT NULL"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE cells ("
+        "  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  idx INTEGER NOT NULL,"
+        "  name TEXT NOT NULL,"
+        "  definition TEXT NOT NULL,"
+        "  PRIMARY KEY (experiment_id, idx),"
+        "  UNIQUE (experiment_id, name)"
+        ") WITHOUT ROWID;"
+        /* Runs: one per cell and iteration, in the order they are to run. */
+        "CREATE TABLE runs ("
+        "  id TEXT PRIMARY KEY,"
+        "  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  position INTEGER NOT NULL,"
+        "  cell_idx INTEGER NOT NULL,"
+        "  iteration INTEGER NOT NULL,"
+        "  state TEXT NOT NULL CHECK (state IN ('queued','preparing','starting','warmup',"
+        "    'measuring','collecting','succeeded','failed','cancelled','interrupted')),"
+        "  reason TEXT,"
+        "  message TEXT,"
+        "  sut_slice TEXT,"
+        "  load_slice TEXT,"
+        "  exit_status TEXT,"
+        "  metrics TEXT,"
+        "  warnings TEXT NOT NULL DEFAULT '[]',"
+        "  measure_start_ns INTEGER,"
+        "  UNIQUE (experiment_id, position),"
+        "  FOREIGN KEY (experiment_id, cell_idx) REFERENCES cells(experiment_id, idx)"
+        ");"
+        "CREATE INDEX runs_by_state ON runs(state);"
+        /* Every state transition, with both clocks. */
+        "CREATE TABLE run_events ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  seq INTEGER NOT NULL,"
+        "  state TEXT NOT NULL,"
+        "  wall_ns INTEGER NOT NULL,"
+        "  mono_ns INTEGER NOT NULL,"
+        "  message TEXT,"
+        "  PRIMARY KEY (run_id, seq)"
+        ") WITHOUT ROWID;"
+        /* Numeric headline figures, flattened ("latency_us.scheduled.p99"), for reports. */
+        "CREATE TABLE run_metrics ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  name TEXT NOT NULL,"
+        "  value REAL,"
+        "  PRIMARY KEY (run_id, name)"
+        ") WITHOUT ROWID;"
+        /* Per-request records, sorted by scheduled time, in blocks of raw timeline records so
+         * that ingest and streaming move millions of records per second; seq = index of the
+         * block's first record, first/last scheduled_ns let time windows skip blocks. */
+        "CREATE TABLE requests ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  first_seq INTEGER NOT NULL,"
+        "  count INTEGER NOT NULL,"
+        "  first_scheduled_ns INTEGER NOT NULL,"
+        "  last_scheduled_ns INTEGER NOT NULL,"
+        "  records BLOB NOT NULL,"
+        "  PRIMARY KEY (run_id, first_seq)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE gc_events ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  seq INTEGER NOT NULL,"
+        "  start_ns INTEGER NOT NULL,"
+        "  duration_ns INTEGER NOT NULL,"
+        "  kind TEXT NOT NULL,"
+        "  cause TEXT,"
+        "  heap_before INTEGER,"
+        "  heap_after INTEGER,"
+        "  PRIMARY KEY (run_id, seq)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE samples ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  t_ms INTEGER NOT NULL,"
+        "  data TEXT NOT NULL,"
+        "  PRIMARY KEY (run_id, t_ms)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE host_snapshots ("
+        "  id INTEGER PRIMARY KEY,"
+        "  run_id TEXT REFERENCES runs(id) ON DELETE CASCADE,"
+        "  taken_wall_ns INTEGER NOT NULL,"
+        "  data TEXT NOT NULL"
+        ");";
+
+static const struct migration migrations[] = {
+        { "initial schema", schema_v1 },
+};
+
+size_t schema_migrations(const struct migration **ret) {
+        *ret = migrations;
+        return ELEMENTSOF(migrations);
+}
