@@ -1,0 +1,106 @@
+# lib.sh: helpers for the integration tests: assertions that count, and a real slicelabd
+# started under a stand-in for systemd's notify socket (tests/tools/notify-listen).
+# Source it; call `finish` last. Every assertion prints "ok N - name" or "not ok N - name".
+
+set -u
+BUILD=${SLICELAB_BUILD:?run me through meson test}
+SRC=${SLICELAB_SRC:?run me through meson test}
+SLICELABD="$BUILD/slicelabd"
+NOTIFY_LISTEN="$BUILD/tests/notify-listen"
+T_PASS=0
+T_FAIL=0
+T_N=0
+TEST_TMP=$(mktemp -d /tmp/slicelab-test.XXXXXX)
+
+ok() {
+        T_N=$((T_N + 1))
+        T_PASS=$((T_PASS + 1))
+        echo "ok $T_N - $1"
+}
+
+not_ok() {
+        T_N=$((T_N + 1))
+        T_FAIL=$((T_FAIL + 1))
+        echo "not ok $T_N - $1"
+        [ $# -gt 1 ] && printf '#   %s\n' "${@:2}"
+        return 0
+}
+
+# check NAME CMD...: passes when CMD succeeds.
+check() {
+        local name=$1
+        shift
+        if "$@"; then ok "$name"; else not_ok "$name" "command failed: $*"; fi
+}
+
+# check_eq NAME WANT GOT
+check_eq() {
+        if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "want: $2" "got:  $3"; fi
+}
+
+# check_match NAME REGEX TEXT
+check_match() {
+        if printf '%s' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "want match: $2" "got: $3"; fi
+}
+
+# Daemon under notify-listen: its events arrive on the coprocess's stdout, read with
+# daemon_wait_event. DAEMON_PORT, DAEMON_URL, DAEMON_PID, DAEMON_STATE are set.
+daemon_start() {
+        DAEMON_STATE=${DAEMON_STATE:-$TEST_TMP/state}
+        local sock=$TEST_TMP/notify.sock line
+        coproc DAEMON_NL { exec "$NOTIFY_LISTEN" "$sock" -- ${DAEMON_WRAPPER:-} "$SLICELABD" \
+                --listen 127.0.0.1:0 --state-dir "$DAEMON_STATE" "$@" 2>>"$TEST_TMP/daemon.log"; }
+        NL_PID=$DAEMON_NL_PID
+        exec {DAEMON_EVENTS}<&"${DAEMON_NL[0]}"
+        read -r -t 20 line <&$DAEMON_EVENTS || { echo "# no PID line"; return 1; }
+        DAEMON_PID=${line#PID }
+        daemon_wait_event 'READY=1' 60 || { echo "# daemon never became ready"; cat "$TEST_TMP/daemon.log"; return 1; }
+        DAEMON_PORT=$(printf '%s' "$DAEMON_LAST_EVENT" | grep -o 'Listening on 127.0.0.1:[0-9]*' | cut -d: -f2)
+        DAEMON_URL="http://127.0.0.1:$DAEMON_PORT"
+        DAEMON_TOKEN=$(cat "$DAEMON_STATE/token")
+}
+
+# daemon_wait_event PATTERN [TIMEOUT_S]: read events until one matches; DAEMON_LAST_EVENT holds it.
+daemon_wait_event() {
+        local line deadline=$((SECONDS + ${2:-30}))
+        while [ $SECONDS -lt $deadline ]; do
+                read -r -t $((deadline - SECONDS + 1)) line <&$DAEMON_EVENTS || return 1
+                DAEMON_LAST_EVENT=$line
+                case $line in *$1*) return 0 ;; EXIT* | SIGNAL*) [[ $1 == EXIT* ]] || return 1 ;; esac
+        done
+        return 1
+}
+
+# daemon_stop: SIGTERM, then the exit status line; DAEMON_EXIT holds "EXIT n" or "SIGNAL n".
+daemon_stop() {
+        [ -n "${DAEMON_PID:-}" ] || return 0
+        kill -TERM "$DAEMON_PID" 2>/dev/null
+        daemon_wait_event 'EXIT' 30 || daemon_wait_event 'SIGNAL' 1
+        DAEMON_EXIT=$DAEMON_LAST_EVENT
+        wait "$NL_PID" 2>/dev/null
+        DAEMON_PID=
+}
+
+# api METHOD PATH [curl args...]: sets HTTP_STATUS and BODY (not in a subshell, so call it
+# plainly: `api GET /v1/health; jq . <<<"$BODY"`).
+api() {
+        local method=$1 path=$2
+        shift 2
+        HTTP_STATUS=$(curl -sS -o "$TEST_TMP/body" -w '%{http_code}' -X "$method" "$@" "$DAEMON_URL$path")
+        BODY=$(cat "$TEST_TMP/body")
+}
+
+api_auth() {
+        local method=$1 path=$2
+        shift 2
+        api "$method" "$path" -H "Authorization: Bearer $DAEMON_TOKEN" "$@"
+}
+
+finish() {
+        daemon_stop
+        rm -rf "$TEST_TMP"
+        echo "1..$T_N"
+        echo "# $T_PASS passed, $T_FAIL failed"
+        [ "$T_FAIL" -eq 0 ] && [ "$T_N" -gt 0 ]
+}
+trap 'daemon_stop; rm -rf "$TEST_TMP"' INT TERM

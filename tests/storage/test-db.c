@@ -1,0 +1,159 @@
+/* test-db.c: the store's migrations and refusals, and its connection pool under threads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "fileio.h"
+#include "runs.h"
+
+static char dir[] = "/tmp/slicelab-db-XXXXXX";
+
+static void path_for(char *buf, size_t size, const char *name) {
+        snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static int user_version(const char *path) {
+        sqlite3 *db;
+        sqlite3_stmt *s;
+        int v = -1;
+        assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+        assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL), SQLITE_OK);
+        if (sqlite3_step(s) == SQLITE_ROW)
+                v = sqlite3_column_int(s, 0);
+        sqlite3_finalize(s);
+        sqlite3_close(db);
+        return v;
+}
+
+static void exec_on(const char *path, const char *sql) {
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+}
+
+static void test_new_and_version0_files_migrate(void **state) {
+        char path[256];
+        path_for(path, sizeof path, "new.db");
+        struct storage *s = NULL;
+        struct error err = { 0 };
+        assert_int_equal(storage_open(path, &s, &err), 0);
+        storage_close(s);
+        assert_int_equal(user_version(path), storage_schema_version());
+
+        path_for(path, sizeof path, "v0.db");
+        exec_on(path, "CREATE TABLE unrelated(x); PRAGMA user_version=0;");
+        assert_int_equal(storage_open(path, &s, &err), 0);
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        int64_t queued = -1, active = -1;
+        assert_int_equal(runs_count_queue(c, &queued, &active), 0);
+        assert_int_equal(queued, 0);
+        storage_release(s, c);
+        storage_close(s);
+        assert_int_equal(user_version(path), storage_schema_version());
+}
+
+static void test_refusals_leave_file_untouched(void **state) {
+        char path[256];
+        _cleanup_free_ char *before = NULL, *after = NULL;
+        size_t before_len, after_len;
+        struct storage *s = NULL;
+        struct error err = { 0 };
+
+        path_for(path, sizeof path, "future.db");
+        exec_on(path, "CREATE TABLE t(x); PRAGMA user_version=1000;");
+        assert_int_equal(read_file_bounded(path, 1 << 20, &before, &before_len), 0);
+        assert_int_equal(storage_open(path, &s, &err), -EPROTONOSUPPORT);
+        assert_null(s);
+        assert_non_null(strstr(err.message, "schema version 1000 is newer"));
+        assert_int_equal(read_file_bounded(path, 1 << 20, &after, &after_len), 0);
+        assert_int_equal(before_len, after_len);
+        assert_memory_equal(before, after, before_len);
+
+        path_for(path, sizeof path, "garbage.db");
+        char junk[4096];
+        for (size_t i = 0; i < sizeof junk; i++)
+                junk[i] = (char) (i * 7 + 3);
+        assert_int_equal(write_file_atomic(path, junk, sizeof junk, 0600), 0);
+        assert_int_equal(storage_open(path, &s, &err), -ENOTRECOVERABLE);
+        assert_non_null(strstr(err.message, "not a SQLite database"));
+        free(after);
+        after = NULL;
+        assert_int_equal(read_file_bounded(path, 1 << 20, &after, &after_len), 0);
+        assert_int_equal(after_len, sizeof junk);
+        assert_memory_equal(after, junk, sizeof junk);
+}
+
+struct writer {
+        struct storage *s;
+        int id;
+        int failures;
+};
+
+/* Eight threads write at once through their own leases; BEGIN IMMEDIATE plus the busy timeout
+ * must make every write succeed, none surfacing SQLITE_BUSY. */
+static void *writer_main(void *p) {
+        struct writer *w = p;
+        for (int i = 0; i < 50; i++) {
+                struct db_lease lease _cleanup_lease_ = { 0 };
+                if (db_lease_take(w->s, &lease) < 0) {
+                        w->failures++;
+                        continue;
+                }
+                struct db_txn t _cleanup_txn_ = { 0 };
+                char sql[128];
+                snprintf(sql, sizeof sql, "INSERT INTO host_snapshots(taken_wall_ns, data) VALUES (%d, '{}')", w->id * 1000 + i);
+                if (db_txn_begin(lease.conn, &t) < 0 || db_exec(db_handle(lease.conn), sql) < 0 || db_txn_commit(&t) < 0)
+                        w->failures++;
+        }
+        return NULL;
+}
+
+static void test_pool_under_concurrent_writers(void **state) {
+        char path[256];
+        path_for(path, sizeof path, "pool.db");
+        struct storage *s = NULL;
+        struct error err = { 0 };
+        assert_int_equal(storage_open(path, &s, &err), 0);
+        pthread_t th[8];
+        struct writer w[8];
+        for (int i = 0; i < 8; i++) {
+                w[i] = (struct writer){ .s = s, .id = i };
+                assert_int_equal(pthread_create(&th[i], NULL, writer_main, &w[i]), 0);
+        }
+        for (int i = 0; i < 8; i++) {
+                pthread_join(th[i], NULL);
+                assert_int_equal(w[i].failures, 0);
+        }
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        sqlite3_stmt *st _cleanup_stmt_ = NULL;
+        assert_int_equal(db_stmt(c, "SELECT count(*) FROM host_snapshots", &st), 0);
+        assert_int_equal(db_step(st), 1);
+        assert_int_equal(sqlite3_column_int(st, 0), 400);
+        db_stmt_resetp(&st);
+        st = NULL;
+        storage_release(s, c);
+        storage_close(s);
+}
+
+int main(void) {
+        if (!mkdtemp(dir))
+                return 1;
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_new_and_version0_files_migrate),
+                cmocka_unit_test(test_refusals_leave_file_untouched),
+                cmocka_unit_test(test_pool_under_concurrent_writers),
+        };
+        int r = cmocka_run_group_tests(tests, NULL, NULL);
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        (void) !system(cmd);
+        return r;
+}
