@@ -4,3 +4,9 @@
 #include "server.h"
 
 enum MHD_Result api_get_health(struct api_request *req);
+enum MHD_Result api_post_experiment(struct api_request *req);
+enum MHD_Result api_list_experiments(struct api_request *req);
+enum MHD_Result api_get_experiment(struct api_request *req);
+enum MHD_Result api_delete_experiment(struct api_request *req);
+enum MHD_Result api_get_experiment_runs(struct api_request *req);
+enum MHD_Result api_get_run(struct api_request *req);

@@ -3,8 +3,16 @@
 #include "handlers.h"
 #include "macro.h"
 
+static const char *const list_query[] = { "status", "limit", "cursor", NULL };
+
 const struct api_route api_routes[] = {
         { "GET", "/v1/health", api_get_health, NULL },
+        { "POST", "/v1/experiments", api_post_experiment, NULL },
+        { "GET", "/v1/experiments", api_list_experiments, list_query },
+        { "GET", "/v1/experiments/{}", api_get_experiment, NULL },
+        { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL },
+        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, NULL },
+        { "GET", "/v1/runs/{}", api_get_run, NULL },
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "definition.h"
 #include "error.h"
 
 struct storage;
@@ -24,6 +25,7 @@ struct api_config {
         const char *cgroup_root;        /* e.g. "/sys/fs/cgroup/cpu/slicelab" */
         const char *state_dir;
         unsigned threads;               /* worker threads (thread pool size) */
+        struct definition_host host;    /* online CPUs, memory nodes and memory, for validation */
 };
 
 struct api_server;

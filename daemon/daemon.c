@@ -10,7 +10,9 @@
 #include <sys/eventfd.h>
 #include <systemd/sd-event.h>
 
+#include "cgroup.h"
 #include "db.h"
+#include "host-limits.h"
 #include "listen.h"
 #include "log.h"
 #include "macro.h"
@@ -85,13 +87,24 @@ static int open_storage(struct daemon *d) {
 }
 
 static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
+        struct cgroup_mode mode;
+        int r = cgroup_detect(&mode);
+        if (r < 0)
+                return log_error_errno(r, "no cgroup file system at /sys/fs/cgroup");
+        struct host_limits host;
+        r = host_limits_read(&host);
+        if (r < 0)
+                return log_error_errno(r, "cannot read this host's CPUs, memory nodes and memory");
         struct api_config config = {
                 .storage = d->storage,
                 .listen_fd = listen_fd,
                 .wake_fd = d->wake_fd,
                 .token = token,
                 .reads_need_auth = !local,
-                .cgroup_mode = "unknown",
+                .cgroup_mode = mode.name,
+                .cgroup_driver = mode.driver,
+                .cgroup_root = mode.mount,
+                .host = { .online_cpus = host.cpus, .online_mems = host.mems, .memory_bytes = host.memory_bytes },
                 .state_dir = d->options->state_dir,
                 .threads = 2,
         };

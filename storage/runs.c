@@ -1,5 +1,35 @@
-/* runs.c: queries about runs that the API and the scheduler share. */
+/* runs.c: run states, transitions and reads. */
 #include "runs.h"
+
+#include <cJSON.h>
+#include <string.h>
+
+#include "row-json.h"
+#include "time-util.h"
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+
+static const char *const state_names[_RUN_STATE_MAX] = {
+        [RUN_QUEUED] = "queued",         [RUN_PREPARING] = "preparing", [RUN_STARTING] = "starting",
+        [RUN_WARMUP] = "warmup",         [RUN_MEASURING] = "measuring", [RUN_COLLECTING] = "collecting",
+        [RUN_SUCCEEDED] = "succeeded",   [RUN_FAILED] = "failed",       [RUN_CANCELLED] = "cancelled",
+        [RUN_INTERRUPTED] = "interrupted",
+};
+
+const char *run_state_to_string(int state) {
+        return state >= 0 && state < _RUN_STATE_MAX ? state_names[state] : "unknown";
+}
+
+int run_state_from_string(const char *s) {
+        for (int i = 0; s && i < _RUN_STATE_MAX; i++)
+                if (strcmp(s, state_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+bool run_state_is_terminal(int state) {
+        return state >= RUN_SUCCEEDED;
+}
 
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active) {
         static const char sql[] =
@@ -17,5 +47,101 @@ int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active
                 return -EIO;
         *ret_queued = sqlite3_column_int64(s, 0);
         *ret_active = sqlite3_column_int64(s, 1);
+        return 0;
+}
+
+int runs_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
+                    const char *message) {
+        static const char sql_update[] =
+                "UPDATE runs SET state = ?2, reason = coalesce(?3, reason), message = coalesce(?4, message)"
+                " WHERE id = ?1";
+        static const char sql_event[] =
+                "INSERT INTO run_events(run_id, seq, state, wall_ns, mono_ns, message)"
+                " VALUES (?1, (SELECT coalesce(max(seq), -1) + 1 FROM run_events WHERE run_id = ?1), ?2, ?3, ?4, ?5)";
+        sqlite3_stmt *u _cleanup_stmt_ = NULL, *e _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_update, &u);
+        if (r < 0 || (r = db_stmt(c, sql_event, &e)) < 0)
+                return r;
+        db_bind_text(u, 1, run_id);
+        db_bind_text(u, 2, state);
+        db_bind_text(u, 3, reason);
+        db_bind_text(u, 4, message);
+        if ((r = db_step(u)) < 0)
+                return r;
+        if (sqlite3_changes(db_handle(c)) == 0)
+                return -ENOENT;
+        db_bind_text(e, 1, run_id);
+        db_bind_text(e, 2, state);
+        sqlite3_bind_int64(e, 3, now_wall_ns());
+        sqlite3_bind_int64(e, 4, now_mono_ns());
+        db_bind_text(e, 5, message);
+        r = db_step(e);
+        return r < 0 ? r : 0;
+}
+
+static int add_history(struct db_conn *c, const char *run_id, cJSON *o) {
+        static const char sql[] =
+                "SELECT state, wall_ns, mono_ns, message FROM run_events WHERE run_id = ? ORDER BY seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        cJSON *states = cJSON_AddArrayToObject(o, "states");
+        while ((r = db_step(s)) > 0) {
+                cJSON *ev = cJSON_CreateObject();
+                row_add_text(ev, "state", s, 0);
+                row_add_time(ev, "at", s, 1);
+                row_add_int(ev, "mono_ns", s, 2);
+                row_add_text(ev, "message", s, 3);
+                cJSON_AddItemToArray(states, ev);
+        }
+        return r < 0 ? r : 0;
+}
+
+int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT r.id, r.experiment_id, c.name, c.idx, c.definition, r.iteration, r.position, r.state,"
+                "       r.reason, r.message, r.sut_slice, r.load_slice, r.exit_status, r.metrics, r.warnings"
+                "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
+                " WHERE r.id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        if ((r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        _cleanup_(cJSON_Deletep) cJSON *o = cJSON_CreateObject();
+        row_add_text(o, "id", s, 0);
+        row_add_text(o, "experiment_id", s, 1);
+        row_add_text(o, "cell", s, 2);
+        cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 5) + 1);
+        row_add_text(o, "state", s, 7);
+        row_add_text(o, "reason", s, 8);
+        row_add_text(o, "message", s, 9);
+        row_add_json(o, "parameters", s, 4);
+        if (sqlite3_column_type(s, 10) == SQLITE_NULL)
+                cJSON_AddNullToObject(o, "slices");
+        else {
+                cJSON *slices = cJSON_AddObjectToObject(o, "slices");
+                row_add_text(slices, "sut", s, 10);
+                row_add_text(slices, "load", s, 11);
+        }
+        cJSON *exit_status = sqlite3_column_type(s, 12) == SQLITE_NULL ? NULL
+                             : cJSON_Parse((const char *) sqlite3_column_text(s, 12));
+        if (!exit_status) {
+                exit_status = cJSON_CreateObject();
+                cJSON_AddNullToObject(exit_status, "sut");
+                cJSON_AddNullToObject(exit_status, "load");
+        }
+        cJSON_AddItemToObject(o, "exit", exit_status);
+        row_add_json(o, "metrics", s, 13);
+        row_add_json(o, "warnings", s, 14);
+        if ((r = add_history(c, run_id, o)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
         return 0;
 }

@@ -49,13 +49,13 @@ daemon_start() {
         DAEMON_STATE=${DAEMON_STATE:-$TEST_TMP/state}
         local sock=$TEST_TMP/notify.sock line
         coproc DAEMON_NL { exec "$NOTIFY_LISTEN" "$sock" -- ${DAEMON_WRAPPER:-} "$SLICELABD" \
-                --listen 127.0.0.1:0 --state-dir "$DAEMON_STATE" "$@" 2>>"$TEST_TMP/daemon.log"; }
+                --listen "${DAEMON_LISTEN:-127.0.0.1:0}" --state-dir "$DAEMON_STATE" "$@" 2>>"$TEST_TMP/daemon.log"; }
         NL_PID=$DAEMON_NL_PID
         exec {DAEMON_EVENTS}<&"${DAEMON_NL[0]}"
         read -r -t 20 line <&$DAEMON_EVENTS || { echo "# no PID line"; return 1; }
         DAEMON_PID=${line#PID }
         daemon_wait_event 'READY=1' 60 || { echo "# daemon never became ready"; cat "$TEST_TMP/daemon.log"; return 1; }
-        DAEMON_PORT=$(printf '%s' "$DAEMON_LAST_EVENT" | grep -o 'Listening on 127.0.0.1:[0-9]*' | cut -d: -f2)
+        DAEMON_PORT=$(printf '%s' "$DAEMON_LAST_EVENT" | grep -o 'Listening on [^ |;]*' | sed 's/.*://')
         DAEMON_URL="http://127.0.0.1:$DAEMON_PORT"
         DAEMON_TOKEN=$(cat "$DAEMON_STATE/token")
 }

@@ -1,0 +1,306 @@
+/* experiments.c: POST/GET/DELETE /v1/experiments and GET /v1/experiments/{id}/runs. */
+#include <cJSON.h>
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "db.h"
+#include "definition.h"
+#include "experiments.h"
+#include "handlers.h"
+#include "id.h"
+#include "log.h"
+#include "runs.h"
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+
+#define IDEMPOTENCY_KEY_MAX 200
+
+static void wake_loop(struct api_request *req) {
+        uint64_t one = 1;
+        if (write(req->config->wake_fd, &one, sizeof one) < 0)
+                log_warning_errno(negative_errno(), "cannot wake the event loop");
+}
+
+/* Printable ASCII without spaces, bounded; NULL when absent. */
+static int idempotency_key(struct api_request *req, const char **ret, struct error *err) {
+        const char *k = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Idempotency-Key");
+        if (!k) {
+                *ret = NULL;
+                return 0;
+        }
+        size_t n = strlen(k);
+        bool printable = n > 0 && n <= IDEMPOTENCY_KEY_MAX;
+        for (size_t i = 0; printable && i < n; i++)
+                printable = k[i] > 0x20 && k[i] < 0x7f;
+        if (!printable)
+                return error_set(err, 400, "invalid_header", "Idempotency-Key",
+                                 "Idempotency-Key must be 1 to %d printable ASCII characters without spaces",
+                                 IDEMPOTENCY_KEY_MAX);
+        *ret = k;
+        return 0;
+}
+
+/* A path {id} that cannot be an id is a 404 without asking the store. */
+static const char *path_id(struct api_request *req, size_t i) {
+        return id_valid(req->path_params[i]) ? req->path_params[i] : NULL;
+}
+
+static int cells_json(const struct definition *d, char ***ret) {
+        _cleanup_(cJSON_Deletep) cJSON *root = cJSON_Parse(d->canonical);
+        cJSON *cells = cJSON_GetObjectItemCaseSensitive(root, "cells");
+        if (!cJSON_IsArray(cells) || (size_t) cJSON_GetArraySize(cells) != d->n_cells)
+                return -EINVAL;
+        char **out = calloc(d->n_cells + 1, sizeof *out);
+        if (!out)
+                return -ENOMEM;
+        size_t i = 0;
+        const cJSON *cell;
+        cJSON_ArrayForEach(cell, cells) {
+                out[i] = cJSON_PrintUnformatted(cell);
+                if (!out[i++]) {
+                        definition_strv_free(out);
+                        return -ENOMEM;
+                }
+        }
+        *ret = out;
+        return 0;
+}
+
+static char *warnings_json(const struct definition *d) {
+        _cleanup_(cJSON_Deletep) cJSON *a = cJSON_CreateArray();
+        for (size_t i = 0; i < d->n_warnings; i++)
+                cJSON_AddItemToArray(a, cJSON_CreateString(d->warnings[i]));
+        return cJSON_PrintUnformatted(a);
+}
+
+/* The seed of a random order: the client's, or a fresh one that is stored with the experiment.
+ * Bounded to 53 bits so that it survives a round trip through any JSON parser. */
+static int choose_seed(const struct definition *d, bool *has_seed, uint64_t *seed) {
+        *has_seed = d->order == DEFINITION_ORDER_RANDOM;
+        *seed = 0;
+        if (!*has_seed)
+                return 0;
+        if (d->has_seed) {
+                *seed = d->seed;
+                return 0;
+        }
+        if (getrandom(seed, sizeof *seed, 0) != (ssize_t) sizeof *seed)
+                return negative_errno();
+        *seed &= DEFINITION_SEED_MAX;
+        return 0;
+}
+
+static enum MHD_Result reply_created(struct api_request *req, unsigned status, const char *id) {
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *exp = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_get_json(lease.conn, id, &exp);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        _cleanup_(cJSON_Deletep) cJSON *owned = exp;
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "id", id);
+        cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));
+        cJSON *progress = cJSON_GetObjectItemCaseSensitive(exp, "progress");
+        cJSON_AddItemToObject(body, "runs", cJSON_DetachItemFromObject(progress, "total"));
+        cJSON_AddItemToObject(body, "warnings", cJSON_DetachItemFromObject(exp, "warnings"));
+        char location[64];
+        snprintf(location, sizeof location, "/v1/experiments/%s", id);
+        const char *const headers[] = { "Location", location, NULL };
+        return api_reply_json_headers(req, status, body, headers);
+}
+
+enum MHD_Result api_post_experiment(struct api_request *req) {
+        struct error err = { 0 };
+        const char *key = NULL;
+        if (idempotency_key(req, &key, &err) < 0)
+                return api_reply_error(req, &err);
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0)
+                return api_reply_error(req, &err);
+
+        bool has_seed;
+        uint64_t seed;
+        _cleanup_free_ struct planned_run *plan = NULL;
+        size_t n_runs = 0;
+        _cleanup_(definition_strv_freep) char **cells = NULL;
+        _cleanup_free_ char *warnings = warnings_json(d);
+        int r = choose_seed(d, &has_seed, &seed);
+        if (r >= 0)
+                r = definition_plan_runs(d, seed, &plan, &n_runs);
+        if (r >= 0)
+                r = cells_json(d, &cells);
+        if (r >= 0 && !warnings)
+                r = -ENOMEM;
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+
+        _cleanup_free_ const char **cell_names = calloc(d->n_cells, sizeof *cell_names);
+        _cleanup_free_ size_t *run_cell = calloc(n_runs, sizeof *run_cell);
+        _cleanup_free_ unsigned *run_iteration = calloc(n_runs, sizeof *run_iteration);
+        if (!cell_names || !run_cell || !run_iteration)
+                return api_reply_errno(req, -ENOMEM, "experiment");
+        for (size_t i = 0; i < d->n_cells; i++)
+                cell_names[i] = d->cells[i].name;
+        for (size_t i = 0; i < n_runs; i++) {
+                run_cell[i] = plan[i].cell;
+                run_iteration[i] = plan[i].iteration;
+        }
+        struct experiment_new e = {
+                .name = d->name,
+                .definition_json = d->canonical,
+                .order = definition_order_to_string(d->order),
+                .has_seed = has_seed,
+                .seed = seed,
+                .warnings_json = warnings,
+                .n_cells = d->n_cells,
+                .cell_names = cell_names,
+                .cell_json = (const char *const *) cells,
+                .n_runs = n_runs,
+                .run_cell = run_cell,
+                .run_iteration = run_iteration,
+                .idempotency_key = key,
+        };
+        char id[ID_LEN + 1];
+        bool existing = false;
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_create(lease.conn, &e, id, &existing, &err);
+        db_lease_release(&lease);
+        if (r == -EEXIST && err.status)
+                return api_reply_error(req, &err);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        if (!existing) {
+                log_full(LOG_INFO, 0, id, NULL, "experiment %s '%s' queued: %zu cells, %zu runs", id, d->name,
+                         d->n_cells, n_runs);
+                wake_loop(req);
+        }
+        return reply_created(req, existing ? 200 : 201, id);
+}
+
+enum MHD_Result api_get_experiment(struct api_request *req) {
+        const char *id = path_id(req, 0);
+        if (!id)
+                return api_reply_errno(req, -ENOENT, "experiment");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *exp = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_get_json(lease.conn, id, &exp);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        return api_reply_json(req, 200, exp);
+}
+
+/* Cursors are opaque to clients: the next page's upper bound, in hex. */
+static int parse_cursor(struct api_request *req, int64_t *ret, struct error *err) {
+        const char *c = api_query(req, "cursor");
+        *ret = 0;
+        if (!c)
+                return 0;
+        size_t n = strlen(c);
+        if (n == 0 || n > 16 || strspn(c, "0123456789abcdef") != n)
+                return error_set(err, 400, "invalid_parameter", "cursor",
+                                 "cursor must be a value returned as next_cursor, got '%.32s'", c);
+        *ret = (int64_t) strtoull(c, NULL, 16);
+        return 0;
+}
+
+static bool valid_experiment_status(const char *s) {
+        static const char *const statuses[] = { "queued", "running", "succeeded", "partial", "failed", "cancelled" };
+        for (size_t i = 0; i < ELEMENTSOF(statuses); i++)
+                if (strcmp(s, statuses[i]) == 0)
+                        return true;
+        return false;
+}
+
+enum MHD_Result api_list_experiments(struct api_request *req) {
+        struct error err = { 0 };
+        int64_t limit, cursor;
+        const char *status = api_query(req, "status");
+        if (status && !valid_experiment_status(status))
+                return api_reply_errorf(req, 400, "invalid_parameter", "status",
+                                        "status must be one of queued, running, succeeded, partial, failed, cancelled; got '%.32s'",
+                                        status);
+        if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || parse_cursor(req, &cursor, &err) < 0)
+                return api_reply_error(req, &err);
+
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *items = NULL;
+        int64_t next = 0;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_list_json(lease.conn, status, limit, cursor, &items, &next);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiments");
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddItemToObject(body, "experiments", items);
+        if (next) {
+                char buf[20];
+                snprintf(buf, sizeof buf, "%" PRIx64, (uint64_t) next);
+                cJSON_AddStringToObject(body, "next_cursor", buf);
+        } else
+                cJSON_AddNullToObject(body, "next_cursor");
+        return api_reply_json(req, 200, body);
+}
+
+enum MHD_Result api_delete_experiment(struct api_request *req) {
+        const char *id = path_id(req, 0);
+        if (!id)
+                return api_reply_errno(req, -ENOENT, "experiment");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        int64_t cancelled = 0;
+        bool active = false;
+        cJSON *exp = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_cancel(lease.conn, id, &cancelled, &active);
+        if (r >= 0)
+                r = experiments_get_json(lease.conn, id, &exp);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        _cleanup_(cJSON_Deletep) cJSON *owned = exp;
+        log_full(LOG_INFO, 0, id, NULL, "experiment %s cancelled: %lld queued runs cancelled%s", id,
+                 (long long) cancelled, active ? ", stopping the run in progress" : "");
+        /* The loop stops a run in progress; it also re-reads the queue. */
+        wake_loop(req);
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "id", id);
+        cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));
+        cJSON_AddNumberToObject(body, "runs_cancelled", (double) cancelled);
+        cJSON *stopping = cJSON_AddArrayToObject(body, "stopping");
+        cJSON *runs = NULL;
+        if (active && experiments_runs_json(lease.conn, id, &runs) >= 0) {
+                const cJSON *run;
+                cJSON_ArrayForEach(run, runs) {
+                        int state = run_state_from_string(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state")));
+                        if (state > RUN_QUEUED && !run_state_is_terminal(state))
+                                cJSON_AddItemToArray(stopping, cJSON_CreateString(
+                                        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "id"))));
+                }
+                cJSON_Delete(runs);
+        }
+        return api_reply_json(req, active ? 202 : 200, body);
+}
+
+enum MHD_Result api_get_experiment_runs(struct api_request *req) {
+        const char *id = path_id(req, 0);
+        if (!id)
+                return api_reply_errno(req, -ENOENT, "experiment");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *runs = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = experiments_runs_json(lease.conn, id, &runs);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddItemToObject(body, "runs", runs);
+        cJSON_AddNullToObject(body, "next_cursor");
+        return api_reply_json(req, 200, body);
+}

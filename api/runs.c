@@ -1,0 +1,20 @@
+/* runs.c: GET /v1/runs/{id}: a run's state and its history so far. */
+#include <cJSON.h>
+
+#include "db.h"
+#include "handlers.h"
+#include "id.h"
+#include "runs.h"
+
+enum MHD_Result api_get_run(struct api_request *req) {
+        if (!id_valid(req->path_params[0]))
+                return api_reply_errno(req, -ENOENT, "run");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *run = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = runs_get_json(lease.conn, req->path_params[0], &run);
+        if (r < 0)
+                return api_reply_errno(req, r, "run");
+        return api_reply_json(req, 200, run);
+}

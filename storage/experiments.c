@@ -1,0 +1,435 @@
+/* experiments.c: experiments, cells and runs in the store. */
+#include "experiments.h"
+
+#include <cJSON.h>
+#include <string.h>
+
+#include "log.h"
+#include "row-json.h"
+#include "runs.h"
+#include "time-util.h"
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+
+/* Idempotency keys live a week: "at least 24 h" with room for a scheduler's long retry loop. */
+#define IDEMPOTENCY_TTL_NS (INT64_C(7) * 24 * 3600 * 1000000000)
+
+static int bind_all_text(sqlite3_stmt *s, const char *const *values, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = db_bind_text(s, (int) i + 1, values[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* 1 = key unknown, 0 = known for the same definition (*existing filled), -EEXIST = different. */
+static int idempotency_lookup(struct db_conn *c, const char *key, const char *definition,
+                              char existing[ID_LEN + 1], struct error *err) {
+        static const char sql[] =
+                "SELECT k.experiment_id, e.definition FROM idempotency_keys k"
+                "  JOIN experiments e ON e.id = k.experiment_id WHERE k.key = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0 || (r = db_bind_text(s, 1, key)) < 0 || (r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return 1;
+        const char *id = (const char *) sqlite3_column_text(s, 0);
+        const char *stored = (const char *) sqlite3_column_text(s, 1);
+        if (!id || !stored || strcmp(stored, definition) != 0) {
+                error_set(err, 409, "idempotency_conflict", "Idempotency-Key",
+                          "Idempotency-Key '%.64s' was used for experiment %s with a different definition",
+                          key, id ? id : "?");
+                return -EEXIST;
+        }
+        snprintf(existing, ID_LEN + 1, "%s", id);
+        return 0;
+}
+
+static int insert_experiment(struct db_conn *c, const char *id, const struct experiment_new *e, int64_t now) {
+        static const char sql[] =
+                "INSERT INTO experiments(id, name, status, definition, run_order, seed, warnings, created_wall_ns)"
+                " VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        const char *texts[] = { id, e->name, e->definition_json, e->order };
+        if ((r = bind_all_text(s, texts, ELEMENTSOF(texts))) < 0)
+                return r;
+        if (e->has_seed)
+                sqlite3_bind_int64(s, 5, (int64_t) e->seed);
+        db_bind_text(s, 6, e->warnings_json ? e->warnings_json : "[]");
+        sqlite3_bind_int64(s, 7, now);
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
+static int insert_cells(struct db_conn *c, const char *id, const struct experiment_new *e) {
+        static const char sql[] = "INSERT INTO cells(experiment_id, idx, name, definition) VALUES (?, ?, ?, ?)";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < e->n_cells; i++) {
+                sqlite3_reset(s);
+                db_bind_text(s, 1, id);
+                sqlite3_bind_int64(s, 2, (int64_t) i);
+                db_bind_text(s, 3, e->cell_names[i]);
+                db_bind_text(s, 4, e->cell_json[i]);
+                if ((r = db_step(s)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int insert_runs(struct db_conn *c, const char *id, const struct experiment_new *e, int64_t now) {
+        static const char sql_run[] =
+                "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES (?, ?, ?, ?, ?, 'queued')";
+        static const char sql_event[] =
+                "INSERT INTO run_events(run_id, seq, state, wall_ns, mono_ns) VALUES (?, 0, 'queued', ?, ?)";
+        sqlite3_stmt *run _cleanup_stmt_ = NULL, *event _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_run, &run);
+        if (r < 0 || (r = db_stmt(c, sql_event, &event)) < 0)
+                return r;
+        int64_t mono = now_mono_ns();
+        for (size_t i = 0; i < e->n_runs; i++) {
+                char run_id[ID_LEN + 1];
+                if ((r = id_generate(run_id)) < 0)
+                        return r;
+                sqlite3_reset(run);
+                db_bind_text(run, 1, run_id);
+                db_bind_text(run, 2, id);
+                sqlite3_bind_int64(run, 3, (int64_t) i);
+                sqlite3_bind_int64(run, 4, (int64_t) e->run_cell[i]);
+                sqlite3_bind_int64(run, 5, (int64_t) e->run_iteration[i]);
+                if ((r = db_step(run)) < 0)
+                        return r;
+                sqlite3_reset(event);
+                db_bind_text(event, 1, run_id);
+                sqlite3_bind_int64(event, 2, now);
+                sqlite3_bind_int64(event, 3, mono);
+                if ((r = db_step(event)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int insert_idempotency_key(struct db_conn *c, const char *key, const char *id, int64_t now) {
+        static const char sql_prune[] = "DELETE FROM idempotency_keys WHERE created_wall_ns < ?";
+        static const char sql[] =
+                "INSERT INTO idempotency_keys(key, body_sha256, experiment_id, created_wall_ns) VALUES (?, '', ?, ?)";
+        sqlite3_stmt *prune _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_prune, &prune);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(prune, 1, now - IDEMPOTENCY_TTL_NS);
+        if ((r = db_step(prune)) < 0 || (r = db_stmt(c, sql, &s)) < 0)
+                return r;
+        db_bind_text(s, 1, key);
+        db_bind_text(s, 2, id);
+        sqlite3_bind_int64(s, 3, now);
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
+int experiments_create(struct db_conn *c, const struct experiment_new *e, char ret_id[ID_LEN + 1],
+                       bool *ret_existing, struct error *err) {
+        struct db_txn t _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &t);
+        if (r < 0)
+                return r;
+        if (e->idempotency_key) {
+                char existing[ID_LEN + 1];
+                r = idempotency_lookup(c, e->idempotency_key, e->definition_json, existing, err);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        memcpy(ret_id, existing, sizeof existing);
+                        *ret_existing = true;
+                        return 0;
+                }
+        }
+        char id[ID_LEN + 1];
+        int64_t now = now_wall_ns();
+        if ((r = id_generate(id)) < 0 || (r = insert_experiment(c, id, e, now)) < 0 ||
+            (r = insert_cells(c, id, e)) < 0 || (r = insert_runs(c, id, e, now)) < 0)
+                return r;
+        if (e->idempotency_key && (r = insert_idempotency_key(c, e->idempotency_key, id, now)) < 0)
+                return r;
+        if ((r = db_txn_commit(&t)) < 0)
+                return r;
+        memcpy(ret_id, id, sizeof id);
+        *ret_existing = false;
+        return 0;
+}
+
+
+static int add_progress(struct db_conn *c, const char *id, cJSON *o) {
+        static const char sql[] = "SELECT state, count(*) FROM runs WHERE experiment_id = ? GROUP BY state";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        int64_t counts[_RUN_STATE_MAX] = { 0 }, total = 0;
+        while ((r = db_step(s)) > 0) {
+                int state = run_state_from_string((const char *) sqlite3_column_text(s, 0));
+                if (state >= 0)
+                        counts[state] = sqlite3_column_int64(s, 1);
+                total += sqlite3_column_int64(s, 1);
+        }
+        if (r < 0)
+                return r;
+        cJSON *p = cJSON_AddObjectToObject(o, "progress");
+        cJSON_AddNumberToObject(p, "total", (double) total);
+        cJSON *by_state = cJSON_CreateObject();
+        int64_t done = 0;
+        for (int i = 0; i < _RUN_STATE_MAX; i++) {
+                cJSON_AddNumberToObject(by_state, run_state_to_string(i), (double) counts[i]);
+                if (run_state_is_terminal(i))
+                        done += counts[i];
+        }
+        cJSON_AddNumberToObject(p, "done", (double) done);
+        cJSON_AddItemToObject(p, "by_state", by_state);
+        return 0;
+}
+
+#define EXPERIMENT_COLUMNS \
+        "id, name, status, created_wall_ns, finished_wall_ns, definition, warnings, seed, rowid," \
+        " (SELECT min(ev.wall_ns) FROM run_events ev JOIN runs r ON r.id = ev.run_id" \
+        "   WHERE r.experiment_id = experiments.id AND ev.state = 'preparing')"
+
+/* One row of EXPERIMENT_COLUMNS as the API's experiment object: the full one (with the
+ * definition as stored) or the summary of a list. */
+static cJSON *experiment_from_row(sqlite3_stmt *s, bool full) {
+        cJSON *o = cJSON_CreateObject();
+        row_add_text(o, "id", s, 0);
+        row_add_text(o, "name", s, 1);
+        row_add_text(o, "status", s, 2);
+        row_add_time(o, "created_at", s, 3);
+        if (full)
+                row_add_time(o, "started_at", s, 9);
+        row_add_time(o, "finished_at", s, 4);
+        if (!full)
+                return o;
+        row_add_int(o, "seed", s, 7);
+        row_add_json(o, "definition", s, 5);
+        row_add_json(o, "warnings", s, 6);
+        return o;
+}
+
+/* Per cell, its runs counted by outcome; the metric statistics are added by the report. */
+static int add_cells(struct db_conn *c, const char *id, cJSON *o) {
+        static const char sql[] =
+                "SELECT c.name, count(r.id), coalesce(sum(r.state = 'succeeded'), 0),"
+                "       coalesce(sum(r.state = 'failed'), 0), coalesce(sum(r.state = 'cancelled'), 0),"
+                "       coalesce(sum(r.state = 'interrupted'), 0)"
+                "  FROM cells c LEFT JOIN runs r ON r.experiment_id = c.experiment_id AND r.cell_idx = c.idx"
+                " WHERE c.experiment_id = ? GROUP BY c.idx ORDER BY c.idx";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        cJSON *cells = cJSON_AddArrayToObject(o, "cells");
+        while ((r = db_step(s)) > 0) {
+                cJSON *cell = cJSON_CreateObject();
+                row_add_text(cell, "name", s, 0);
+                cJSON *runs = cJSON_AddObjectToObject(cell, "runs");
+                static const char *const names[] = { "total", "succeeded", "failed", "cancelled", "interrupted" };
+                int64_t finished = 0;
+                for (int i = 0; i < 5; i++) {
+                        cJSON_AddNumberToObject(runs, names[i], (double) sqlite3_column_int64(s, i + 1));
+                        if (i > 0)
+                                finished += sqlite3_column_int64(s, i + 1);
+                }
+                cJSON_AddNumberToObject(runs, "pending", (double) (sqlite3_column_int64(s, 1) - finished));
+                cJSON_AddObjectToObject(cell, "metrics");
+                cJSON_AddItemToArray(cells, cell);
+        }
+        return r < 0 ? r : 0;
+}
+
+int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] = "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        if ((r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        _cleanup_(cJSON_Deletep) cJSON *o = experiment_from_row(s, true);
+        if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, int64_t cursor,
+                          cJSON **ret_items, int64_t *ret_next) {
+        static const char sql[] =
+                "SELECT " EXPERIMENT_COLUMNS " FROM experiments"
+                " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
+                " ORDER BY rowid DESC LIMIT ?3";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, status);
+        sqlite3_bind_int64(s, 2, cursor);
+        sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
+        _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
+        int64_t n = 0, last_rowid = 0, next = 0;
+        while ((r = db_step(s)) > 0) {
+                if (n == limit) {
+                        next = last_rowid;
+                        break;
+                }
+                cJSON *o = experiment_from_row(s, false);
+                const char *id = (const char *) sqlite3_column_text(s, 0);
+                int k = add_progress(c, id, o);
+                if (k < 0) {
+                        cJSON_Delete(o);
+                        return k;
+                }
+                cJSON_AddItemToArray(items, o);
+                last_rowid = sqlite3_column_int64(s, 8);
+                n++;
+        }
+        if (r < 0)
+                return r;
+        *ret_items = TAKE_PTR(items);
+        *ret_next = next;
+        return 0;
+}
+
+int experiments_refresh_status(struct db_conn *c, const char *id) {
+        static const char sql[] =
+                "UPDATE experiments SET"
+                " status = (SELECT CASE"
+                "   WHEN sum(state IN ('queued','preparing','starting','warmup','measuring','collecting')) > 0 THEN"
+                "     CASE WHEN sum(state <> 'queued') > 0 THEN 'running' ELSE 'queued' END"
+                "   WHEN (SELECT cancel_requested FROM experiments WHERE id = ?1) THEN 'cancelled'"
+                "   WHEN sum(state = 'succeeded') = count(*) THEN 'succeeded'"
+                "   WHEN sum(state = 'succeeded') = 0 THEN 'failed'"
+                "   ELSE 'partial' END FROM runs WHERE experiment_id = ?1),"
+                " finished_wall_ns = CASE WHEN (SELECT count(*) FROM runs WHERE experiment_id = ?1 AND state IN"
+                "   ('queued','preparing','starting','warmup','measuring','collecting')) = 0"
+                "   THEN coalesce(finished_wall_ns, ?2) ELSE NULL END"
+                " WHERE id = ?1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        sqlite3_bind_int64(s, 2, now_wall_ns());
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
+int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active) {
+        static const char sql_flag[] = "UPDATE experiments SET cancel_requested = 1 WHERE id = ?";
+        static const char sql_queued[] = "SELECT id FROM runs WHERE experiment_id = ? AND state = 'queued'";
+        static const char sql_active[] =
+                "SELECT count(*) FROM runs WHERE experiment_id = ? AND state IN"
+                " ('preparing','starting','warmup','measuring','collecting')";
+        struct db_txn t _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &t);
+        if (r < 0)
+                return r;
+        sqlite3_stmt *flag _cleanup_stmt_ = NULL;
+        if ((r = db_stmt(c, sql_flag, &flag)) < 0)
+                return r;
+        db_bind_text(flag, 1, id);
+        if ((r = db_step(flag)) < 0)
+                return r;
+        if (sqlite3_changes(db_handle(c)) == 0)
+                return -ENOENT;
+
+        /* Collect first, then transition: a statement must not read rows it is changing. */
+        sqlite3_stmt *queued _cleanup_stmt_ = NULL;
+        if ((r = db_stmt(c, sql_queued, &queued)) < 0)
+                return r;
+        db_bind_text(queued, 1, id);
+        size_t n = 0, cap = 0;
+        _cleanup_free_ char (*ids)[ID_LEN + 1] = NULL;
+        while ((r = db_step(queued)) > 0) {
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        void *p = realloc(ids, cap * sizeof *ids);
+                        if (!p)
+                                return -ENOMEM;
+                        ids = p;
+                }
+                snprintf(ids[n++], ID_LEN + 1, "%s", (const char *) sqlite3_column_text(queued, 0));
+        }
+        if (r < 0)
+                return r;
+        db_stmt_resetp(&queued);
+        for (size_t i = 0; i < n; i++)
+                if ((r = runs_transition(c, ids[i], "cancelled", "cancelled", "cancelled before it started")) < 0)
+                        return r;
+
+        sqlite3_stmt *active _cleanup_stmt_ = NULL;
+        if ((r = db_stmt(c, sql_active, &active)) < 0)
+                return r;
+        db_bind_text(active, 1, id);
+        if ((r = db_step(active)) < 0)
+                return r;
+        bool has_active = sqlite3_column_int64(active, 0) > 0;
+        if ((r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
+                return r;
+        *ret_cancelled = (int64_t) n;
+        *ret_active = has_active;
+        return 0;
+}
+
+int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql_exists[] = "SELECT 1 FROM experiments WHERE id = ?";
+        static const char sql[] =
+                "SELECT r.id, c.name, r.iteration, r.state, r.reason,"
+                "       (SELECT min(wall_ns) FROM run_events WHERE run_id = r.id AND state = 'preparing'),"
+                "       (SELECT max(wall_ns) FROM run_events WHERE run_id = r.id AND state IN"
+                "          ('succeeded','failed','cancelled','interrupted')),"
+                "       CASE WHEN r.metrics IS NULL THEN NULL ELSE json_object('throughput_rps', json_extract(r.metrics, '$.throughput_rps'),"
+                "                   'requests', json_extract(r.metrics, '$.requests'),"
+                "                   'errors', json_extract(r.metrics, '$.errors'),"
+                "                   'p99_us', json_extract(r.metrics, '$.latency_us.scheduled.p99'),"
+                "                   'ops_per_s', json_extract(r.metrics, '$.ops_per_s')) END"
+                "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
+                " WHERE r.experiment_id = ? ORDER BY r.position";
+        sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_exists, &e);
+        if (r < 0)
+                return r;
+        db_bind_text(e, 1, id);
+        if ((r = db_step(e)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        if ((r = db_stmt(c, sql, &s)) < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
+        while ((r = db_step(s)) > 0) {
+                cJSON *o = cJSON_CreateObject();
+                row_add_text(o, "id", s, 0);
+                row_add_text(o, "cell", s, 1);
+                cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 2) + 1);
+                row_add_text(o, "state", s, 3);
+                row_add_text(o, "reason", s, 4);
+                row_add_time(o, "started_at", s, 5);
+                row_add_time(o, "finished_at", s, 6);
+                row_add_json(o, "headline", s, 7);
+                cJSON_AddItemToArray(items, o);
+        }
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(items);
+        return 0;
+}

@@ -1,0 +1,54 @@
+/* experiments.h: experiments, their cells and runs in the store. Creation is one transaction
+ * (experiment, cells, runs, their first events, the idempotency key), so a failure leaves no
+ * row behind. Reads return cJSON documents shaped as the API serves them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "error.h"
+#include "id.h"
+
+struct cJSON;
+
+struct experiment_new {
+        const char *name;
+        const char *definition_json;    /* canonical JSON of the whole definition */
+        const char *order;              /* "interleaved", "sequential", "random" */
+        bool has_seed;
+        uint64_t seed;
+        const char *warnings_json;      /* JSON array of strings */
+        size_t n_cells;
+        const char *const *cell_names;
+        const char *const *cell_json;   /* canonical JSON of each cell */
+        size_t n_runs;
+        const size_t *run_cell;         /* per run, in order: cell index and 0-based iteration */
+        const unsigned *run_iteration;
+        const char *idempotency_key;    /* NULL when the client sent none */
+};
+
+/* Store a new experiment and answer its id. With an idempotency key already used for the same
+ * definition, nothing is stored and *ret_existing is true with that experiment's id; used for a
+ * different definition: -EEXIST with err (409). */
+int experiments_create(struct db_conn *c, const struct experiment_new *e, char ret_id[ID_LEN + 1],
+                       bool *ret_existing, struct error *err);
+
+/* {"id","name","status","created_at","finished_at","definition","warnings","seed",
+ *  "cancel_requested","progress":{"total","queued",...,"done"}}; -ENOENT if absent. */
+int experiments_get_json(struct db_conn *c, const char *id, struct cJSON **ret);
+
+/* Newest first. status NULL = any; cursor 0 = from the newest. *ret_next is 0 at the end. */
+int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, int64_t cursor,
+                          struct cJSON **ret_items, int64_t *ret_next);
+
+/* Cancel: queued runs become cancelled now, cancel_requested is set so the loop stops the run
+ * in progress. *ret_active tells whether a run was in progress (the loop must act). */
+int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active);
+
+/* Recompute the experiment's status from its runs' states (after any run transition). */
+int experiments_refresh_status(struct db_conn *c, const char *id);
+
+/* [{"id","cell","iteration","position","state","reason","metrics"}] in run order. */
+int experiments_runs_json(struct db_conn *c, const char *id, struct cJSON **ret);

@@ -1,0 +1,35 @@
+/* row-json.c: result-row columns as cJSON members. */
+#include "row-json.h"
+
+#include "time-util.h"
+
+void row_add_time(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
+        if (sqlite3_column_type(s, col) == SQLITE_NULL) {
+                cJSON_AddNullToObject(o, name);
+                return;
+        }
+        char buf[40];
+        format_rfc3339(sqlite3_column_int64(s, col), buf, sizeof buf);
+        cJSON_AddStringToObject(o, name, buf);
+}
+
+void row_add_text(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
+        const char *v = (const char *) sqlite3_column_text(s, col);
+        if (v)
+                cJSON_AddStringToObject(o, name, v);
+        else
+                cJSON_AddNullToObject(o, name);
+}
+
+void row_add_json(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
+        const char *v = (const char *) sqlite3_column_text(s, col);
+        cJSON *j = v ? cJSON_Parse(v) : NULL;
+        cJSON_AddItemToObject(o, name, j ? j : cJSON_CreateNull());
+}
+
+void row_add_int(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
+        if (sqlite3_column_type(s, col) == SQLITE_NULL)
+                cJSON_AddNullToObject(o, name);
+        else
+                cJSON_AddNumberToObject(o, name, (double) sqlite3_column_int64(s, col));
+}
