@@ -7,7 +7,10 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "macro.h"
 
@@ -48,6 +51,20 @@ static inline int json_append_string(cJSON *array, const char *s) {
                 return -ENOMEM;
         }
         return 0;
+}
+
+/* Append a formatted string to an array. */
+_printf_(2, 3) static inline int json_append_printf(cJSON *array, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return -ENOMEM;
+        int r = json_append_string(array, s);
+        free(s);
+        return r;
 }
 
 /* Attach a freshly made child; on failure the child is freed, so callers never leak it. */

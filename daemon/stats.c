@@ -24,9 +24,10 @@ size_t stats_nearest_rank(size_t n, double p) {
         if (p >= 100)
                 return n;
         uint64_t micro = (uint64_t) llround(p * 1e4);
-        unsigned __int128 num = (unsigned __int128) micro * n;
-        size_t rank = (size_t) ((num + RANK_SCALE - 1) / RANK_SCALE);
-        return MAX(rank, (size_t) 1);
+        /* ceil(micro * n / SCALE) without overflow, splitting n = q * SCALE + rem */
+        uint64_t q = n / RANK_SCALE, rem = n % RANK_SCALE;
+        uint64_t rank = micro * q + (micro * rem + RANK_SCALE - 1) / RANK_SCALE;
+        return (size_t) MAX(rank, UINT64_C(1));
 }
 
 double stats_percentile_sorted(const double *sorted, size_t n, double p) {
@@ -282,14 +283,16 @@ static uint64_t rng_next(uint64_t *state) {
         return z ^ (z >> 31);
 }
 
+__extension__ typedef unsigned __int128 u128;
+
 /* Uniform in [0, range) without modulo bias (Lemire's multiply-and-reject). */
 static size_t rng_below(uint64_t *state, uint64_t range) {
-        unsigned __int128 m = (unsigned __int128) rng_next(state) * range;
+        u128 m = (u128) rng_next(state) * range;
         uint64_t low = (uint64_t) m;
         if (low < range) {
                 uint64_t threshold = -range % range;
                 while (low < threshold) {
-                        m = (unsigned __int128) rng_next(state) * range;
+                        m = (u128) rng_next(state) * range;
                         low = (uint64_t) m;
                 }
         }

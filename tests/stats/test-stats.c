@@ -1,0 +1,336 @@
+/* test-stats.c: percentiles, descriptive statistics, t quantiles and ratio intervals against
+ * answers checked by hand. Where a figure came from python3, the comment says how; the scripts
+ * used only the standard library (statistics, math). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc-count.h"
+#include "json-util.h"
+#include "stats.h"
+
+#define assert_close(a, b, tol)                                                          \
+        do {                                                                             \
+                double a_ = (a), b_ = (b);                                               \
+                if (!(fabs(a_ - b_) <= (tol)))                                           \
+                        fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #a, a_, b_, \
+                                 (double) (tol));                                        \
+        } while (0)
+
+static void test_nearest_rank(void **state) {
+        /* rank = ceil(p/100 * n): computed by hand */
+        assert_int_equal(stats_nearest_rank(0, 50), 0);
+        assert_int_equal(stats_nearest_rank(1, 99.99), 1);
+        assert_int_equal(stats_nearest_rank(10, 50), 5);
+        assert_int_equal(stats_nearest_rank(11, 50), 6);      /* 5.5 -> 6 */
+        assert_int_equal(stats_nearest_rank(4, 25), 1);
+        assert_int_equal(stats_nearest_rank(4, 26), 2);       /* 1.04 -> 2 */
+        assert_int_equal(stats_nearest_rank(10, 0), 1);
+        assert_int_equal(stats_nearest_rank(10, -3), 1);
+        assert_int_equal(stats_nearest_rank(10, 100), 10);
+        assert_int_equal(stats_nearest_rank(10, 250), 10);
+        assert_int_equal(stats_nearest_rank(10, NAN), 1);
+        /* 0.999 * 1000 is 999.0000000000001 in doubles: a naive ceil() says 1000 */
+        assert_int_equal(stats_nearest_rank(1000, 99.9), 999);
+        assert_int_equal(stats_nearest_rank(10000, 99.99), 9999);
+        assert_int_equal(stats_nearest_rank(100000, 99.999), 99999);
+        assert_int_equal(stats_nearest_rank(1000, 99.91), 1000); /* 999.1 -> 1000 */
+        /* the seed case's 1.44 M requests: p99.99 = ceil(1439856) */
+        assert_int_equal(stats_nearest_rank(1440000, 99.99), 1439856);
+        assert_int_equal(stats_nearest_rank(1440001, 99.99), 1439857); /* 1439856.9999 -> 1439857 */
+}
+
+static void test_percentile_sorted(void **state) {
+        const double v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+        assert_true(stats_percentile_sorted(v, 10, 50) == 5);
+        assert_true(stats_percentile_sorted(v, 10, 90) == 9);
+        assert_true(stats_percentile_sorted(v, 10, 91) == 10);
+        assert_true(stats_percentile_sorted(v, 10, 0) == 1);
+        assert_true(isnan(stats_percentile_sorted(v, 0, 50)));
+        const int64_t w[] = { -5, 0, 7, 1000000000000 };
+        assert_true(stats_percentile_sorted_i64(w, 4, 75) == 7);
+        assert_true(stats_percentile_sorted_i64(w, 4, 99) == 1000000000000);
+        assert_true(stats_percentile_sorted_i64(w, 0, 99) == INT64_MIN);
+}
+
+static void test_t_quantile(void **state) {
+        /* Published two-sided 95% values (t tables), to the digits below; the 17-digit figures
+         * were confirmed in python3 by integrating the t density numerically (Simpson, 2e5
+         * steps) and checking the upper tail is 0.025 to 1e-11. df = 1 is exact:
+         * tan(0.475 * pi) = 12.706204736174707. */
+        assert_close(stats_t_quantile(0.975, 1), 12.706204736174707, 1e-9);
+        assert_close(stats_t_quantile(0.975, 2), 4.302652729749464, 1e-9);
+        assert_close(stats_t_quantile(0.975, 4), 2.7764451051977987, 1e-9);
+        assert_close(stats_t_quantile(0.975, 9), 2.2621571628540993, 1e-9);
+        assert_close(stats_t_quantile(0.975, 29), 2.045229642132703, 1e-9);
+        /* python3: statistics.NormalDist().inv_cdf(0.975) */
+        assert_close(stats_t_quantile(0.975, INFINITY), 1.9599639845400536, 1e-9);
+        assert_close(stats_normal_quantile(0.975), 1.9599639845400536, 1e-9);
+        assert_close(stats_normal_quantile(0.025), -1.9599639845400536, 1e-9);
+        /* tan(0.495 * pi): the 99% two-sided value for df = 1 */
+        assert_close(stats_t_quantile(0.995, 1), 63.656741162871583, 1e-7);
+        /* symmetry, centre, and a non-integer df between its neighbours */
+        assert_close(stats_t_quantile(0.025, 9), -2.2621571628540993, 1e-9);
+        assert_true(stats_t_quantile(0.5, 3) == 0);
+        double t = stats_t_quantile(0.975, 12.934029818359383);
+        assert_true(t < stats_t_quantile(0.975, 12) && t > stats_t_quantile(0.975, 13));
+        /* the switch to the large-df expansion is continuous */
+        assert_close(stats_t_quantile(0.975, 999999), stats_t_quantile(0.975, 1000001), 1e-9);
+        assert_true(stats_t_quantile(0.975, 1e6) > 1.9599639845400536);
+        /* invalid arguments */
+        assert_true(isnan(stats_t_quantile(0, 5)));
+        assert_true(isnan(stats_t_quantile(1, 5)));
+        assert_true(isnan(stats_t_quantile(0.975, 0)));
+        assert_true(isnan(stats_t_quantile(NAN, 5)));
+        assert_true(isnan(stats_t_quantile(0.975, NAN)));
+}
+
+static void test_describe(void **state) {
+        /* python3: statistics.mean/median/stdev of the sample; CI = mean -+ t(0.975, 4) * s / sqrt(5)
+         * with t(0.975, 4) = 2.7764451051977987. */
+        const double x[] = { 2.5, 3.1, 2.9, 3.6, 2.7 };
+        struct stats_summary s;
+        assert_int_equal(stats_describe(x, 5, &s), 0);
+        assert_int_equal(s.n, 5);
+        assert_close(s.mean, 2.96, 1e-12);
+        assert_close(s.median, 2.9, 1e-12);
+        assert_true(s.have_stddev && s.have_cov && s.have_ci);
+        assert_close(s.stddev, 0.4219004621945798, 1e-12);
+        assert_close(s.cov, 0.1425339399306013, 1e-12);
+        assert_close(s.min, 2.5, 0);
+        assert_close(s.max, 3.6, 0);
+        assert_close(s.ci_low, 2.436141385267461, 1e-9);
+        assert_close(s.ci_high, 3.4838586147325388, 1e-9);
+
+        /* even n: median is the mean of the middle two; python3 statistics.stdev = 12.909944487358056 */
+        const double y[] = { 40, 10, 30, 20 };
+        assert_int_equal(stats_describe(y, 4, &s), 0);
+        assert_close(s.median, 25, 0);
+        assert_close(s.stddev, 12.909944487358056, 1e-12);
+        assert_true(y[0] == 40); /* input not reordered */
+
+        /* ties and duplicates */
+        const double z[] = { 5, 5, 5, 1, 5, 5 };
+        assert_int_equal(stats_describe(z, 6, &s), 0);
+        assert_close(s.median, 5, 0);
+
+        /* mean 0: CoV is undefined, the rest is there */
+        const double c[] = { -1, 1 };
+        assert_int_equal(stats_describe(c, 2, &s), 0);
+        assert_false(s.have_cov);
+        assert_true(s.have_ci);
+        assert_close(s.ci_low, -12.706204736174707, 1e-9);
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
+/* The median comes from an in-place selection, not a sort: compare it with sorting on many
+ * small arrays full of duplicates (the cases where partitioning goes wrong). */
+static void test_median_matches_sorting(void **state) {
+        uint64_t seed = 42;
+        for (int round = 0; round < 3000; round++) {
+                double x[64], sorted[64];
+                size_t n = 1 + (size_t) (round % 64);
+                for (size_t i = 0; i < n; i++) {
+                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                        x[i] = (double) ((seed >> 33) % (round % 3 == 0 ? 3 : 1000));
+                }
+                memcpy(sorted, x, n * sizeof(double));
+                qsort(sorted, n, sizeof(double), cmp_double);
+                double want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+                struct stats_summary s;
+                assert_int_equal(stats_describe(x, n, &s), 0);
+                assert_true(s.median == want);
+                assert_true(s.min == sorted[0] && s.max == sorted[n - 1]);
+        }
+}
+
+static void test_describe_small_and_bad(void **state) {
+        struct stats_summary s;
+        const double one[] = { 42 };
+        assert_int_equal(stats_describe(one, 1, &s), 0);
+        assert_close(s.mean, 42, 0);
+        assert_close(s.median, 42, 0);
+        assert_false(s.have_stddev);
+        assert_false(s.have_cov);
+        assert_false(s.have_ci); /* no interval from one iteration, not a made-up one */
+
+        cJSON *j = NULL;
+        assert_int_equal(stats_summary_json(&s, &j), 0);
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "stddev")));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ci95")));
+        assert_true(cJSON_GetObjectItem(j, "mean")->valuedouble == 42);
+        cJSON_Delete(j);
+
+        struct stats_summary untouched = { .n = 77 };
+        const double bad[] = { 1, NAN, 3 };
+        assert_int_equal(stats_describe(bad, 3, &untouched), -EINVAL);
+        const double inf[] = { 1, INFINITY };
+        assert_int_equal(stats_describe(inf, 2, &untouched), -EINVAL);
+        assert_int_equal(stats_describe(one, 0, &untouched), -EINVAL);
+        assert_int_equal(untouched.n, 77);
+}
+
+/* Two cells that perform the same: the interval must include 1. */
+static const double same_x[] = { 101, 98, 103, 99, 100, 102, 97, 101 };
+static const double same_base[] = { 100, 104, 97, 101, 99, 103, 96, 100 };
+/* A cell 20% slower than its baseline: the interval must exclude 1. */
+static const double slow_x[] = { 80, 82, 79, 81, 80 };
+static const double slow_base[] = { 100, 102, 98, 101, 99 };
+
+static void test_ratio_bootstrap(void **state) {
+        struct stats_bootstrap *b = NULL;
+        assert_int_equal(stats_bootstrap_new(STATS_BOOTSTRAP_RESAMPLES, STATS_BOOTSTRAP_SEED, &b), 0);
+
+        /* Expected intervals from a python3 re-implementation of the same procedure (SplitMix64,
+         * Lemire's bounded draw, x's draws then the baseline's per resample, 10000 resamples,
+         * nearest-rank 2.5th/97.5th percentiles): same seed, same numbers. */
+        struct stats_ratio r;
+        assert_int_equal(stats_ratio_bootstrap(b, same_x, 8, same_base, 8, &r), 0);
+        assert_true(r.have_ratio && r.have_ci);
+        assert_close(r.ratio, 1.00125, 1e-12);
+        assert_close(r.ci_low, 0.9792176039119804, 1e-12);
+        assert_close(r.ci_high, 1.023989898989899, 1e-12);
+        assert_false(r.excludes_one);
+
+        assert_int_equal(stats_ratio_bootstrap(b, slow_x, 5, slow_base, 5, &r), 0);
+        assert_close(r.ratio, 0.804, 1e-12);
+        assert_close(r.ci_low, 0.7909270216962524, 1e-12);
+        assert_close(r.ci_high, 0.8174442190669371, 1e-12);
+        assert_true(r.excludes_one);
+
+        /* reproducible whatever was computed before */
+        struct stats_ratio again;
+        assert_int_equal(stats_ratio_bootstrap(b, same_x, 8, same_base, 8, &again), 0);
+        assert_true(again.ci_low == 0.9792176039119804 && again.ci_high == 1.023989898989899);
+
+        /* a different seed moves the interval a little, not the conclusion */
+        struct stats_bootstrap *b2 = NULL;
+        assert_int_equal(stats_bootstrap_new(20000, 12345, &b2), 0);
+        assert_int_equal(stats_ratio_bootstrap(b2, slow_x, 5, slow_base, 5, &r), 0);
+        assert_true(r.excludes_one && r.ci_low < 0.804 && r.ci_high > 0.804);
+        assert_close(r.ci_low, 0.7909270216962524, 0.005);
+        b2 = stats_bootstrap_free(b2);
+
+        assert_int_equal(stats_bootstrap_new(10, 1, &b2), -EINVAL);
+        b = stats_bootstrap_free(b);
+}
+
+static void test_bootstrap_allocates_nothing(void **state) {
+        if (!alloc_count_available())
+                skip();
+        struct stats_bootstrap *b = NULL;
+        uint64_t setup = alloc_count();
+        assert_int_equal(stats_bootstrap_new(STATS_BOOTSTRAP_RESAMPLES, STATS_BOOTSTRAP_SEED, &b), 0);
+        assert_true(alloc_count() > setup); /* the counter does see this code's allocations */
+        struct stats_ratio r;
+        uint64_t before = alloc_count();
+        assert_int_equal(stats_ratio_bootstrap(b, same_x, 8, same_base, 8, &r), 0);
+        assert_int_equal(alloc_count() - before, 0);
+        stats_bootstrap_free(b);
+}
+
+static void test_ratio_fieller(void **state) {
+        /* python3: the roots of (mx - q mb)^2 = t^2 (vx + q^2 vb) with vx, vb = statistics.variance / n,
+         * Welch-Satterthwaite df (12.934 and 7.907), and t at that df found by bisecting the
+         * numerically integrated t tail. */
+        struct stats_ratio r;
+        assert_int_equal(stats_ratio_fieller(same_x, 8, same_base, 8, &r), 0);
+        assert_close(r.ratio, 1.00125, 1e-12);
+        assert_close(r.ci_low, 0.9756787711829276, 1e-7);
+        assert_close(r.ci_high, 1.027690354282445, 1e-7);
+        assert_false(r.excludes_one);
+
+        assert_int_equal(stats_ratio_fieller(slow_x, 5, slow_base, 5, &r), 0);
+        assert_close(r.ci_low, 0.7865644651850547, 1e-7);
+        assert_close(r.ci_high, 0.8218649421550588, 1e-7);
+        assert_true(r.excludes_one);
+
+        /* a baseline without spread: the interval is the t interval of x's mean, scaled by
+         * 1/mean(base) (here test_describe's sample: [2.436..., 3.483...] / 2) */
+        const double x[] = { 2.5, 3.1, 2.9, 3.6, 2.7 }, flat[] = { 2, 2, 2 };
+        assert_int_equal(stats_ratio_fieller(x, 5, flat, 3, &r), 0);
+        assert_close(r.ci_low, 2.436141385267461 / 2, 1e-9);
+        assert_close(r.ci_high, 3.4838586147325388 / 2, 1e-9);
+
+        /* a baseline whose mean is indistinguishable from 0: no bounded interval */
+        const double around0[] = { -1, 1.6, -0.5 };
+        assert_int_equal(stats_ratio_fieller(x, 5, around0, 3, &r), 0);
+        assert_true(r.have_ratio);
+        assert_false(r.have_ci);
+        assert_false(r.excludes_one);
+}
+
+static void test_ratio_edges(void **state) {
+        struct stats_bootstrap *b = NULL;
+        assert_int_equal(stats_bootstrap_new(1000, 1, &b), 0);
+        struct stats_ratio r;
+        /* one iteration: a ratio, no interval */
+        assert_int_equal(stats_ratio_bootstrap(b, slow_x, 1, slow_base, 5, &r), 0);
+        assert_true(r.have_ratio);
+        assert_false(r.have_ci);
+        assert_int_equal(stats_ratio_fieller(slow_x, 5, slow_base, 1, &r), 0);
+        assert_false(r.have_ci);
+        /* baseline mean 0: no ratio at all */
+        const double zeros[] = { 0, 0 };
+        assert_int_equal(stats_ratio_bootstrap(b, slow_x, 5, zeros, 2, &r), 0);
+        assert_false(r.have_ratio);
+        assert_false(r.have_ci);
+        /* a resampled baseline mean of 0 makes the interval unbounded */
+        const double some_zero[] = { 0, 0, 0, 3 };
+        assert_int_equal(stats_ratio_bootstrap(b, slow_x, 5, some_zero, 4, &r), 0);
+        assert_true(r.have_ratio);
+        assert_false(r.have_ci);
+
+        cJSON *j = NULL;
+        assert_int_equal(stats_ratio_json(&r, &j), 0);
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "ratio")));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ci95")));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "excludes_one")));
+        cJSON_Delete(j);
+
+        struct stats_ratio untouched = { .ratio = 7 };
+        const double bad[] = { 1, NAN };
+        assert_int_equal(stats_ratio_bootstrap(b, bad, 2, slow_base, 5, &untouched), -EINVAL);
+        assert_int_equal(stats_ratio_fieller(slow_x, 0, slow_base, 5, &untouched), -EINVAL);
+        assert_true(untouched.ratio == 7);
+        stats_bootstrap_free(b);
+}
+
+static void test_ratio_json(void **state) {
+        struct stats_ratio r;
+        assert_int_equal(stats_ratio_fieller(slow_x, 5, slow_base, 5, &r), 0);
+        cJSON *j = NULL;
+        assert_int_equal(stats_ratio_json(&r, &j), 0);
+        _cleanup_free_ char *text = cJSON_PrintUnformatted(j);
+        cJSON_Delete(j);
+        assert_non_null(text);
+        assert_non_null(strstr(text, "\"ratio\":0.804"));
+        assert_non_null(strstr(text, "\"ci95\":{\"low\":0.786"));
+        assert_non_null(strstr(text, "\"excludes_one\":true"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_nearest_rank),
+                cmocka_unit_test(test_percentile_sorted),
+                cmocka_unit_test(test_t_quantile),
+                cmocka_unit_test(test_describe),
+                cmocka_unit_test(test_median_matches_sorting),
+                cmocka_unit_test(test_describe_small_and_bad),
+                cmocka_unit_test(test_ratio_bootstrap),
+                cmocka_unit_test(test_bootstrap_allocates_nothing),
+                cmocka_unit_test(test_ratio_fieller),
+                cmocka_unit_test(test_ratio_edges),
+                cmocka_unit_test(test_ratio_json),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
