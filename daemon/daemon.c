@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -18,6 +19,7 @@
 #include "macro.h"
 #include "notify.h"
 #include "runs.h"
+#include "scheduler.h"
 #include "server.h"
 #include "state-dir.h"
 
@@ -29,6 +31,10 @@ struct daemon {
         struct storage *storage;
         struct db_conn *loop_db;        /* the loop's own connection, held for its lifetime */
         struct api_server *api;
+        struct cgroup_manager *cgroups;
+        struct scheduler *scheduler;
+        char injector_path[PATH_MAX];
+        char cgroup_root[PATH_MAX];
         int wake_fd;
         char listen_name[128];
         bool stopping;
@@ -48,6 +54,7 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         uint64_t n;
         if (read(fd, &n, sizeof n) < 0 && errno != EAGAIN)
                 return log_error_errno(negative_errno(), "reading the wake eventfd");
+        scheduler_kick(d->scheduler);
         update_status(d);
         return 0;
 }
@@ -61,6 +68,9 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         notify_stopping();
         /* Stop accepting first: clients get "connection refused", never a half-served request. */
         api_server_quiesce(d->api);
+        if (scheduler_active(d->scheduler) > 0)
+                notify_status("Stopping the run in progress");
+        scheduler_shutdown(d->scheduler);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
@@ -86,13 +96,61 @@ static int open_storage(struct daemon *d) {
         return storage_acquire(d->storage, &d->loop_db);
 }
 
-static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
-        struct cgroup_mode mode;
-        int r = cgroup_detect(&mode);
+/* slicelab-inject sits beside slicelabd when installed, or in the build tree's injector/. */
+static int find_injector(char *buf, size_t size) {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n < 0)
+                return negative_errno();
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+                *slash = '\0';
+        const char *candidates[] = { "slicelab-inject", "injector/slicelab-inject", "../bin/slicelab-inject" };
+        for (size_t i = 0; i < ELEMENTSOF(candidates); i++) {
+                if (snprintf(buf, size, "%s/%s", self, candidates[i]) < (int) size && access(buf, X_OK) == 0)
+                        return 0;
+        }
+        snprintf(buf, size, "slicelab-inject"); /* then PATH decides */
+        return 0;
+}
+
+static int start_runs(struct daemon *d) {
+        int r = cgroup_manager_new(d->options->cgroup_root, &d->cgroups);
         if (r < 0)
-                return log_error_errno(r, "no cgroup file system at /sys/fs/cgroup");
+                return log_error_errno(r, "cannot prepare the cgroup root '%s'", d->options->cgroup_root);
+        struct run_context ctx = {
+                .event = d->event,
+                .db = d->loop_db,
+                .cgroups = d->cgroups,
+                .state_dir = d->options->state_dir,
+                .injector_path = d->injector_path,
+        };
+        if (d->options->run_as) {
+                struct passwd *pw = getpwnam(d->options->run_as);
+                if (!pw)
+                        return log_error_errno(-ESRCH, "--run-as %s: no such user", d->options->run_as);
+                ctx.set_user = true;
+                ctx.uid = pw->pw_uid;
+                ctx.gid = pw->pw_gid;
+        }
+        find_injector(d->injector_path, sizeof d->injector_path);
+        /* Processes that double-fork out of a run are re-parented to us, not to init. */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+                return log_error_errno(negative_errno(), "PR_SET_CHILD_SUBREAPER");
+        r = scheduler_new(&ctx, d->options->max_parallel, &d->scheduler);
+        if (r < 0)
+                return r;
+        return scheduler_recover(d->scheduler);
+}
+
+static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
+        const struct cgroup_mode *mode = cgroup_manager_mode(d->cgroups);
+        char *root = d->cgroup_root;
+        if (cgroup_manager_dir(d->cgroups, "cpu", cgroup_manager_root(d->cgroups), root, sizeof d->cgroup_root) < 0)
+                snprintf(root, sizeof d->cgroup_root, "%s", cgroup_manager_root(d->cgroups));
         struct host_limits host;
-        r = host_limits_read(&host);
+        int r = host_limits_read(&host);
         if (r < 0)
                 return log_error_errno(r, "cannot read this host's CPUs, memory nodes and memory");
         struct api_config config = {
@@ -101,9 +159,9 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .wake_fd = d->wake_fd,
                 .token = token,
                 .reads_need_auth = !local,
-                .cgroup_mode = mode.name,
-                .cgroup_driver = mode.driver,
-                .cgroup_root = mode.mount,
+                .cgroup_mode = mode->name,
+                .cgroup_driver = mode->driver,
+                .cgroup_root = root,
                 .host = { .online_cpus = host.cpus, .online_mems = host.mems, .memory_bytes = host.memory_bytes },
                 .state_dir = d->options->state_dir,
                 .threads = 2,
@@ -129,6 +187,10 @@ static int setup_loop(struct daemon *d, sd_event_source **wake, sd_event_source 
 static void teardown(struct daemon *d) {
         api_server_stop(d->api);
         d->api = NULL;
+        scheduler_free(d->scheduler);
+        d->scheduler = NULL;
+        cgroup_manager_free(d->cgroups);
+        d->cgroups = NULL;
         if (d->loop_db)
                 storage_release(d->storage, d->loop_db);
         storage_close(d->storage);
@@ -160,6 +222,8 @@ int daemon_run(const struct options *o) {
         if (r >= 0)
                 r = setup_loop(&d, &wake, &term, &intr, &watchdog);
         if (r >= 0)
+                r = start_runs(&d);
+        if (r >= 0)
                 r = listen_open(o->listen, &listen_fd, d.listen_name, sizeof d.listen_name, &local);
         if (r >= 0) {
                 r = start_api(&d, listen_fd, local, token);
@@ -178,6 +242,7 @@ int daemon_run(const struct options *o) {
         /* libmicrohttpd listens once MHD_start_daemon returns: only now are we ready. */
         log_info("listening on %s", d.listen_name);
         notify_ready("Listening on %s", d.listen_name);
+        scheduler_kick(d.scheduler); /* work queued before this start */
         r = sd_event_loop(d.event);
         if (r < 0)
                 log_error_errno(r, "event loop failed");

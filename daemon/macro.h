@@ -4,6 +4,7 @@
  * path frees what the function made; ownership leaves a scope with TAKE_PTR / TAKE_FD. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,11 @@ static inline void fclosep(FILE **f) {
                 fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
 
 /* Hand a pointer or fd out of a scope whose cleanup would otherwise release it. */
 static inline void *take_ptr_impl(void **p) {

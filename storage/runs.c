@@ -2,8 +2,11 @@
 #include "runs.h"
 
 #include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "experiments.h"
 #include "row-json.h"
 #include "time-util.h"
 
@@ -143,5 +146,150 @@ int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         if ((r = add_history(c, run_id, o)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
+        return 0;
+}
+
+void queued_runs_free(struct queued_run *runs, size_t n) {
+        for (size_t i = 0; runs && i < n; i++)
+                free(runs[i].definition);
+        free(runs);
+}
+
+int runs_next_queued(struct db_conn *c, size_t max, struct queued_run **ret, size_t *ret_n) {
+        static const char sql[] =
+                "SELECT r.id, r.experiment_id, r.cell_idx, e.definition FROM runs r"
+                "  JOIN experiments e ON e.id = r.experiment_id"
+                " WHERE r.state = 'queued' ORDER BY e.rowid, r.position LIMIT ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, (int64_t) max);
+        struct queued_run *runs = calloc(max ? max : 1, sizeof *runs);
+        if (!runs)
+                return -ENOMEM;
+        size_t n = 0;
+        while (n < max && (r = db_step(s)) > 0) {
+                struct queued_run *q = &runs[n];
+                snprintf(q->id, sizeof q->id, "%s", (const char *) sqlite3_column_text(s, 0));
+                snprintf(q->experiment_id, sizeof q->experiment_id, "%s", (const char *) sqlite3_column_text(s, 1));
+                q->cell_idx = sqlite3_column_int64(s, 2);
+                q->definition = strdup((const char *) sqlite3_column_text(s, 3));
+                n++;
+                if (!q->definition) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r < 0) {
+                queued_runs_free(runs, n);
+                return r;
+        }
+        *ret = runs;
+        *ret_n = n;
+        return 0;
+}
+
+int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load) {
+        static const char sql[] = "UPDATE runs SET sut_slice = ?2, load_slice = ?3 WHERE id = ?1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        db_bind_text(s, 2, sut);
+        db_bind_text(s, 3, load);
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
+int runs_set_measure_start(struct db_conn *c, const char *run_id, int64_t mono_ns) {
+        static const char sql[] = "UPDATE runs SET measure_start_ns = ?2 WHERE id = ?1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        sqlite3_bind_int64(s, 2, mono_ns);
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
+int runs_advance(struct db_conn *c, const char *run_id, const char *experiment_id, const char *state,
+                 const char *reason, const char *message) {
+        return runs_finish(c, run_id, experiment_id, state, reason, message, NULL, NULL, NULL);
+}
+
+int runs_finish(struct db_conn *c, const char *run_id, const char *experiment_id, const char *state,
+                const char *reason, const char *message, const char *exit_json, const char *metrics_json,
+                const char *warnings_json) {
+        static const char sql[] =
+                "UPDATE runs SET exit_status = coalesce(?2, exit_status), metrics = coalesce(?3, metrics),"
+                " warnings = coalesce(?4, warnings) WHERE id = ?1";
+        struct db_txn t _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &t);
+        if (r < 0)
+                return r;
+        if (exit_json || metrics_json || warnings_json) {
+                sqlite3_stmt *s _cleanup_stmt_ = NULL;
+                if ((r = db_stmt(c, sql, &s)) < 0)
+                        return r;
+                db_bind_text(s, 1, run_id);
+                db_bind_text(s, 2, exit_json);
+                db_bind_text(s, 3, metrics_json);
+                db_bind_text(s, 4, warnings_json);
+                if ((r = db_step(s)) < 0)
+                        return r;
+        }
+        if ((r = runs_transition(c, run_id, state, reason, message)) < 0 ||
+            (r = experiments_refresh_status(c, experiment_id)) < 0)
+                return r;
+        return db_txn_commit(&t);
+}
+
+int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *ret_count) {
+        static const char sql[] =
+                "SELECT id, experiment_id FROM runs WHERE state IN"
+                " ('preparing','starting','warmup','measuring','collecting')";
+        struct db_txn t _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &t);
+        if (r < 0)
+                return r;
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        if ((r = db_stmt(c, sql, &s)) < 0)
+                return r;
+        /* Few rows (at most --max-parallel): collect, then change. */
+        char ids[64][2][13];
+        size_t n = 0;
+        while (n < ELEMENTSOF(ids) && (r = db_step(s)) > 0) {
+                snprintf(ids[n][0], 13, "%s", (const char *) sqlite3_column_text(s, 0));
+                snprintf(ids[n][1], 13, "%s", (const char *) sqlite3_column_text(s, 1));
+                n++;
+        }
+        if (r < 0)
+                return r;
+        db_stmt_resetp(&s);
+        for (size_t i = 0; i < n; i++)
+                if ((r = runs_transition(c, ids[i][0], "interrupted", "daemon_restart", message)) < 0 ||
+                    (r = experiments_refresh_status(c, ids[i][1])) < 0)
+                        return r;
+        if ((r = db_txn_commit(&t)) < 0)
+                return r;
+        *ret_count = (int64_t) n;
+        return 0;
+}
+
+int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret) {
+        static const char sql[] = "SELECT cancel_requested FROM experiments WHERE id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, experiment_id);
+        if ((r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        *ret = sqlite3_column_int(s, 0) != 0;
         return 0;
 }

@@ -1,0 +1,272 @@
+/* collect.c: a run's raw files into its metrics. */
+#include "collect.h"
+
+#include <cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "fileio.h"
+#include "host-cpufreq.h"
+#include "jvm-flags.h"
+#include "jvm-gclog.h"
+#include "jvm-hsperf.h"
+#include "log.h"
+#include "macro.h"
+#include "time-util.h"
+#include "timeline-store.h"
+#include "timeline.h"
+
+#define GC_EVENTS_MAX 1000000
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
+
+static void warnf(cJSON *warnings, const char *fmt, ...) _printf_(2, 3);
+static void warnf(cJSON *warnings, const char *fmt, ...) {
+        char buf[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(buf));
+}
+
+void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, struct collect_baseline *ret) {
+        *ret = (struct collect_baseline){ 0 };
+        ret->has_sut = slice_read_stats(cg, SLICE_SUT, &ret->sut) >= 0;
+        ret->has_load = slice_read_stats(cg, SLICE_LOAD, &ret->load) >= 0;
+        struct jvm_hsperf_sample s;
+        if (jvm && sut_pid > 0 && jvm_hsperf_sample_pid(sut_pid, &s) >= 0)
+                ret->has_compile = jvm_hsperf_compile_time_ns(&s, &ret->compile_ns) >= 0;
+}
+
+static void path_in(const struct collect_input *in, const char *name, char *buf, size_t size) {
+        snprintf(buf, size, "%s/%s", in->dir, name);
+}
+
+static void add_number_or_null(cJSON *o, const char *name, bool has, double v) {
+        if (has && isfinite(v))
+                cJSON_AddNumberToObject(o, name, v);
+        else
+                cJSON_AddNullToObject(o, name);
+}
+
+/* ---- timeline --------------------------------------------------------------------------- */
+
+static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *warnings, char *why, size_t why_size) {
+        const struct definition_load *l = &in->def->load;
+        char path[PATH_MAX];
+        if (l->kind == DEFINITION_LOAD_EXTERNAL)
+                path_in(in, l->timeline, path, sizeof path);
+        else
+                path_in(in, "timeline.bin", path, sizeof path);
+        _cleanup_(timeline_freep) struct timeline *t = NULL;
+        int r = timeline_load(path, &t);
+        if (r < 0) {
+                snprintf(why, why_size, "the load left no usable timeline %s: %s", path,
+                         r == -EBADMSG ? "not a slicelab timeline (bad header or size)" : strerror(-r));
+                return r;
+        }
+        int64_t measure_ns = l->kind == DEFINITION_LOAD_INJECTOR ? (int64_t) l->measure_s * 1000000000
+                                                                 : in->measure_end_ns - in->measure_start_ns;
+        if ((r = timeline_metrics(t, measure_ns, m)) < 0)
+                return r;
+        if ((r = requests_store(in->db, in->run_id, t->records, t->n)) < 0) {
+                snprintf(why, why_size, "cannot store the timeline: %s", strerror(-r));
+                return r;
+        }
+        if (t->header.measure_start_ns > 0)
+                cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
+        (void) warnings;
+        return 0;
+}
+
+static void collect_injector_summary(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        char path[PATH_MAX];
+        path_in(in, "summary.json", path, sizeof path);
+        _cleanup_free_ char *text = NULL;
+        cJSON *load = cJSON_GetObjectItemCaseSensitive(m, "load");
+        if (read_file_bounded(path, 1 << 20, &text, NULL) < 0) {
+                cJSON_AddNullToObject(load, "saturated");
+                return;
+        }
+        _cleanup_(cJSON_Deletep) cJSON *s = cJSON_Parse(text);
+        cJSON *sat = cJSON_GetObjectItemCaseSensitive(s, "saturated");
+        bool saturated = cJSON_IsTrue(sat);
+        cJSON_AddBoolToObject(load, "saturated", saturated);
+        if (saturated)
+                warnf(warnings, "the injector was saturated (it could not keep the schedule): its figures describe the injector, not the server");
+}
+
+/* ---- a SUT without load ------------------------------------------------------------------ */
+
+static int collect_ops(const struct collect_input *in, cJSON *m, char *why, size_t why_size) {
+        _cleanup_(cJSON_Deletep) cJSON *line = cJSON_Parse(in->sut_last_line);
+        cJSON *ops = cJSON_GetObjectItemCaseSensitive(line, "ops_per_s");
+        if (!cJSON_IsNumber(ops) || !isfinite(ops->valuedouble) || ops->valuedouble < 0) {
+                snprintf(why, why_size, "the SUT's last stdout line is not {\"ops_per_s\": N}: '%.200s'", in->sut_last_line);
+                return -EBADMSG;
+        }
+        cJSON_AddNumberToObject(m, "ops_per_s", ops->valuedouble);
+        return 0;
+}
+
+/* ---- JVM ----------------------------------------------------------------------------------- */
+
+static void store_gc_events(const struct collect_input *in, const struct jvm_gclog *log) {
+        _cleanup_free_ struct gc_event_row *rows = calloc(MAX(log->n_events, (size_t) 1), sizeof *rows);
+        if (!rows)
+                return;
+        for (size_t i = 0; i < log->n_events; i++) {
+                const struct jvm_gc_event *e = &log->events[i];
+                rows[i] = (struct gc_event_row){ .start_ns = e->start_ns, .duration_ns = e->duration_ns,
+                                                 .kind = jvm_gc_event_kind_to_string(e->kind), .cause = e->cause,
+                                                 .heap_before = e->heap_before, .heap_after = e->heap_after };
+        }
+        int r = gc_events_store(in->db, in->run_id, rows, log->n_events);
+        if (r < 0)
+                log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store GC events", in->run_id);
+}
+
+static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        char path[PATH_MAX];
+        struct jvm_info info;
+        jvm_info_init(&info);
+        path_in(in, "sut.stdout", path, sizeof path);
+        if (jvm_flags_parse_path(path, &info) < 0 || !info.flags_table_found)
+                warnf(warnings, "no -XX:+PrintFlagsFinal table in the SUT's stdout: JVM ergonomics unknown");
+
+        _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = NULL;
+        path_in(in, "gc.log", path, sizeof path);
+        int r = jvm_gclog_load(path, GC_EVENTS_MAX, &log);
+        if (r >= 0) {
+                jvm_info_apply_gclog(&info, &log->info);
+                struct jvm_gc_summary s;
+                if (jvm_gc_summarize(log->events, log->n_events, in->measure_start_ns, in->measure_end_ns, &s) >= 0)
+                        cJSON_AddItemToObject(m, "gc", jvm_gc_summary_to_json(&s));
+                store_gc_events(in, log);
+                if (log->truncated)
+                        warnf(warnings, "the GC log had more than %d events; the rest were not counted", GC_EVENTS_MAX);
+        } else
+                warnf(warnings, "no GC log at %s (%s): GC figures unknown", path, strerror(-r));
+        if (!cJSON_GetObjectItemCaseSensitive(m, "gc"))
+                cJSON_AddNullToObject(m, "gc");
+        cJSON_AddItemToObject(m, "jvm", jvm_info_to_json(&info));
+
+        if (info.has_active_processor_count) {
+                const struct definition_cell *c = &in->def->cells[in->cell];
+                double given = c->has_quota ? ceil(c->cpu_quota) : c->has_cpus ? cpulist_count(&c->cpus) : 0;
+                if (given > 0 && (double) info.active_processor_count != given)
+                        warnf(warnings, "the JVM saw %lld CPUs (ActiveProcessorCount) while the cell gives it %.0f",
+                              (long long) info.active_processor_count, given);
+        }
+
+        cJSON *jit = cJSON_AddObjectToObject(m, "jit");
+        struct jvm_hsperf_sample sample;
+        int64_t total = 0;
+        _cleanup_close_ int fd = -1;
+        path_in(in, "hsperfdata", path, sizeof path);
+        bool has_total = jvm_hsperf_open_path(path, &fd) >= 0 && jvm_hsperf_read(fd, &sample) >= 0 &&
+                         jvm_hsperf_compile_time_ns(&sample, &total) >= 0;
+        add_number_or_null(jit, "compile_time_s", has_total, (double) total / 1e9);
+        add_number_or_null(jit, "compile_time_measure_s", has_total && in->baseline && in->baseline->has_compile,
+                           (double) (total - (in->baseline ? in->baseline->compile_ns : 0)) / 1e9);
+        if (!has_total)
+                warnf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
+}
+
+/* ---- cgroup --------------------------------------------------------------------------------- */
+
+static void cgroup_figures(cJSON *o, const struct slice_stats *end, const struct slice_stats *start, bool full) {
+        const struct slice_stats zero = { 0 };
+        if (!start)
+                start = &zero;
+        add_number_or_null(o, "cpu_usage_s", end->has_cpu_usage, (double) (end->cpu_usage_ns - start->cpu_usage_ns) / 1e9);
+        if (full)
+                add_number_or_null(o, "nr_periods", end->has_throttling, (double) (end->nr_periods - start->nr_periods));
+        add_number_or_null(o, "nr_throttled", end->has_throttling, (double) (end->nr_throttled - start->nr_throttled));
+        if (!full)
+                return;
+        add_number_or_null(o, "throttled_s", end->has_throttling, (double) (end->throttled_ns - start->throttled_ns) / 1e9);
+        add_number_or_null(o, "memory_peak_bytes", end->has_memory_peak, (double) end->memory_peak_bytes);
+        add_number_or_null(o, "oom_kills", end->has_oom_kills, (double) end->oom_kills);
+}
+
+static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        const struct collect_baseline *b = in->baseline;
+        struct slice_stats st;
+        cJSON *cg = cJSON_AddObjectToObject(m, "cgroup");
+        if (slice_read_stats(in->cg, SLICE_SUT, &st) >= 0) {
+                cgroup_figures(cg, &st, b && b->has_sut ? &b->sut : NULL, true);
+                uint64_t periods = st.nr_periods - (b && b->has_sut ? b->sut.nr_periods : 0);
+                uint64_t throttled = st.nr_throttled - (b && b->has_sut ? b->sut.nr_throttled : 0);
+                if (st.has_throttling && periods > 0 && throttled * 20 > periods)
+                        warnf(warnings, "the SUT's slice was throttled in %.1f%% of periods (%llu of %llu)",
+                              100.0 * (double) throttled / (double) periods, (unsigned long long) throttled,
+                              (unsigned long long) periods);
+        }
+        if (in->def->load.kind == DEFINITION_LOAD_NONE) {
+                cJSON_AddNullToObject(m, "load");
+                return;
+        }
+        cJSON *load = cJSON_AddObjectToObject(m, "load");
+        if (slice_read_stats(in->cg, SLICE_LOAD, &st) >= 0) {
+                cgroup_figures(load, &st, b && b->has_load ? &b->load : NULL, false);
+                if (st.has_throttling && st.nr_throttled > (b && b->has_load ? b->load.nr_throttled : 0))
+                        warnf(warnings, "the injector's slice was throttled");
+        }
+}
+
+/* ---- CPUs ------------------------------------------------------------------------------------ */
+
+static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        const struct definition_cell *c = &in->def->cells[in->cell];
+        struct cpulist cpus;
+        if (c->has_cpus)
+                cpus = c->cpus;
+        else if (cpulist_read_file("/sys/devices/system/cpu/online", &cpus) < 0)
+                return;
+        cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
+        cJSON *gov = cJSON_AddObjectToObject(cpu, "governor");
+        bool any_missing = false;
+        for (int i = cpulist_next(&cpus, -1); i >= 0; i = cpulist_next(&cpus, i)) {
+                struct host_cpufreq f;
+                char key[16];
+                snprintf(key, sizeof key, "%d", i);
+                if (host_cpufreq_read("", (unsigned) i, &f) >= 0 && f.governor[0])
+                        cJSON_AddStringToObject(gov, key, f.governor);
+                else {
+                        cJSON_AddNullToObject(gov, key);
+                        any_missing = true;
+                }
+        }
+        if (any_missing)
+                warnf(warnings, "cpufreq is not exposed on this host: governor and frequencies unknown");
+}
+
+int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warnings, char *why, size_t why_size) {
+        _cleanup_(cJSON_Deletep) cJSON *m = cJSON_CreateObject();
+        if (!m)
+                return -ENOMEM;
+        int r;
+        if (in->def->load.kind == DEFINITION_LOAD_NONE) {
+                if ((r = collect_ops(in, m, why, why_size)) < 0)
+                        return r;
+        } else {
+                cJSON_AddNullToObject(m, "ops_per_s");
+                if ((r = collect_timeline(in, m, warnings, why, why_size)) < 0)
+                        return r;
+        }
+        collect_cgroups(in, m, warnings);
+        if (in->def->load.kind == DEFINITION_LOAD_INJECTOR)
+                collect_injector_summary(in, m, warnings);
+        if (in->def->sut.jvm)
+                collect_jvm(in, m, warnings);
+        collect_cpus(in, m, warnings);
+        *ret_metrics = TAKE_PTR(m);
+        return 0;
+}

@@ -1,0 +1,45 @@
+/* collect.h: at the end of a run, its raw files become the design's "Run metrics": the
+ * timeline (ingested into the store, latency figures of the measure phase), the SUT's last line
+ * (ops_per_s of a SUT without load), the JVM's flags, GC log and counters, the slices' counters
+ * (measure phase: the difference to a snapshot taken when measuring began), the injector's
+ * summary. Figures that do not apply or could not be read are null, with a warning saying why. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroup.h"
+#include "definition.h"
+
+struct cJSON;
+struct db_conn;
+
+/* Counters at the start of the measure phase, subtracted at the end. */
+struct collect_baseline {
+        bool has_sut, has_load;
+        struct slice_stats sut, load;
+        bool has_compile;
+        int64_t compile_ns;
+};
+
+/* Take the snapshot (best effort: a counter that cannot be read stays has_ false). */
+void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, struct collect_baseline *ret);
+
+struct collect_input {
+        const struct definition *def;
+        size_t cell;
+        const char *dir;
+        struct cgroup_run *cg;
+        const char *sut_last_line;
+        int64_t measure_start_ns;       /* CLOCK_MONOTONIC; the timeline's header wins when present */
+        int64_t measure_end_ns;
+        const struct collect_baseline *baseline;
+        struct db_conn *db;
+        const char *run_id;
+};
+
+/* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result
+ * itself is missing: no timeline for a run with load, no ops_per_s line for a SUT without. */
+int collect_run(const struct collect_input *in, struct cJSON **ret_metrics, struct cJSON *warnings, char *why,
+                size_t why_size);

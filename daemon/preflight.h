@@ -1,0 +1,13 @@
+/* preflight.h: the checks a run passes before anything is started: the definition's host
+ * requirements (governor, SMT, THP) on the CPUs the run uses, failing or warning per its
+ * on_mismatch, and placement warnings (SUT and load sharing CPUs). */
+#pragma once
+
+#include <stddef.h>
+
+#include "definition.h"
+
+struct cJSON;
+
+/* 0 to go on (warnings appended), or -EPERM with why filled (one line per mismatch). */
+int preflight_check(const struct definition *d, size_t cell, struct cJSON *warnings, char *why, size_t why_size);

@@ -1,0 +1,769 @@
+/* run.c: one run's state machine on the event loop. */
+#include "run.h"
+
+#include <cJSON.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cgroup.h"
+#include "collect.h"
+#include "db.h"
+#include "definition.h"
+#include "host-limits.h"
+#include "id.h"
+#include "log.h"
+#include "macro.h"
+#include "preflight.h"
+#include "probe.h"
+#include "time-util.h"
+
+#define SUT_STOP_GRACE_US (10 * 1000000ULL)
+#define DEADLINE_GRACE_MIN_S 60
+#define NO_LOAD_DEADLINE_S (24 * 3600)
+#define RUN_PIDS_MAX 32768
+
+struct child {
+        const char *what;       /* "SUT", "load" */
+        pid_t pid;
+        int pidfd;
+        sd_event_source *source;
+        bool running;
+        bool exited;            /* status below is valid */
+        int code;               /* exit code, or -1 when killed */
+        int signal;             /* killing signal, or 0 */
+};
+
+struct run {
+        struct run_context ctx;
+        char id[ID_LEN + 1];
+        char experiment_id[ID_LEN + 1];
+        struct definition *def;
+        size_t cell;
+        int state;
+        char dir[PATH_MAX];
+        struct cpulist cpus;
+        struct cgroup_run *cg;
+        struct child sut, load;
+        struct capture sut_out, sut_err, load_out;
+        int sut_log_fd;
+        size_t sut_log_written;
+        regex_t ready_regex;
+        bool has_ready_regex, ready;
+        struct probe *probe;
+        sd_event_source *ready_timer, *phase_timer, *deadline_timer, *grace_timer, *done_defer;
+        int64_t measure_start_ns, measure_end_ns;
+        struct collect_baseline baseline;
+        cJSON *warnings;
+        bool tearing_down;
+        run_done_fn done;
+        void *userdata;
+};
+
+static void run_fail(struct run *r, const char *reason, const char *fmt, ...) _printf_(3, 4);
+static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics);
+
+const char *run_get_id(const struct run *r) {
+        return r->id;
+}
+
+const char *run_get_experiment_id(const struct run *r) {
+        return r->experiment_id;
+}
+
+const struct cpulist *run_get_cpus(const struct run *r) {
+        return &r->cpus;
+}
+
+void run_get_pids(const struct run *r, pid_t pids[2]) {
+        pids[0] = r->sut.running ? r->sut.pid : 0;
+        pids[1] = r->load.running ? r->load.pid : 0;
+}
+
+/* Persist a transition; the loop's store is local, so a failure here is logged, not fatal. */
+static void advance(struct run *r, int state, const char *message) {
+        r->state = state;
+        int k = runs_advance(r->ctx.db, r->id, r->experiment_id, run_state_to_string(state), NULL, message);
+        if (k < 0)
+                log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot record state %s", r->id,
+                         run_state_to_string(state));
+        log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: %s%s%s", r->id, run_state_to_string(state),
+                 message ? ": " : "", message ? message : "");
+}
+
+static void warn(struct run *r, const char *fmt, ...) _printf_(2, 3);
+static void warn(struct run *r, const char *fmt, ...) {
+        char buf[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        cJSON_AddItemToArray(r->warnings, cJSON_CreateString(buf));
+        log_full(LOG_WARNING, 0, r->experiment_id, r->id, "run %s: %s", r->id, buf);
+}
+
+/* ---- limits ------------------------------------------------------------------------------ */
+
+static void online_cpus(struct cpulist *ret) {
+        if (cpulist_read_file("/sys/devices/system/cpu/online", ret) < 0)
+                *ret = (struct cpulist){ .bits = { 0 } };
+}
+
+static void cell_limits(const struct definition *d, size_t cell, struct slice_limits *sut, struct slice_limits *load) {
+        const struct definition_cell *c = &d->cells[cell];
+        *sut = (struct slice_limits){
+                .cpus = c->has_cpus ? c->cpus : (struct cpulist){ .bits = { 0 } },
+                .mems = c->mems,
+                .has_mems = c->has_mems,
+                .cpu_quota = c->has_quota ? c->cpu_quota : 0,
+                .cpu_period_us = c->cpu_period_us,
+                .cpu_burst_us = c->cpu_burst_us,
+                .memory_max = definition_cell_memory_max(d, cell),
+                .pids_max = RUN_PIDS_MAX,
+        };
+        *load = (struct slice_limits){
+                .cpus = d->load.has_cpus ? d->load.cpus : (struct cpulist){ .bits = { 0 } },
+                .pids_max = RUN_PIDS_MAX,
+        };
+}
+
+/* ---- children ----------------------------------------------------------------------------- */
+
+static void child_record(struct child *c, const siginfo_t *si) {
+        c->running = false;
+        c->exited = true;
+        c->code = si->si_code == CLD_EXITED ? si->si_status : -1;
+        c->signal = si->si_code == CLD_EXITED ? 0 : si->si_status;
+}
+
+/* After a slice kill: the process is gone or going; collect its status ourselves. */
+static void child_reap(struct child *c) {
+        c->source = sd_event_source_disable_unref(c->source);
+        if (c->running && c->pidfd >= 0) {
+                siginfo_t si = { 0 };
+                if (waitid(P_PIDFD, (id_t) c->pidfd, &si, WEXITED) == 0)
+                        child_record(c, &si);
+                c->running = false;
+        }
+        if (c->pidfd >= 0)
+                close(c->pidfd);
+        c->pidfd = -1;
+}
+
+static cJSON *child_exit_json(const struct child *c) {
+        if (!c->exited)
+                return cJSON_CreateNull();
+        cJSON *o = cJSON_CreateObject();
+        if (c->signal)
+                cJSON_AddNullToObject(o, "code");
+        else
+                cJSON_AddNumberToObject(o, "code", c->code);
+        if (c->signal)
+                cJSON_AddNumberToObject(o, "signal", c->signal);
+        else
+                cJSON_AddNullToObject(o, "signal");
+        return o;
+}
+
+static void describe_exit(const struct child *c, char *buf, size_t size) {
+        if (c->signal)
+                snprintf(buf, size, "killed by signal %d (%s)", c->signal, strsignal(c->signal));
+        else
+                snprintf(buf, size, "exited with code %d", c->code);
+}
+
+static int spawn_child(struct run *r, enum slice_kind kind, struct child *c, char **argv, char **envp,
+                       int out_fd, int err_fd, sd_event_child_handler_t on_exit) {
+        struct spawn_params p = {
+                .argv = argv,
+                .envp = envp,
+                .cwd = r->dir,
+                .stdin_fd = -1,
+                .stdout_fd = out_fd,
+                .stderr_fd = err_fd,
+                .set_user = r->ctx.set_user,
+                .uid = r->ctx.uid,
+                .gid = r->ctx.gid,
+        };
+        int k = slice_spawn(r->cg, kind, &p, &c->pid, &c->pidfd);
+        if (k < 0)
+                return k;
+        c->running = true;
+        k = sd_event_add_child_pidfd(r->ctx.event, &c->source, c->pidfd, WEXITED, on_exit, r);
+        if (k < 0) {
+                /* Unwatched, it must not live: the slice kill in teardown ends it. */
+                return log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot watch the %s", r->id, c->what);
+        }
+        return 0;
+}
+
+/* ---- run files ---------------------------------------------------------------------------- */
+
+static int make_run_dir(struct run *r) {
+        snprintf(r->dir, sizeof r->dir, "%s/runs/%s", r->ctx.state_dir, r->id);
+        if (mkdir(r->dir, 0750) < 0 && errno != EEXIST)
+                return negative_errno();
+        /* The SUT writes gc.log and hsperfdata here, as the --run-as user when there is one. */
+        if (r->ctx.set_user && chown(r->dir, r->ctx.uid, r->ctx.gid) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* Run directories are short (state dir <= 200 characters): a path that does not fit is a bug
+ * caught here rather than a file written elsewhere. */
+static void run_path(const struct run *r, const char *name, char *buf, size_t size) {
+        if (snprintf(buf, size, "%s/%s", r->dir, name) >= (int) size)
+                buf[0] = '\0';
+}
+
+/* The design's JVM flags go right after argv[0], before the cell's jvm_args, so that a cell
+ * can still override them. */
+static int sut_argv(struct run *r, char ***ret) {
+        _cleanup_(definition_strv_freep) char **base = NULL;
+        int k = definition_cell_argv(r->def, r->cell, &base);
+        if (k < 0)
+                return k;
+        if (!r->def->sut.jvm) {
+                *ret = TAKE_PTR(base);
+                return 0;
+        }
+        char xlog[PATH_MAX + 128], perf[PATH_MAX + 64];
+        snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s/gc.log:uptimenanos,timenanos,level,tags:filecount=0", r->dir);
+        snprintf(perf, sizeof perf, "-XX:PerfDataSaveFile=%s/hsperfdata", r->dir);
+        const char *extra[] = { "-XX:+PrintFlagsFinal", xlog, "-XX:+PerfDataSaveToFile", perf };
+        size_t n = 0;
+        while (base[n])
+                n++;
+        char **argv = calloc(n + ELEMENTSOF(extra) + 1, sizeof *argv);
+        if (!argv)
+                return -ENOMEM;
+        size_t j = 0;
+        argv[j++] = TAKE_PTR(base[0]);
+        for (size_t i = 0; i < ELEMENTSOF(extra); i++)
+                if (!(argv[j++] = strdup(extra[i]))) {
+                        definition_strv_free(argv);
+                        return -ENOMEM;
+                }
+        for (size_t i = 1; i < n; i++)
+                argv[j++] = TAKE_PTR(base[i]);
+        *ret = argv;
+        return 0;
+}
+
+/* The cell's environment, plus what a JVM needs when the definition does not say. */
+static int sut_env(struct run *r, char ***ret) {
+        _cleanup_(definition_strv_freep) char **env = NULL;
+        int k = definition_cell_env(r->def, r->cell, &env);
+        if (k < 0)
+                return k;
+        char home[PATH_MAX + 8];
+        snprintf(home, sizeof home, "HOME=%s", r->dir);
+        const char *defaults[] = { "PATH=/usr/local/bin:/usr/bin:/bin", home, "LANG=C.UTF-8" };
+        size_t n = 0;
+        while (env[n])
+                n++;
+        char **out = calloc(n + ELEMENTSOF(defaults) + 1, sizeof *out);
+        if (!out)
+                return -ENOMEM;
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++)
+                out[j++] = TAKE_PTR(env[i]);
+        for (size_t i = 0; i < ELEMENTSOF(defaults); i++) {
+                size_t keylen = strcspn(defaults[i], "=") + 1;
+                bool given = false;
+                for (size_t m = 0; m < n; m++)
+                        given = given || strncmp(out[m], defaults[i], keylen) == 0;
+                if (!given && !(out[j++] = strdup(defaults[i]))) {
+                        definition_strv_free(out);
+                        return -ENOMEM;
+                }
+        }
+        *ret = out;
+        return 0;
+}
+
+/* ---- timers ------------------------------------------------------------------------------- */
+
+static int arm_timer(struct run *r, sd_event_source **s, uint64_t after_us, sd_event_time_handler_t cb) {
+        uint64_t now;
+        sd_event_now(r->ctx.event, CLOCK_MONOTONIC, &now);
+        *s = sd_event_source_disable_unref(*s);
+        return sd_event_add_time(r->ctx.event, s, CLOCK_MONOTONIC, now + after_us, 1000, cb, r);
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        run_fail(r, "timeout", "the run passed its deadline in state %s", run_state_to_string(r->state));
+        return 0;
+}
+
+/* Figures cover the measure phase: counters are read now and subtracted at the end. */
+static void begin_measure(struct run *r, const char *message) {
+        r->measure_start_ns = now_mono_ns();
+        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->baseline);
+        advance(r, RUN_MEASURING, message);
+}
+
+static int on_measure(sd_event_source *s, uint64_t usec, void *userdata) {
+        begin_measure(userdata, NULL);
+        return 0;
+}
+
+/* ---- collecting and the end --------------------------------------------------------------- */
+
+static void finish_collect(struct run *r) {
+        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
+        if (r->sut.running)
+                (void) slice_kill(r->cg, SLICE_SUT);
+        if (r->load.running)
+                (void) slice_kill(r->cg, SLICE_LOAD);
+        child_reap(&r->sut);
+        child_reap(&r->load);
+        capture_close(&r->sut_out);
+        capture_close(&r->sut_err);
+        capture_close(&r->load_out);
+
+        struct collect_input in = {
+                .def = r->def,
+                .cell = r->cell,
+                .dir = r->dir,
+                .cg = r->cg,
+                .sut_last_line = r->sut_out.last_line,
+                .measure_start_ns = r->measure_start_ns,
+                .measure_end_ns = r->measure_end_ns ? r->measure_end_ns : now_mono_ns(),
+                .baseline = &r->baseline,
+                .db = r->ctx.db,
+                .run_id = r->id,
+        };
+        cJSON *metrics = NULL;
+        char why[512] = "";
+        int k = collect_run(&in, &metrics, r->warnings, why, sizeof why);
+        if (k < 0) {
+                run_teardown(r, RUN_FAILED, "collect_failed", why[0] ? why : strerror(-k), NULL);
+                return;
+        }
+        run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
+}
+
+static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        warn(r, "the SUT did not exit within 10 s of SIGTERM and was killed");
+        finish_collect(r);
+        return 0;
+}
+
+static void start_collect(struct run *r) {
+        if (r->state == RUN_COLLECTING)
+                return;
+        r->measure_end_ns = now_mono_ns();
+        r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
+        r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
+        advance(r, RUN_COLLECTING, NULL);
+        if (!r->sut.running) {
+                finish_collect(r);
+                return;
+        }
+        /* Ask nicely first: a JVM flushes its GC log and hsperfdata on SIGTERM. */
+        if (syscall(SYS_pidfd_send_signal, r->sut.pidfd, SIGTERM, NULL, 0) < 0)
+                log_full(LOG_WARNING, -errno, r->experiment_id, r->id, "run %s: SIGTERM to the SUT", r->id);
+        arm_timer(r, &r->grace_timer, SUT_STOP_GRACE_US, on_grace_over);
+}
+
+static int on_load_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        struct run *r = userdata;
+        child_record(&r->load, si);
+        if (r->tearing_down)
+                return 0;
+        if (r->load.code == 0) {
+                start_collect(r);
+                return 0;
+        }
+        char how[96], tail[2048];
+        describe_exit(&r->load, how, sizeof how);
+        capture_close(&r->load_out);
+        capture_tail(&r->load_out, tail, sizeof tail);
+        run_fail(r, "load_failed", "the load %s; its last output:\n%s", how, tail);
+        return 0;
+}
+
+static bool slice_saw_oom(struct run *r) {
+        struct slice_stats st;
+        return slice_read_stats(r->cg, SLICE_SUT, &st) >= 0 && st.has_oom_kills && st.oom_kills > 0;
+}
+
+static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        struct run *r = userdata;
+        child_record(&r->sut, si);
+        if (r->tearing_down)
+                return 0;
+        if (r->state == RUN_COLLECTING) {
+                finish_collect(r);
+                return 0;
+        }
+        /* A SUT without load is the measurement: its clean exit is the end of the run. */
+        if (r->def->load.kind == DEFINITION_LOAD_NONE && r->ready && r->sut.code == 0) {
+                start_collect(r);
+                return 0;
+        }
+        char how[96], tail[2048];
+        describe_exit(&r->sut, how, sizeof how);
+        capture_close(&r->sut_err);
+        capture_tail(&r->sut_err, tail, sizeof tail);
+        if (slice_saw_oom(r))
+                run_fail(r, "oom", "the SUT was OOM-killed in its slice (memory_max %llu bytes); it %s",
+                         (unsigned long long) definition_cell_memory_max(r->def, r->cell), how);
+        else
+                run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", how,
+                         run_state_to_string(r->state), tail);
+        return 0;
+}
+
+/* ---- load --------------------------------------------------------------------------------- */
+
+static int injector_argv(struct run *r, char ***ret) {
+        const struct definition_load *l = &r->def->load;
+        char url[DEFINITION_URL_MAX + 64], rate[32], conns[16], warmup[16], duration[16], timeout[16];
+        char timeline[PATH_MAX], summary[PATH_MAX];
+        snprintf(url, sizeof url, l->target.ipv6 ? "http://[%s]:%u%s" : "http://%s:%u%s", l->target.host,
+                 l->target.port, l->target.path);
+        snprintf(rate, sizeof rate, "%.6g", l->rate);
+        snprintf(conns, sizeof conns, "%u", l->connections);
+        snprintf(warmup, sizeof warmup, "%us", l->warmup_s);
+        snprintf(duration, sizeof duration, "%us", l->measure_s);
+        snprintf(timeout, sizeof timeout, "%ums", l->timeout_ms);
+        run_path(r, "timeline.bin", timeline, sizeof timeline);
+        run_path(r, "summary.json", summary, sizeof summary);
+        const char *args[24];
+        size_t n = 0;
+        args[n++] = r->ctx.injector_path;
+        args[n++] = "--url";
+        args[n++] = url;
+        if (l->mode == DEFINITION_MODE_MAX) {
+                args[n++] = "--mode";
+                args[n++] = "max";
+        } else {
+                args[n++] = "--rate";
+                args[n++] = rate;
+                args[n++] = "--arrival";
+                args[n++] = l->arrival == DEFINITION_ARRIVAL_POISSON ? "poisson" : "uniform";
+        }
+        const char *rest[] = { "--connections", conns, "--warmup", warmup, "--duration", duration,
+                               "--timeout", timeout, "--timeline", timeline, "--summary", summary };
+        for (size_t i = 0; i < ELEMENTSOF(rest); i++)
+                args[n++] = rest[i];
+        char **argv = calloc(n + 1, sizeof *argv);
+        if (!argv)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(argv[i] = strdup(args[i]))) {
+                        definition_strv_free(argv);
+                        return -ENOMEM;
+                }
+        *ret = argv;
+        return 0;
+}
+
+static int external_argv(struct run *r, char ***ret) {
+        const struct definition_load *l = &r->def->load;
+        char **argv = calloc(l->n_command + 1, sizeof *argv);
+        if (!argv)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_command; i++)
+                if (!(argv[i] = strdup(l->command[i]))) {
+                        definition_strv_free(argv);
+                        return -ENOMEM;
+                }
+        *ret = argv;
+        return 0;
+}
+
+static void start_load(struct run *r) {
+        const struct definition_load *l = &r->def->load;
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        char *env[] = { (char *) "PATH=/usr/local/bin:/usr/bin:/bin", (char *) "LANG=C.UTF-8", NULL };
+        char path[PATH_MAX];
+        int out_fd = -1;
+        int k = l->kind == DEFINITION_LOAD_INJECTOR ? injector_argv(r, &argv) : external_argv(r, &argv);
+        run_path(r, "load.log", path, sizeof path);
+        if (k >= 0)
+                k = capture_open(&r->load_out, r->ctx.event, path, -1, NULL, NULL, NULL, &out_fd);
+        if (k >= 0) {
+                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
+                close(out_fd);
+        }
+        if (k < 0) {
+                run_fail(r, "load_failed", "cannot start the load %s: %s", argv ? argv[0] : "", strerror(-k));
+                return;
+        }
+        uint64_t budget_s = l->kind == DEFINITION_LOAD_INJECTOR ? (uint64_t) l->warmup_s + l->measure_s : NO_LOAD_DEADLINE_S;
+        arm_timer(r, &r->deadline_timer, (budget_s + MAX(DEADLINE_GRACE_MIN_S, budget_s / 4)) * 1000000ULL, on_deadline);
+        if (l->kind == DEFINITION_LOAD_INJECTOR && l->warmup_s > 0) {
+                advance(r, RUN_WARMUP, NULL);
+                arm_timer(r, &r->phase_timer, (uint64_t) l->warmup_s * 1000000ULL, on_measure);
+        } else
+                begin_measure(r, NULL);
+}
+
+/* ---- readiness ---------------------------------------------------------------------------- */
+
+static int on_became_ready(sd_event_source *s, void *userdata) {
+        struct run *r = userdata;
+        r->done_defer = sd_event_source_disable_unref(r->done_defer);
+        if (r->ready || r->tearing_down)
+                return 0;
+        r->ready = true;
+        r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
+        r->probe = probe_free(r->probe);
+        if (r->def->load.kind == DEFINITION_LOAD_NONE) {
+                begin_measure(r, "the SUT runs until it exits; its last stdout line is the result");
+                arm_timer(r, &r->deadline_timer, NO_LOAD_DEADLINE_S * 1000000ULL, on_deadline);
+                return 0;
+        }
+        start_load(r);
+        return 0;
+}
+
+/* Readiness is acted on from a deferred event, never from inside a probe or capture callback
+ * that the teardown would free under its own feet. */
+static void became_ready(struct run *r) {
+        if (!r->done_defer)
+                sd_event_add_defer(r->ctx.event, &r->done_defer, on_became_ready, r);
+}
+
+static void on_probe_ready(void *userdata) {
+        became_ready(userdata);
+}
+
+static void on_sut_line(struct capture *c, const char *line, void *userdata) {
+        struct run *r = userdata;
+        if (r->has_ready_regex && !r->ready && regexec(&r->ready_regex, line, 0, NULL, 0) == 0)
+                became_ready(r);
+}
+
+static int on_ready_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        const struct definition_ready *rd = &r->def->sut.ready;
+        run_fail(r, "not_ready", "the SUT was not ready within %u s (%s)", rd->timeout_s,
+                 r->probe ? probe_last_error(r->probe) : "no matching log line");
+        return 0;
+}
+
+static int start_ready_check(struct run *r) {
+        const struct definition_ready *rd = &r->def->sut.ready;
+        switch (rd->kind) {
+        case DEFINITION_READY_NONE:
+                became_ready(r);
+                return 0;
+        case DEFINITION_READY_TCP:
+                return probe_start(r->ctx.event, rd->tcp_host, rd->tcp_port, NULL, on_probe_ready, r, &r->probe);
+        case DEFINITION_READY_HTTP:
+                return probe_start(r->ctx.event, rd->http.host, rd->http.port, rd->http.path, on_probe_ready, r, &r->probe);
+        case DEFINITION_READY_LOG:
+                if (regcomp(&r->ready_regex, rd->log_regex, REG_EXTENDED | REG_NOSUB) != 0)
+                        return -EINVAL;
+                r->has_ready_regex = true;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* ---- start -------------------------------------------------------------------------------- */
+
+static int start_sut(struct run *r) {
+        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
+        char out_path[PATH_MAX], err_path[PATH_MAX], log_path[PATH_MAX];
+        int out_fd = -1, err_fd = -1;
+        int k = sut_argv(r, &argv);
+        if (k >= 0)
+                k = sut_env(r, &env);
+        if (k < 0)
+                return k;
+        run_path(r, "sut.stdout", out_path, sizeof out_path);
+        run_path(r, "sut.stderr", err_path, sizeof err_path);
+        run_path(r, "sut.log", log_path, sizeof log_path);
+        r->sut_log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        if (r->sut_log_fd < 0)
+                return negative_errno();
+        k = capture_open(&r->sut_out, r->ctx.event, out_path, r->sut_log_fd, &r->sut_log_written, on_sut_line, r, &out_fd);
+        if (k >= 0)
+                k = capture_open(&r->sut_err, r->ctx.event, err_path, r->sut_log_fd, &r->sut_log_written, on_sut_line, r, &err_fd);
+        if (k >= 0)
+                k = spawn_child(r, SLICE_SUT, &r->sut, argv, env, out_fd, err_fd, on_sut_exit);
+        if (out_fd >= 0)
+                close(out_fd);
+        if (err_fd >= 0)
+                close(err_fd);
+        if (k < 0) {
+                run_fail(r, "spawn", "cannot start the SUT %s: %s (errno %d)", argv[0], strerror(-k), -k);
+                return 0;
+        }
+        k = start_ready_check(r);
+        if (k < 0) {
+                run_fail(r, "not_ready", "cannot probe the SUT's readiness: %s", strerror(-k));
+                return 0;
+        }
+        return arm_timer(r, &r->ready_timer, (uint64_t) r->def->sut.ready.timeout_s * 1000000ULL, on_ready_timeout);
+}
+
+static int prepare(struct run *r) {
+        int k = make_run_dir(r);
+        if (k < 0) {
+                run_fail(r, "preflight", "cannot create the run directory %s: %s", r->dir, strerror(-k));
+                return 0;
+        }
+        char why[2048] = "";
+        k = preflight_check(r->def, r->cell, r->warnings, why, sizeof why);
+        if (k < 0) {
+                run_fail(r, "preflight", "%s", why);
+                return 0;
+        }
+        struct slice_limits sut, load;
+        cell_limits(r->def, r->cell, &sut, &load);
+        k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);
+        if (k < 0) {
+                run_fail(r, "preflight", "cannot create the run's slices: %s", strerror(-k));
+                return 0;
+        }
+        runs_set_slices(r->ctx.db, r->id, slice_cgroup_path(r->cg, SLICE_SUT),
+                        r->def->load.kind == DEFINITION_LOAD_NONE ? NULL : slice_cgroup_path(r->cg, SLICE_LOAD));
+        advance(r, RUN_STARTING, NULL);
+        return start_sut(r);
+}
+
+static void union_cpus(struct run *r, const struct slice_limits *sut, const struct slice_limits *load) {
+        struct cpulist all;
+        online_cpus(&all);
+        r->cpus = cpulist_count(&sut->cpus) ? sut->cpus : all;
+        cpulist_union(&r->cpus, cpulist_count(&load->cpus) ? &load->cpus : &all);
+}
+
+int run_start(const struct run_context *ctx, const struct queued_run *q, run_done_fn done, void *userdata,
+              struct run **ret) {
+        _cleanup_free_ struct run *r = calloc(1, sizeof *r);
+        if (!r)
+                return -ENOMEM;
+        r->ctx = *ctx;
+        snprintf(r->id, sizeof r->id, "%s", q->id);
+        snprintf(r->experiment_id, sizeof r->experiment_id, "%s", q->experiment_id);
+        r->cell = (size_t) q->cell_idx;
+        r->sut = (struct child){ .what = "SUT", .pidfd = -1 };
+        r->load = (struct child){ .what = "load", .pidfd = -1 };
+        r->sut_out.pipe_fd = r->sut_err.pipe_fd = r->load_out.pipe_fd = -1;
+        r->sut_out.file_fd = r->sut_err.file_fd = r->load_out.file_fd = -1;
+        r->sut_log_fd = -1;
+        r->done = done;
+        r->userdata = userdata;
+        r->warnings = cJSON_CreateArray();
+        if (!r->warnings)
+                return -ENOMEM;
+        struct run *run = TAKE_PTR(r);
+        *ret = run;
+
+        advance(run, RUN_PREPARING, NULL);
+        struct error err = { 0 };
+        if (definition_parse(q->definition, strlen(q->definition), NULL, &run->def, &err) < 0 ||
+            run->cell >= run->def->n_cells) {
+                run_fail(run, "preflight", "the stored definition no longer parses: %s", err.message);
+                return 0;
+        }
+        struct slice_limits sut, load;
+        cell_limits(run->def, run->cell, &sut, &load);
+        union_cpus(run, &sut, &load);
+        return prepare(run);
+}
+
+/* ---- the end ------------------------------------------------------------------------------ */
+
+static int on_done(sd_event_source *s, void *userdata) {
+        struct run *r = userdata;
+        r->done_defer = sd_event_source_disable_unref(r->done_defer);
+        r->done(r, r->userdata);
+        return 0;
+}
+
+static char *exit_json(const struct run *r) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "sut", child_exit_json(&r->sut));
+        cJSON_AddItemToObject(o, "load", child_exit_json(&r->load));
+        char *s = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        return s;
+}
+
+static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
+        if (r->tearing_down) {
+                cJSON_Delete(metrics);
+                return;
+        }
+        r->tearing_down = true;
+        r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
+        r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
+        r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
+        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
+        r->done_defer = sd_event_source_disable_unref(r->done_defer);
+        r->probe = probe_free(r->probe);
+
+        /* The slice kill is the last word on every process the run made. */
+        int k = 0;
+        if (r->cg) {
+                k = cgroup_run_destroy(r->cg);
+                if (k < 0)
+                        log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: removing its slices", r->id);
+        }
+        child_reap(&r->sut);
+        child_reap(&r->load);
+        capture_close(&r->sut_out);
+        capture_close(&r->sut_err);
+        capture_close(&r->load_out);
+        closep(&r->sut_log_fd);
+        r->sut_log_fd = -1;
+
+        _cleanup_free_ char *exits = exit_json(r);
+        _cleanup_free_ char *metrics_json = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
+        _cleanup_free_ char *warnings_json = cJSON_PrintUnformatted(r->warnings);
+        cJSON_Delete(metrics);
+        r->state = state;
+        k = runs_finish(r->ctx.db, r->id, r->experiment_id, run_state_to_string(state), reason, message, exits,
+                        metrics_json, warnings_json);
+        if (k < 0)
+                log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot record its end", r->id);
+        log_full(state == RUN_SUCCEEDED ? LOG_INFO : LOG_WARNING, 0, r->experiment_id, r->id, "run %s: %s%s%s%s%s",
+                 r->id, run_state_to_string(state), reason ? " (" : "", reason ? reason : "", reason ? "): " : "",
+                 message ? message : "");
+        sd_event_add_defer(r->ctx.event, &r->done_defer, on_done, r);
+}
+
+static void run_fail(struct run *r, const char *reason, const char *fmt, ...) {
+        char message[3072];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof message, fmt, ap);
+        va_end(ap);
+        run_teardown(r, RUN_FAILED, reason, message, NULL);
+}
+
+void run_stop(struct run *r, int state, const char *reason, const char *message) {
+        run_teardown(r, state, reason, message, NULL);
+}
+
+void run_free(struct run *r) {
+        if (!r)
+                return;
+        if (!r->tearing_down)
+                run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
+        r->done_defer = sd_event_source_disable_unref(r->done_defer);
+        if (r->has_ready_regex)
+                regfree(&r->ready_regex);
+        cgroup_run_free(r->cg);
+        definition_free(r->def);
+        cJSON_Delete(r->warnings);
+        free(r);
+}

@@ -1,0 +1,48 @@
+/* run.h: one run, from preparing to its end: slices made from the cell, the SUT started in its
+ * slice and probed for readiness, the load started in its slice for warmup and measure, the SUT
+ * stopped, raw files collected, slices removed. Every failure ends in a terminal state with a
+ * reason and a message, and every path ends with no process of the run alive and no slice left.
+ * All of it runs on the daemon's event loop. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "cpulist.h"
+#include "runs.h"
+
+struct cgroup_manager;
+struct db_conn;
+
+/* What every run needs from the daemon; owned by the scheduler, outlives the runs. */
+struct run_context {
+        sd_event *event;
+        struct db_conn *db;
+        struct cgroup_manager *cgroups;
+        const char *state_dir;
+        const char *injector_path;      /* slicelab-inject */
+        bool set_user;                  /* --run-as */
+        uid_t uid;
+        gid_t gid;
+};
+
+struct run;
+/* Called once the run reached a terminal state and is torn down; the callee frees the run. */
+typedef void (*run_done_fn)(struct run *r, void *userdata);
+
+/* Starts the run (it moves to preparing at once). A definition that cannot be used any more
+ * fails the run, not the call: the call fails only when the run could not be tracked at all. */
+int run_start(const struct run_context *ctx, const struct queued_run *q, run_done_fn done, void *userdata,
+              struct run **ret);
+/* Stop it now: teardown is synchronous (slices killed and removed), then done() is called.
+ * state is RUN_CANCELLED or RUN_INTERRUPTED. */
+void run_stop(struct run *r, int state, const char *reason, const char *message);
+void run_free(struct run *r);
+
+const char *run_get_id(const struct run *r);
+const char *run_get_experiment_id(const struct run *r);
+/* The CPUs the run's slices use (all online CPUs where a slice has no cpuset). */
+const struct cpulist *run_get_cpus(const struct run *r);
+/* The pids the run tracks as direct children (SUT, load), for orphan reaping; 0 = none. */
+void run_get_pids(const struct run *r, pid_t pids[2]);

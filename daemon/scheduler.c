@@ -1,0 +1,202 @@
+/* scheduler.c: taking queued runs in order, within --max-parallel and disjoint cpusets. */
+#include "scheduler.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "definition.h"
+#include "log.h"
+#include "macro.h"
+
+#define ACTIVE_MAX 64
+
+struct scheduler {
+        struct run_context ctx;
+        unsigned max_parallel;
+        struct run *active[ACTIVE_MAX];
+        size_t n_active;
+        bool shutting_down;
+        sd_event_source *kick_defer;
+};
+
+int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct scheduler **ret) {
+        struct scheduler *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->ctx = *ctx;
+        s->max_parallel = MIN(MAX(max_parallel, 1u), (unsigned) ACTIVE_MAX);
+        *ret = s;
+        return 0;
+}
+
+size_t scheduler_active(const struct scheduler *s) {
+        return s->n_active;
+}
+
+static bool never_live(const char *run_id, void *userdata) {
+        return false;
+}
+
+int scheduler_recover(struct scheduler *s) {
+        int64_t n = 0;
+        int r = runs_interrupt_unfinished(s->ctx.db, "the daemon stopped while this run was in progress", &n);
+        if (r < 0)
+                return log_error_errno(r, "cannot mark unfinished runs as interrupted");
+        if (n > 0)
+                log_warning("%lld run(s) left unfinished by the previous daemon are now interrupted", (long long) n);
+        /* No run is live at start: every run group under the root is a leftover. */
+        r = cgroup_reconcile(s->ctx.cgroups, never_live, NULL);
+        if (r < 0)
+                return log_error_errno(r, "cannot clean up the slices left by the previous daemon");
+        return 0;
+}
+
+/* Zombies of processes that double-forked out of a run were adopted by us (we are a subreaper).
+ * Reap those only: not our own direct children (tracked by runs, or the java probe of the API,
+ * which shares our session), which each have their own waiter. */
+static void reap_adopted(struct scheduler *s) {
+        _cleanup_(closedirp) DIR *d = opendir("/proc");
+        if (!d)
+                return;
+        pid_t self = getpid(), our_sid = getsid(0);
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0)
+                        continue;
+                char path[64], buf[512];
+                snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+                _cleanup_fclose_ FILE *f = fopen(path, "re");
+                if (!f || !fgets(buf, sizeof buf, f))
+                        continue;
+                char *rp = strrchr(buf, ')');
+                char state;
+                int ppid, pgrp, sid;
+                if (!rp || sscanf(rp + 1, " %c %d %d %d", &state, &ppid, &pgrp, &sid) != 4)
+                        continue;
+                if (state != 'Z' || ppid != self || sid == our_sid)
+                        continue;
+                bool tracked = false;
+                for (size_t i = 0; i < s->n_active; i++) {
+                        pid_t pids[2];
+                        run_get_pids(s->active[i], pids);
+                        tracked = tracked || pids[0] == pid || pids[1] == pid;
+                }
+                if (!tracked)
+                        (void) waitpid((pid_t) pid, NULL, WNOHANG);
+        }
+}
+
+static int on_kick(sd_event_source *src, void *userdata) {
+        struct scheduler *s = userdata;
+        s->kick_defer = sd_event_source_disable_unref(s->kick_defer);
+        scheduler_kick(s);
+        return 0;
+}
+
+static void kick_later(struct scheduler *s) {
+        if (!s->kick_defer && !s->shutting_down)
+                sd_event_add_defer(s->ctx.event, &s->kick_defer, on_kick, s);
+}
+
+static void on_run_done(struct run *r, void *userdata) {
+        struct scheduler *s = userdata;
+        for (size_t i = 0; i < s->n_active; i++)
+                if (s->active[i] == r) {
+                        s->active[i] = s->active[--s->n_active];
+                        break;
+                }
+        run_free(r);
+        reap_adopted(s);
+        kick_later(s);
+}
+
+static void honour_cancels(struct scheduler *s) {
+        for (size_t i = 0; i < s->n_active; i++) {
+                bool cancelled = false;
+                struct run *r = s->active[i];
+                if (experiment_cancel_requested(s->ctx.db, run_get_experiment_id(r), &cancelled) >= 0 && cancelled)
+                        run_stop(r, RUN_CANCELLED, "cancelled", "the experiment was cancelled while this run was in progress");
+        }
+}
+
+/* The CPUs a queued run would use, from its stored definition. */
+static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        struct error err = { 0 };
+        int r = definition_parse(q->definition, strlen(q->definition), NULL, &d, &err);
+        if (r < 0 || q->cell_idx < 0 || (size_t) q->cell_idx >= d->n_cells)
+                return -EINVAL;
+        struct cpulist all;
+        if (cpulist_read_file("/sys/devices/system/cpu/online", &all) < 0)
+                return -EIO;
+        const struct definition_cell *c = &d->cells[q->cell_idx];
+        *ret = c->has_cpus ? c->cpus : all;
+        if (d->load.kind != DEFINITION_LOAD_NONE)
+                cpulist_union(ret, d->load.has_cpus ? &d->load.cpus : &all);
+        return 0;
+}
+
+static bool fits_beside_active(const struct scheduler *s, const struct queued_run *q) {
+        if (s->n_active == 0)
+                return true;
+        struct cpulist cpus;
+        if (queued_cpus(q, &cpus) < 0)
+                return false;
+        for (size_t i = 0; i < s->n_active; i++)
+                if (cpulist_intersects(&cpus, run_get_cpus(s->active[i])))
+                        return false;
+        return true;
+}
+
+void scheduler_kick(struct scheduler *s) {
+        if (s->shutting_down)
+                return;
+        honour_cancels(s);
+        while (s->n_active < s->max_parallel) {
+                struct queued_run *q = NULL;
+                size_t n = 0;
+                if (runs_next_queued(s->ctx.db, 1, &q, &n) < 0 || n == 0) {
+                        queued_runs_free(q, n);
+                        return;
+                }
+                /* Only the head of the queue may start: runs keep their order (interleaving is
+                 * part of the experiment's design), so a head that overlaps waits. */
+                if (!fits_beside_active(s, &q[0])) {
+                        queued_runs_free(q, n);
+                        return;
+                }
+                struct run *r = NULL;
+                int k = run_start(&s->ctx, &q[0], on_run_done, s, &r);
+                queued_runs_free(q, n);
+                if (k < 0) {
+                        log_error_errno(k, "cannot start a run");
+                        return;
+                }
+                s->active[s->n_active++] = r;
+        }
+}
+
+void scheduler_shutdown(struct scheduler *s) {
+        s->shutting_down = true;
+        s->kick_defer = sd_event_source_disable_unref(s->kick_defer);
+        while (s->n_active > 0) {
+                struct run *r = s->active[--s->n_active];
+                run_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon was stopped while this run was in progress");
+                run_free(r);
+        }
+        reap_adopted(s);
+}
+
+void scheduler_free(struct scheduler *s) {
+        if (!s)
+                return;
+        scheduler_shutdown(s);
+        free(s);
+}

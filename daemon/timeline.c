@@ -1,0 +1,143 @@
+/* timeline.c: loading a timeline and computing its latency figures. */
+#include "timeline.h"
+
+#include <cJSON.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "stats.h"
+
+static int read_all(int fd, void *buf, size_t size) {
+        size_t done = 0;
+        while (done < size) {
+                ssize_t n = read(fd, (char *) buf + done, size - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EBADMSG;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+static int cmp_scheduled(const void *a, const void *b) {
+        int64_t x = ((const struct timeline_record *) a)->scheduled_ns, y = ((const struct timeline_record *) b)->scheduled_ns;
+        return (x > y) - (x < y);
+}
+
+int timeline_load(const char *path, struct timeline **ret) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode) || (size_t) st.st_size < sizeof(struct timeline_header))
+                return -EBADMSG;
+        size_t body = (size_t) st.st_size - sizeof(struct timeline_header);
+        if (body % sizeof(struct timeline_record) != 0)
+                return -EBADMSG;
+        size_t n = body / sizeof(struct timeline_record);
+        if (n > TIMELINE_MAX_RECORDS)
+                return -EFBIG;
+        _cleanup_free_ struct timeline *t = calloc(1, sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        int r = read_all(fd, &t->header, sizeof t->header);
+        if (r < 0)
+                return r;
+        if (memcmp(t->header.magic, TIMELINE_MAGIC, 4) != 0 || t->header.version != TIMELINE_VERSION ||
+            t->header.record_size != sizeof(struct timeline_record))
+                return -EBADMSG;
+        t->records = malloc(MAX(n, (size_t) 1) * sizeof *t->records);
+        if (!t->records)
+                return -ENOMEM;
+        r = read_all(fd, t->records, n * sizeof *t->records);
+        if (r < 0) {
+                free(t->records);
+                return r;
+        }
+        t->n = n;
+        /* Written in completion order; the store and the API serve it in schedule order. */
+        qsort(t->records, n, sizeof *t->records, cmp_scheduled);
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+void timeline_free(struct timeline *t) {
+        if (!t)
+                return;
+        free(t->records);
+        free(t);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+        return (x > y) - (x < y);
+}
+
+static cJSON *percentiles_us(int64_t *v, size_t n) {
+        static const struct {
+                const char *name;
+                double p;
+        } points[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p999", 99.9 }, { "p9999", 99.99 }, { "max", 100 } };
+        cJSON *o = cJSON_CreateObject();
+        qsort(v, n, sizeof *v, cmp_i64);
+        for (size_t i = 0; i < ELEMENTSOF(points); i++) {
+                if (n == 0)
+                        cJSON_AddNullToObject(o, points[i].name);
+                else
+                        cJSON_AddNumberToObject(o, points[i].name,
+                                                (double) stats_percentile_sorted_i64(v, n, points[i].p) / 1000.0);
+        }
+        return o;
+}
+
+int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metrics) {
+        size_t cap = MAX(t->n, (size_t) 1);
+        _cleanup_free_ int64_t *sched = malloc(cap * sizeof(int64_t));
+        _cleanup_free_ int64_t *submit = malloc(cap * sizeof(int64_t));
+        _cleanup_free_ int64_t *lag = malloc(cap * sizeof(int64_t));
+        if (!sched || !submit || !lag)
+                return -ENOMEM;
+        uint64_t by_kind[_TIMELINE_ERR_MAX + 1] = { 0 }, http_errors = 0;
+        size_t n = 0, completed = 0;
+        for (size_t i = 0; i < t->n; i++) {
+                const struct timeline_record *rec = &t->records[i];
+                if (rec->flags & TIMELINE_WARMUP)
+                        continue;
+                if (rec->status == 0) {
+                        by_kind[MIN((unsigned) rec->error, (unsigned) _TIMELINE_ERR_MAX)]++;
+                        continue;
+                }
+                if (rec->status >= 400)
+                        http_errors++;
+                completed++;
+                sched[n] = rec->done_ns - rec->scheduled_ns;
+                submit[n] = rec->done_ns - rec->submit_ns;
+                lag[n] = rec->submit_ns - rec->scheduled_ns;
+                n++;
+        }
+        uint64_t transport = 0;
+        cJSON *kinds = cJSON_CreateObject();
+        for (unsigned k = 1; k <= _TIMELINE_ERR_MAX; k++) {
+                transport += by_kind[k];
+                if (by_kind[k])
+                        cJSON_AddNumberToObject(kinds, timeline_error_name(k), (double) by_kind[k]);
+        }
+        if (http_errors)
+                cJSON_AddNumberToObject(kinds, "http_status", (double) http_errors);
+        cJSON_AddNumberToObject(metrics, "throughput_rps", measure_ns > 0 ? (double) completed * 1e9 / (double) measure_ns : 0);
+        cJSON_AddNumberToObject(metrics, "requests", (double) (completed + transport));
+        cJSON_AddNumberToObject(metrics, "errors", (double) (transport + http_errors));
+        cJSON_AddItemToObject(metrics, "errors_by_kind", kinds);
+        cJSON *lat = cJSON_AddObjectToObject(metrics, "latency_us");
+        cJSON_AddItemToObject(lat, "scheduled", percentiles_us(sched, n));
+        cJSON_AddItemToObject(lat, "submit", percentiles_us(submit, n));
+        cJSON_AddItemToObject(lat, "lag", percentiles_us(lag, n));
+        return 0;
+}

@@ -1,0 +1,28 @@
+/* timeline.h: a run's per-request timeline (timeline-format.h) loaded, checked and sorted by
+ * scheduled time, and the latency figures of its measure phase: exact nearest-rank percentiles
+ * of latency from scheduled (coordinated-omission corrected), from submit, and of injector lag. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline-format.h"
+
+#define TIMELINE_MAX_RECORDS (UINT64_C(200) * 1000 * 1000)
+
+struct timeline {
+        struct timeline_header header;
+        struct timeline_record *records;        /* sorted by scheduled_ns */
+        size_t n;
+};
+
+/* -EBADMSG for a bad header or a size that is not header + whole records; -EFBIG past
+ * TIMELINE_MAX_RECORDS. *ret untouched on failure. */
+int timeline_load(const char *path, struct timeline **ret);
+void timeline_free(struct timeline *t);
+
+struct cJSON;
+/* Adds to metrics: throughput_rps (measured completions per second of measure_ns), requests,
+ * errors, errors_by_kind, latency_us {scheduled, submit, lag: p50 p90 p99 p999 p9999 max}.
+ * Warmup records are left out. */
+int timeline_metrics(const struct timeline *t, int64_t measure_ns, struct cJSON *metrics);
