@@ -10,3 +10,8 @@ enum MHD_Result api_get_experiment(struct api_request *req);
 enum MHD_Result api_delete_experiment(struct api_request *req);
 enum MHD_Result api_get_experiment_runs(struct api_request *req);
 enum MHD_Result api_get_run(struct api_request *req);
+enum MHD_Result api_get_host(struct api_request *req);
+enum MHD_Result api_get_report(struct api_request *req);
+enum MHD_Result api_get_timeline(struct api_request *req);
+enum MHD_Result api_get_gc(struct api_request *req);
+enum MHD_Result api_get_logs(struct api_request *req);

@@ -4,15 +4,23 @@
 #include "macro.h"
 
 static const char *const list_query[] = { "status", "limit", "cursor", NULL };
+static const char *const report_query[] = { "baseline", NULL };
+static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", NULL };
+static const char *const logs_query[] = { "tail", NULL };
 
 const struct api_route api_routes[] = {
         { "GET", "/v1/health", api_get_health, NULL },
+        { "GET", "/v1/host", api_get_host, NULL },
         { "POST", "/v1/experiments", api_post_experiment, NULL },
         { "GET", "/v1/experiments", api_list_experiments, list_query },
         { "GET", "/v1/experiments/{}", api_get_experiment, NULL },
         { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL },
         { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, NULL },
+        { "GET", "/v1/experiments/{}/report", api_get_report, report_query },
         { "GET", "/v1/runs/{}", api_get_run, NULL },
+        { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query },
+        { "GET", "/v1/runs/{}/gc", api_get_gc, NULL },
+        { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query },
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

@@ -15,6 +15,7 @@
 #include "jvm-gclog.h"
 #include "jvm-hsperf.h"
 #include "log.h"
+#include "runs.h"
 #include "macro.h"
 #include "time-util.h"
 #include "timeline-store.h"
@@ -79,8 +80,10 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *war
                 snprintf(why, why_size, "cannot store the timeline: %s", strerror(-r));
                 return r;
         }
-        if (t->header.measure_start_ns > 0)
+        if (t->header.measure_start_ns > 0) {
                 cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
+                runs_set_measure_start(in->db, in->run_id, t->header.measure_start_ns);
+        }
         (void) warnings;
         return 0;
 }
@@ -261,6 +264,8 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                 if ((r = collect_timeline(in, m, warnings, why, why_size)) < 0)
                         return r;
         }
+        if (in->def->load.kind == DEFINITION_LOAD_NONE)
+                runs_set_measure_start(in->db, in->run_id, in->measure_start_ns);
         collect_cgroups(in, m, warnings);
         if (in->def->load.kind == DEFINITION_LOAD_INJECTOR)
                 collect_injector_summary(in, m, warnings);

@@ -433,3 +433,49 @@ int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
         *ret = TAKE_PTR(items);
         return 0;
 }
+
+int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows, cJSON **ret_cells, char ret_status[16]) {
+        static const char sql_exp[] = "SELECT status FROM experiments WHERE id = ?";
+        static const char sql_cells[] = "SELECT name FROM cells WHERE experiment_id = ? ORDER BY idx";
+        static const char sql[] =
+                "SELECT c.name, c.idx, r.id, r.iteration, r.state, r.reason, r.metrics"
+                "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
+                " WHERE r.experiment_id = ? ORDER BY c.idx, r.iteration";
+        sqlite3_stmt *e _cleanup_stmt_ = NULL, *cs _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_exp, &e);
+        if (r < 0)
+                return r;
+        db_bind_text(e, 1, id);
+        if ((r = db_step(e)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        char status[16];
+        snprintf(status, sizeof status, "%s", (const char *) sqlite3_column_text(e, 0));
+        if ((r = db_stmt(c, sql_cells, &cs)) < 0 || (r = db_stmt(c, sql, &s)) < 0)
+                return r;
+        db_bind_text(cs, 1, id);
+        db_bind_text(s, 1, id);
+        _cleanup_(cJSON_Deletep) cJSON *cells = cJSON_CreateArray(), *rows = cJSON_CreateArray();
+        while ((r = db_step(cs)) > 0)
+                cJSON_AddItemToArray(cells, cJSON_CreateString((const char *) sqlite3_column_text(cs, 0)));
+        if (r < 0)
+                return r;
+        while ((r = db_step(s)) > 0) {
+                cJSON *o = cJSON_CreateObject();
+                row_add_text(o, "cell", s, 0);
+                row_add_int(o, "cell_index", s, 1);
+                row_add_text(o, "id", s, 2);
+                cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 3) + 1);
+                row_add_text(o, "state", s, 4);
+                row_add_text(o, "reason", s, 5);
+                row_add_json(o, "metrics", s, 6);
+                cJSON_AddItemToArray(rows, o);
+        }
+        if (r < 0)
+                return r;
+        *ret_rows = TAKE_PTR(rows);
+        *ret_cells = TAKE_PTR(cells);
+        memcpy(ret_status, status, sizeof status);
+        return 0;
+}

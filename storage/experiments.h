@@ -52,3 +52,9 @@ int experiments_refresh_status(struct db_conn *c, const char *id);
 
 /* [{"id","cell","iteration","position","state","reason","metrics"}] in run order. */
 int experiments_runs_json(struct db_conn *c, const char *id, struct cJSON **ret);
+
+/* Every run of the experiment as {"cell","cell_index","id","iteration","state","reason","metrics"},
+ * in cell order then iteration, for the report; -ENOENT if there is no such experiment.
+ * *ret_status is the experiment's status, *ret_cells its cell names in order. */
+int experiments_report_rows(struct db_conn *c, const char *id, struct cJSON **ret_rows, struct cJSON **ret_cells,
+                            char ret_status[16]);

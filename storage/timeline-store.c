@@ -1,6 +1,11 @@
 /* timeline-store.c: bulk inserts of a run's raw data, prepared once, in one transaction. */
 #include "timeline-store.h"
 
+#include <cJSON.h>
+#include <string.h>
+
+#include "row-json.h"
+
 int requests_store(struct db_conn *c, const char *run_id, const struct timeline_record *records, size_t n) {
         static const char sql_clear[] = "DELETE FROM requests WHERE run_id = ?";
         static const char sql[] =
@@ -67,4 +72,74 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
                         return r;
         }
         return db_txn_commit(&t);
+}
+
+int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_t min_scheduled_ns,
+                      struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq) {
+        static const char sql[] =
+                "SELECT first_seq, count, records FROM requests"
+                " WHERE run_id = ?1 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
+                " ORDER BY first_seq LIMIT 1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        sqlite3_bind_int64(s, 2, seq);
+        sqlite3_bind_int64(s, 3, min_scheduled_ns);
+        if ((r = db_step(s)) <= 0)
+                return r;
+        int64_t count = sqlite3_column_int64(s, 1);
+        int bytes = sqlite3_column_bytes(s, 2);
+        const void *blob = sqlite3_column_blob(s, 2);
+        if (count <= 0 || count > REQUESTS_BLOCK_RECORDS || bytes != (int) (count * (int64_t) sizeof *buf) || !blob)
+                return -EBADMSG;
+        memcpy(buf, blob, (size_t) bytes);
+        *ret_first_seq = sqlite3_column_int64(s, 0);
+        return (int) count;
+}
+
+int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
+        static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        if ((r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+                return -ENODATA;
+        *ret = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
+int gc_events_json(struct db_conn *c, const char *run_id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT start_ns, duration_ns, kind, cause, heap_before, heap_after FROM gc_events"
+                " WHERE run_id = ? ORDER BY start_ns, seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, run_id);
+        cJSON *events = cJSON_CreateArray();
+        while ((r = db_step(s)) > 0) {
+                cJSON *e = cJSON_CreateObject();
+                row_add_int(e, "start_ns", s, 0);
+                row_add_int(e, "duration_ns", s, 1);
+                row_add_text(e, "kind", s, 2);
+                row_add_text(e, "cause", s, 3);
+                row_add_int(e, "heap_before", s, 4);
+                row_add_int(e, "heap_after", s, 5);
+                cJSON_AddItemToArray(events, e);
+        }
+        if (r < 0) {
+                cJSON_Delete(events);
+                return r;
+        }
+        *ret = events;
+        return 0;
 }

@@ -19,3 +19,17 @@ struct gc_event_row {
         int64_t heap_before, heap_after;        /* -1 = unknown */
 };
 int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n);
+
+/* The block holding the first record at or after seq whose block may contain a scheduled time
+ * >= min_scheduled_ns. Copies up to REQUESTS_BLOCK_RECORDS records into buf; 0 = no more.
+ * Returns the number of records copied, *ret_first_seq the seq of buf[0]. */
+int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_t min_scheduled_ns,
+                      struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq);
+
+/* The run's measure start (the timeline's clock), -ENOENT for no such run, -ENODATA before it is known. */
+int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
+
+struct cJSON;
+/* GC and safepoint events of a run, in start order, as {"start_ns","duration_ns","kind","cause",
+ * "heap_before","heap_after"}. */
+int gc_events_json(struct db_conn *c, const char *run_id, struct cJSON **ret);

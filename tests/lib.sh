@@ -104,3 +104,44 @@ finish() {
         [ "$T_FAIL" -eq 0 ] && [ "$T_N" -gt 0 ]
 }
 trap 'daemon_stop; rm -rf "$TEST_TMP"' INT TERM
+
+# wait_for SECONDS CMD...: polls CMD every 0.1 s (for states only the API can tell; there is no
+# event to wait on) until it succeeds; returns 1 on timeout.
+wait_for() {
+        local deadline=$((SECONDS + $1))
+        shift
+        until "$@"; do
+                [ $SECONDS -ge $deadline ] && return 1
+                sleep 0.1
+        done
+}
+
+# post_experiment JSON: POST with the token; EXP_ID holds the new experiment's id.
+post_experiment() {
+        api_auth POST /v1/experiments -H 'Content-Type: application/json' --data "$1"
+        EXP_ID=$(jq -r '.id // empty' <<<"$BODY")
+}
+
+# run_field RUN_ID JQ: one field of GET /v1/runs/{id}.
+run_field() {
+        curl -s "$DAEMON_URL/v1/runs/$1" | jq -r "$2"
+}
+
+run_state_is() {
+        [ "$(run_field "$1" .state)" = "$2" ]
+}
+
+run_finished() {
+        case $(run_field "$1" .state) in succeeded | failed | cancelled | interrupted) return 0 ;; esac
+        return 1
+}
+
+# first_run EXP_ID: the id of the experiment's first run.
+first_run() {
+        curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[0].id'
+}
+
+# no_slices_of RUN_ID: no directory of the run in any cgroup hierarchy.
+no_slices_of() {
+        [ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "run-$1" 2>/dev/null)" ]
+}

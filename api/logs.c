@@ -1,0 +1,122 @@
+/* logs.c: GET /v1/runs/{id}/logs/{sut,load}: the captured output of the SUT (stdout and stderr
+ * together) or of the load, whole, as a byte Range, or its last lines (?tail=N). */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "handlers.h"
+#include "id.h"
+
+#define TAIL_LINES_MAX 100000
+#define TAIL_BYTES_MAX (4u << 20)
+
+static enum MHD_Result reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
+                                const char *const *headers) {
+        struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
+        if (!resp) {
+                close(fd);
+                return MHD_NO;
+        }
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+        for (const char *const *h = headers; h && h[0]; h += 2)
+                MHD_add_response_header(resp, h[0], h[1]);
+        enum MHD_Result ret = MHD_queue_response(req->connection, status, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+/* "bytes=A-B", "bytes=A-", "bytes=-N"; one range only. */
+static int parse_range(const char *h, uint64_t size, uint64_t *off, uint64_t *len) {
+        unsigned long long a, b;
+        char dash;
+        if (strncmp(h, "bytes=", 6) != 0 || strchr(h, ','))
+                return -EINVAL;
+        h += 6;
+        if (*h == '-') {
+                if (sscanf(h + 1, "%llu", &b) != 1 || b == 0)
+                        return -EINVAL;
+                *off = b >= size ? 0 : size - b;
+                *len = size - *off;
+                return size ? 0 : -ERANGE;
+        }
+        int n = sscanf(h, "%llu%c%llu", &a, &dash, &b);
+        if (n < 2 || dash != '-')
+                return -EINVAL;
+        if (n == 2)
+                b = size ? size - 1 : 0;
+        if (a >= size || b < a)
+                return -ERANGE;
+        *off = a;
+        *len = MIN((uint64_t) b, size - 1) - a + 1;
+        return 0;
+}
+
+/* Offset of the start of the last `lines` lines, reading at most TAIL_BYTES_MAX from the end. */
+static int64_t tail_offset(int fd, uint64_t size, int64_t lines) {
+        size_t window = (size_t) MIN(size, (uint64_t) TAIL_BYTES_MAX);
+        _cleanup_free_ char *buf = malloc(MAX(window, (size_t) 1));
+        if (!buf)
+                return -ENOMEM;
+        uint64_t start = size - window;
+        if (pread(fd, buf, window, (off_t) start) != (ssize_t) window)
+                return -EIO;
+        size_t i = window;
+        if (i > 0 && buf[i - 1] == '\n')
+                i--; /* the final newline ends the last line, it does not start a new one */
+        for (; i > 0; i--)
+                if (buf[i - 1] == '\n' && --lines == 0)
+                        return (int64_t) (start + i);
+        return (int64_t) start;
+}
+
+enum MHD_Result api_get_logs(struct api_request *req) {
+        const char *id = req->path_params[0], *which = req->path_params[1];
+        if (!id_valid(id) || (strcmp(which, "sut") != 0 && strcmp(which, "load") != 0))
+                return api_reply_errorf(req, 404, "not_found", NULL, "no such log: runs/%.16s/logs/%.16s", id, which);
+        struct error err = { 0 };
+        int64_t tail;
+        if (api_query_int(req, "tail", 1, TAIL_LINES_MAX, 0, &tail, &err) < 0)
+                return api_reply_error(req, &err);
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/runs/%s/%s.log", req->config->state_dir, id, which);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return api_reply_errorf(req, 404, "not_found", NULL, "run %s has no %s log", id, which);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return api_reply_errno(req, -EIO, "log");
+        }
+        uint64_t size = (uint64_t) st.st_size;
+        if (tail > 0) {
+                int64_t off = tail_offset(fd, size, tail);
+                if (off < 0) {
+                        close(fd);
+                        return api_reply_errno(req, (int) off, "log");
+                }
+                return reply_fd(req, 200, fd, (uint64_t) off, size - (uint64_t) off, NULL);
+        }
+        const char *range = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+        if (!range)
+                return reply_fd(req, 200, fd, 0, size, NULL);
+        uint64_t off, len;
+        int r = parse_range(range, size, &off, &len);
+        if (r < 0) {
+                close(fd);
+                char cr[64];
+                snprintf(cr, sizeof cr, "bytes */%" PRIu64, size);
+                const char *const headers[] = { "Content-Range", cr, NULL };
+                struct error e = { 0 };
+                error_set(&e, 416, "range_not_satisfiable", "Range", "Range '%.64s' does not fit the log's %" PRIu64 " bytes", range, size);
+                return api_reply_error_on(req->connection, &e, headers);
+        }
+        char cr[96];
+        snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, off, off + len - 1, size);
+        const char *const headers[] = { "Content-Range", cr, NULL };
+        return reply_fd(req, 206, fd, off, len, headers);
+}

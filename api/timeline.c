@@ -1,0 +1,374 @@
+/* timeline.c: GET /v1/runs/{id}/timeline: per-request records, in scheduled order. Columnar JSON
+ * pages (limit, opaque cursor, from_ms/to_ms relative to the measure start, phase), or the whole
+ * of it streamed as CSV or NDJSON by Accept, block by block from the store, with memory that
+ * does not grow with the timeline and no allocation per record. */
+#include <cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "handlers.h"
+#include "id.h"
+#include "log.h"
+#include "timeline-store.h"
+
+#define PAGE_LIMIT_DEFAULT 10000
+#define PAGE_LIMIT_MAX 100000
+#define STREAM_CHUNK (64 * 1024)
+#define RECORD_TEXT_MAX 256
+
+enum { PHASE_MEASURE = 1, PHASE_WARMUP = 2 };
+
+struct timeline_cursor {
+        struct db_lease lease;
+        char run_id[ID_LEN + 1];
+        int64_t next_seq;
+        int64_t from_ns, to_ns;         /* absolute scheduled window [from, to) */
+        unsigned phases;
+        struct timeline_record block[REQUESTS_BLOCK_RECORDS];
+        size_t block_n, block_pos;
+        int64_t block_first_seq;
+        bool done;
+};
+
+/* The next record that passes the filters; 1 with *ret, 0 at the end, -errno. */
+static int cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
+        while (!c->done) {
+                if (c->block_pos >= c->block_n) {
+                        int n = requests_block_at(c->lease.conn, c->run_id, c->next_seq, c->from_ns, c->block, &c->block_first_seq);
+                        if (n < 0)
+                                return n;
+                        if (n == 0) {
+                                c->done = true;
+                                break;
+                        }
+                        c->block_n = (size_t) n;
+                        c->block_pos = c->next_seq > c->block_first_seq ? (size_t) (c->next_seq - c->block_first_seq) : 0;
+                        continue;
+                }
+                const struct timeline_record *rec = &c->block[c->block_pos];
+                int64_t seq = c->block_first_seq + (int64_t) c->block_pos;
+                c->block_pos++;
+                c->next_seq = seq + 1;
+                if (rec->scheduled_ns >= c->to_ns) {
+                        c->done = true; /* sorted: nothing later can be in the window */
+                        break;
+                }
+                if (rec->scheduled_ns < c->from_ns)
+                        continue;
+                unsigned phase = rec->flags & TIMELINE_WARMUP ? PHASE_WARMUP : PHASE_MEASURE;
+                if (!(c->phases & phase))
+                        continue;
+                *ret = rec;
+                *ret_seq = seq;
+                return 1;
+        }
+        return 0;
+}
+
+/* ---- number formatting without printf: the stream's hot path ------------------------------ */
+
+static char *put_u64(char *p, uint64_t v) {
+        char tmp[20];
+        size_t n = 0;
+        do {
+                tmp[n++] = (char) ('0' + v % 10);
+                v /= 10;
+        } while (v);
+        while (n)
+                *p++ = tmp[--n];
+        return p;
+}
+
+static char *put_i64(char *p, int64_t v) {
+        if (v < 0) {
+                *p++ = '-';
+                return put_u64(p, (uint64_t) 0 - (uint64_t) v);
+        }
+        return put_u64(p, (uint64_t) v);
+}
+
+static char *put_str(char *p, const char *s) {
+        size_t n = strlen(s);
+        memcpy(p, s, n);
+        return p + n;
+}
+
+static const char *const field_names[] = { "scheduled_ns", "submit_ns", "done_ns", "status", "error", "bytes", "conn", "flags" };
+
+static int64_t field_value(const struct timeline_record *r, size_t i) {
+        switch (i) {
+        case 0: return r->scheduled_ns;
+        case 1: return r->submit_ns;
+        case 2: return r->done_ns;
+        case 3: return r->status;
+        case 4: return r->error;
+        case 5: return r->bytes;
+        case 6: return r->conn;
+        default: return r->flags;
+        }
+}
+
+static size_t format_csv(const struct timeline_record *r, char *buf) {
+        char *p = buf;
+        for (size_t i = 0; i < ELEMENTSOF(field_names); i++) {
+                if (i)
+                        *p++ = ',';
+                p = put_i64(p, field_value(r, i));
+        }
+        *p++ = '\n';
+        return (size_t) (p - buf);
+}
+
+static size_t format_ndjson(const struct timeline_record *r, char *buf) {
+        char *p = buf;
+        *p++ = '{';
+        for (size_t i = 0; i < ELEMENTSOF(field_names); i++) {
+                p = put_str(p, i ? ",\"" : "\"");
+                p = put_str(p, field_names[i]);
+                p = put_str(p, "\":");
+                p = put_i64(p, field_value(r, i));
+        }
+        p = put_str(p, "}\n");
+        return (size_t) (p - buf);
+}
+
+/* ---- the query ----------------------------------------------------------------------------- */
+
+static int parse_query(struct api_request *req, struct timeline_cursor *c, int64_t *limit, struct error *err) {
+        int64_t from_ms, to_ms, cursor;
+        if (api_query_int(req, "limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, limit, err) < 0 ||
+            api_query_int(req, "from_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MIN, &from_ms, err) < 0 ||
+            api_query_int(req, "to_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MAX, &to_ms, err) < 0)
+                return -EINVAL;
+        const char *cur = api_query(req, "cursor");
+        cursor = 0;
+        if (cur) {
+                size_t n = strlen(cur);
+                if (n == 0 || n > 16 || strspn(cur, "0123456789abcdef") != n)
+                        return error_set(err, 400, "invalid_parameter", "cursor",
+                                         "cursor must be a value returned as next_cursor, got '%.32s'", cur);
+                cursor = (int64_t) strtoull(cur, NULL, 16);
+        }
+        const char *phase = api_query(req, "phase");
+        if (!phase || strcmp(phase, "measure") == 0)
+                c->phases = PHASE_MEASURE;
+        else if (strcmp(phase, "warmup") == 0)
+                c->phases = PHASE_WARMUP;
+        else if (strcmp(phase, "all") == 0)
+                c->phases = PHASE_MEASURE | PHASE_WARMUP;
+        else
+                return error_set(err, 400, "invalid_parameter", "phase", "phase must be measure, warmup or all, got '%.32s'", phase);
+        if (from_ms != INT64_MIN && to_ms != INT64_MAX && from_ms > to_ms)
+                return error_set(err, 400, "invalid_parameter", "from_ms", "from_ms (%" PRId64 ") is after to_ms (%" PRId64 ")", from_ms, to_ms);
+        c->next_seq = cursor;
+        /* Relative to the measure start for now; made absolute once the run's clock is known. */
+        c->from_ns = from_ms;
+        c->to_ns = to_ms;
+        return 0;
+}
+
+static int open_cursor(struct api_request *req, struct timeline_cursor *c, struct error *err, int64_t *limit) {
+        const char *id = req->path_params[0];
+        if (!id_valid(id))
+                return error_set(err, 404, "not_found", NULL, "run not found");
+        snprintf(c->run_id, sizeof c->run_id, "%s", id);
+        if (parse_query(req, c, limit, err) < 0)
+                return -EINVAL;
+        int r = db_lease_take(req->config->storage, &c->lease);
+        if (r < 0)
+                return error_set(err, 503, "busy", NULL, "the store is busy, retry");
+        int64_t start;
+        r = runs_measure_start(c->lease.conn, id, &start);
+        if (r == -ENOENT)
+                return error_set(err, 404, "not_found", NULL, "run not found");
+        if (r == -ENODATA)
+                return error_set(err, 404, "not_found", NULL, "run %s has no timeline (yet)", id);
+        if (r < 0)
+                return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
+        c->from_ns = c->from_ns == INT64_MIN ? INT64_MIN : start + c->from_ns * 1000000;
+        c->to_ns = c->to_ns == INT64_MAX ? INT64_MAX : start + c->to_ns * 1000000;
+        return 0;
+}
+
+/* ---- streams ----------------------------------------------------------------------------- */
+
+struct stream {
+        struct timeline_cursor cursor;
+        size_t (*format)(const struct timeline_record *r, char *buf);
+        char pending[RECORD_TEXT_MAX + 128];    /* a line that did not fit the last chunk */
+        size_t pending_len, pending_off;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+        struct stream *s = cls;
+        size_t len = 0;
+        if (s->pending_len) {
+                size_t n = MIN(max, s->pending_len - s->pending_off);
+                memcpy(buf, s->pending + s->pending_off, n);
+                s->pending_off += n;
+                len += n;
+                if (s->pending_off == s->pending_len)
+                        s->pending_len = s->pending_off = 0;
+        }
+        while (len + RECORD_TEXT_MAX <= max) {
+                const struct timeline_record *rec;
+                int64_t seq;
+                int r = cursor_next(&s->cursor, &rec, &seq);
+                if (r < 0) {
+                        log_error_errno(r, "timeline stream of run %s", s->cursor.run_id);
+                        return MHD_CONTENT_READER_END_WITH_ERROR;
+                }
+                if (r == 0)
+                        return len > 0 ? (ssize_t) len : MHD_CONTENT_READER_END_OF_STREAM;
+                len += s->format(rec, buf + len);
+        }
+        return (ssize_t) len;
+}
+
+static void stream_free(void *cls) {
+        struct stream *s = cls;
+        db_lease_release(&s->cursor.lease);
+        free(s);
+}
+
+static enum MHD_Result reply_stream(struct api_request *req, struct stream *s, const char *type) {
+        if (s->format == format_csv) {
+                s->pending_len = (size_t) snprintf(s->pending, sizeof s->pending,
+                                                   "scheduled_ns,submit_ns,done_ns,status,error,bytes,conn,flags\n");
+        }
+        struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_CHUNK, stream_read, s, stream_free);
+        if (!resp) {
+                stream_free(s);
+                return MHD_NO;
+        }
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+        enum MHD_Result ret = MHD_queue_response(req->connection, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+/* ---- pages -------------------------------------------------------------------------------- */
+
+struct text {
+        char *buf;
+        size_t len, cap;
+};
+
+static int text_reserve(struct text *t, size_t more) {
+        if (t->len + more <= t->cap)
+                return 0;
+        size_t cap = MAX(t->cap * 2, t->len + more + 4096);
+        char *n = realloc(t->buf, cap);
+        if (!n)
+                return -ENOMEM;
+        t->buf = n;
+        t->cap = cap;
+        return 0;
+}
+
+static enum MHD_Result reply_page(struct api_request *req, struct timeline_cursor *c, int64_t limit) {
+        _cleanup_free_ struct timeline_record *recs = malloc((size_t) limit * sizeof *recs);
+        if (!recs)
+                return api_reply_errno(req, -ENOMEM, "timeline");
+        size_t n = 0;
+        int64_t seq = 0;
+        const struct timeline_record *rec;
+        int r = 0;
+        while ((size_t) n < (size_t) limit && (r = cursor_next(c, &rec, &seq)) > 0)
+                recs[n++] = *rec;
+        /* Is there a record after the page? Its seq is the next cursor. */
+        int64_t next = -1;
+        if ((size_t) n == (size_t) limit && (r = cursor_next(c, &rec, &seq)) > 0)
+                next = seq;
+        if (r < 0)
+                return api_reply_errno(req, r, "timeline");
+
+        struct text t = { 0 };
+        if (text_reserve(&t, 64 + n * 8 * 22 + 256) < 0)
+                return api_reply_errno(req, -ENOMEM, "timeline");
+        char *p = t.buf;
+        *p++ = '{';
+        for (size_t f = 0; f < ELEMENTSOF(field_names); f++) {
+                p = put_str(p, f ? "],\"" : "\"");
+                p = put_str(p, field_names[f]);
+                p = put_str(p, "\":[");
+                for (size_t i = 0; i < n; i++) {
+                        if (i)
+                                *p++ = ',';
+                        p = put_i64(p, field_value(&recs[i], f));
+                }
+        }
+        p = put_str(p, "],\"count\":");
+        p = put_u64(p, n);
+        if (next >= 0)
+                p += sprintf(p, ",\"next_cursor\":\"%" PRIx64 "\"}", (uint64_t) next);
+        else
+                p = put_str(p, ",\"next_cursor\":null}");
+        size_t len = (size_t) (p - t.buf);
+        struct MHD_Response *resp = MHD_create_response_from_buffer(len, t.buf, MHD_RESPMEM_MUST_FREE);
+        if (!resp) {
+                free(t.buf);
+                return MHD_NO;
+        }
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        enum MHD_Result ret = MHD_queue_response(req->connection, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+static bool accepts(struct api_request *req, const char *type) {
+        const char *a = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+        return a && strstr(a, type);
+}
+
+enum MHD_Result api_get_timeline(struct api_request *req) {
+        struct error err = { 0 };
+        int64_t limit = 0;
+        bool csv = accepts(req, "text/csv"), ndjson = accepts(req, "application/x-ndjson");
+        if (csv || ndjson) {
+                struct stream *s = calloc(1, sizeof *s);
+                if (!s)
+                        return api_reply_errno(req, -ENOMEM, "timeline");
+                if (open_cursor(req, &s->cursor, &err, &limit) < 0) {
+                        stream_free(s);
+                        return api_reply_error(req, &err);
+                }
+                s->format = csv ? format_csv : format_ndjson;
+                return reply_stream(req, s, csv ? "text/csv" : "application/x-ndjson");
+        }
+        _cleanup_free_ struct timeline_cursor *c = calloc(1, sizeof *c);
+        if (!c)
+                return api_reply_errno(req, -ENOMEM, "timeline");
+        enum MHD_Result ret = open_cursor(req, c, &err, &limit) < 0 ? api_reply_error(req, &err) : reply_page(req, c, limit);
+        db_lease_release(&c->lease);
+        return ret;
+}
+
+enum MHD_Result api_get_gc(struct api_request *req) {
+        if (!id_valid(req->path_params[0]))
+                return api_reply_errno(req, -ENOENT, "run");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *events = NULL;
+        int64_t start;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0) {
+                r = runs_measure_start(lease.conn, req->path_params[0], &start);
+                if (r == -ENODATA) {
+                        start = 0;
+                        r = 0;
+                }
+        }
+        if (r >= 0)
+                r = gc_events_json(lease.conn, req->path_params[0], &events);
+        if (r < 0)
+                return api_reply_errno(req, r, "run");
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "run_id", req->path_params[0]);
+        cJSON_AddNumberToObject(body, "measure_start_ns", (double) start);
+        cJSON_AddStringToObject(body, "clock", "CLOCK_MONOTONIC");
+        cJSON_AddItemToObject(body, "events", events);
+        return api_reply_json(req, 200, body);
+}
