@@ -1,12 +1,17 @@
 #!/bin/bash
 # contrib/demo.sh: the main job on a fresh Debian 12 machine as root. Installs the build
 # dependencies, builds slicelab, starts slicelabd on its embedded defaults (127.0.0.1:7878,
-# /var/lib/slicelab) unless one already answers there, and shows what it serves.
+# /var/lib/slicelab) unless one already answers there, runs the seed experiment (4 CPUs at 100%
+# vs 8 CPUs at a 50% quota, with and without container support) scaled to this host, shows its
+# progress, and prints the seed-style table per cell.
+#   --full   the example's real phases (10 iterations of 60 s warmup + 240 s measure)
 set -eu
 cd "$(dirname "$0")/.."
 SRC=$PWD
 URL=${SLICELAB_URL:-http://127.0.0.1:7878}
 STATE_DIR=${SLICELAB_STATE_DIR:-/var/lib/slicelab}
+FULL=0
+[ "${1:-}" = "--full" ] && FULL=1
 
 packages=(build-essential meson ninja-build pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev
           libsystemd-dev libcgroup-dev libcmocka-dev curl jq openjdk-17-jdk-headless)
@@ -27,19 +32,75 @@ ninja -C build >/dev/null
 if curl -sf "$URL/v1/health" >/dev/null; then
         echo "== a slicelabd already answers at $URL"
 else
-        echo "== starting slicelabd (log: /tmp/slicelabd.log)"
+        echo "== starting slicelabd on its defaults (log: /tmp/slicelabd.log)"
         nohup "$SRC/build/slicelabd" >/tmp/slicelabd.log 2>&1 &
         echo $! >/tmp/slicelabd.pid
-        for _ in $(seq 1 100); do
+        # No notify socket here: ask the API itself until it answers (or the daemon died).
+        for _ in $(seq 1 300); do
                 curl -sf "$URL/v1/health" >/dev/null && break
                 kill -0 "$(cat /tmp/slicelabd.pid)" 2>/dev/null || { cat /tmp/slicelabd.log; exit 1; }
                 sleep 0.1
         done
 fi
+curl -s "$URL/v1/health" | jq -c .
+TOKEN=$(cat "$STATE_DIR/token")
 
-echo "== GET $URL/v1/health"
-curl -s "$URL/v1/health" | jq .
+# The seed's cells on this host: the load on the first CPUs, the JVM on the rest; cell A gets
+# half of the JVM's CPUs, cells B and C all of them with a quota of half.
+N=$(nproc)
+if [ "$N" -ge 4 ]; then
+        L=$((N / 4)); HALF=$(((N - L) / 2))
+        LOAD="0-$((L - 1))"; A="$L-$((L + HALF - 1))"; B="$L-$((L + 2 * HALF - 1))"; Q=$HALF
+else
+        LOAD="0"; A="$((N - 1))"; B="0-$((N - 1))"; Q=$(awk -v n="$N" 'BEGIN { printf "%.1f", n / 2 }')
+fi
+JAR="$SRC/build/contrib/workloads/slicelab-sut.jar"
+if [ "$FULL" -eq 1 ]; then PHASES='.'; else
+        PHASES='.iterations = 2 | .load.warmup_s = 5 | .load.measure_s = 10 | .load.rate = 300 | .load.connections = 8
+                 | .sut.command[1] = "-Xms256m" | .sut.command[2] = "-Xmx256m" | .sut.memory_max = "1G"'
+fi
+DEF=$(jq -c --arg jar "$JAR" --arg load "$LOAD" --arg a "$A" --arg b "$B" --argjson q "$Q" "
+        .sut.command |= map(if endswith(\"slicelab-sut.jar\") then \$jar else . end)
+        | .sut.command[-1] = \"19080\" | .sut.ready.http = \"http://127.0.0.1:19080/health\"
+        | .load.target = \"http://127.0.0.1:19080/work?cpu_us=200&alloc_kb=64\"
+        | .load.cpus = \$load | .cells[0].cpus = \$a | .cells[0].name = \"\(\$a | split(\"-\") | length)cpu-100\"
+        | .cells[1].cpus = \$b | .cells[1].cpu_quota = \$q | .cells[2].cpus = \$b | .cells[2].cpu_quota = \$q
+        | $PHASES" contrib/examples/quota-vs-cpuset.json)
+
+echo "== POST /v1/experiments (cells: $A; $B at quota $Q; $B at quota $Q without container support; load on $LOAD)"
+ID=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data "$DEF" "$URL/v1/experiments" | jq -r .id)
+echo "experiment $ID"
+while :; do
+        EXP=$(curl -s "$URL/v1/experiments/$ID")
+        STATUS=$(jq -r .status <<<"$EXP")
+        printf '\r%-9s %s/%s runs done  ' "$STATUS" "$(jq .progress.done <<<"$EXP")" "$(jq .progress.total <<<"$EXP")"
+        case $STATUS in queued | running) sleep 2 ;; *) break ;; esac
+done
 echo
-echo "slicelabd is running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?'))."
-echo "API token for mutations: $STATE_DIR/token"
-echo "Stop it with: kill \$(cat /tmp/slicelabd.pid)"
+
+REPORT=$(curl -s "$URL/v1/experiments/$ID/report?baseline=$(jq -r '.definition.cells[0].name' <<<"$EXP")")
+RUNS=$(curl -s "$URL/v1/experiments/$ID/runs")
+echo
+printf '%-16s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' cell "throughput req/s" "p99 sched" "GC pause" "compile" "CICC/PGC" throttled governor "ratio to first (95% CI)"
+jq -r --argjson runs "$RUNS" '
+  def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
+  .cells[] as $c | $c.metrics as $m
+  | ($runs.runs | map(select(.cell == $c.name and .state == "succeeded")) | .[0].id) as $rid
+  | [ $c.name,
+      (f($m.throughput_rps.mean; 0) + " +- " + (if $m.throughput_rps.ci95 then f(($m.throughput_rps.ci95.high - $m.throughput_rps.ci95.low) / 2; 0) else "?" end)),
+      (f($m["latency_us.scheduled.p99"].mean / 1000; 1) + " ms"),
+      (f($m["gc.pause_total_ms"].mean; 1) + " ms"),
+      (f($m["jit.compile_time_s"].mean; 2) + " s"),
+      (f($m["jvm.CICompilerCount"].mean; 0) + "/" + f($m["jvm.ParallelGCThreads"].mean; 0)),
+      (if $m["cgroup.nr_periods"].mean > 0 then f(100 * $m["cgroup.nr_throttled"].mean / $m["cgroup.nr_periods"].mean; 1) + "%" else "-" end),
+      $rid,
+      (if $c.ratios == null then "1 (baseline)" else
+         ($c.ratios.throughput_rps as $r | f($r.ratio; 3) + (if $r.ci95 then " (" + f($r.ci95.low; 3) + "-" + f($r.ci95.high; 3) + ")" + (if $r.excludes_one then " *" else "" end) else "" end)) end)
+    ] | @tsv' <<<"$REPORT" | while IFS=$'\t' read -r cell tp p99 gc jit cc thr rid ratio; do
+        gov=$(curl -s "$URL/v1/runs/$rid" | jq -r '[.metrics.cpu.governor // {} | to_entries[] | .value // "n/a"] | unique | join(",")')
+        printf '%-16s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' "$cell" "$tp" "$p99" "$gc" "$jit" "$cc" "$thr" "${gov:-n/a}" "$ratio"
+done
+echo
+echo "(* = the 95% interval of the ratio excludes 1)"
+echo "Full report: curl -s $URL/v1/experiments/$ID/report?baseline=... | jq ."
+echo "slicelabd keeps running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?')); stop it with: kill \$(cat /tmp/slicelabd.pid)"
