@@ -79,6 +79,8 @@ int cg_read_u64(const char *path, uint64_t *ret);
 /* Write a value to <dir>/<file>. */
 int cg_write(const char *dir, const char *file, const char *value);
 bool cg_file_exists(const char *dir, const char *file);
+/* Every pid in the cgroup.procs of dir (0 if dir is gone). */
+int cg_for_each_pid_here(const char *dir, int (*fn)(pid_t pid, void *userdata), void *userdata);
 /* Every pid in the cgroup.procs of dir and its descendants. */
 int cg_for_each_pid(const char *dir, int (*fn)(pid_t pid, void *userdata), void *userdata);
 /* SIGKILL every process in the subtrees of dirs (pidfd based, so nothing but the listed

@@ -15,10 +15,6 @@
 #include "fileio.h"
 #include "macro.h"
 
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
 uint64_t cg_now_usec(void) {
@@ -103,7 +99,7 @@ bool cg_file_exists(const char *dir, const char *file) {
         return access(p, F_OK) == 0;
 }
 
-static int for_each_pid_in(const char *dir, int (*fn)(pid_t, void *), void *userdata) {
+int cg_for_each_pid_here(const char *dir, int (*fn)(pid_t, void *), void *userdata) {
         char p[PATH_MAX];
         int r = cg_path(p, sizeof p, "%s/cgroup.procs", dir);
         if (r < 0)
@@ -123,7 +119,7 @@ static int for_each_pid_in(const char *dir, int (*fn)(pid_t, void *), void *user
 }
 
 int cg_for_each_pid(const char *dir, int (*fn)(pid_t, void *), void *userdata) {
-        int r = for_each_pid_in(dir, fn, userdata);
+        int r = cg_for_each_pid_here(dir, fn, userdata);
         if (r < 0)
                 return r;
         _cleanup_closedir_ DIR *d = opendir(dir);

@@ -1,0 +1,84 @@
+# lib.sh: shared parts of the QEMU guest tests (sourced by run-*.sh): installing what a guest
+# needs, copying test binaries with their libraries, booting Debian's kernel under QEMU and
+# turning the guest's verdict into an exit code.
+#
+# A guest reports its verdict through QEMU's isa-debug-exit port (0xf4): writing byte v makes
+# QEMU exit with (v << 1) | 1, so 1 = passed and 3 = failed; anything else (a panic, a hang
+# ended by the timeout, a guest that never got as far as its test) means no verdict, which
+# fails the test: a guest that cannot boot is a failure, never a skip.
+
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_SMP=${VM_SMP:-2}
+VM_MEM=${VM_MEM:-1024}
+VM_CACHE=${SLICELAB_VM_CACHE:-/var/cache/slicelab-vm}
+
+vm_log() { echo "vm: $*" >&2; }
+vm_die() { vm_log "FAIL: $*"; exit 1; }
+
+# Install the Debian packages a guest needs when they are missing (root, Debian's registry).
+vm_need_packages() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    vm_log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends "${missing[@]}" >&2 ||
+        { apt-get update >&2 && apt-get install -y --no-install-recommends "${missing[@]}" >&2; } ||
+        vm_die "cannot install ${missing[*]}"
+}
+
+# The newest Debian kernel in /boot (VM_KERNEL overrides), printed as its version.
+vm_kernel_version() {
+    if [ -n "${VM_KERNEL:-}" ]; then echo "$VM_KERNEL"; return; fi
+    local k
+    k=$(ls -1v /boot/vmlinuz-* 2>/dev/null | tail -n1) || true
+    [ -n "$k" ] || vm_die "no kernel in /boot (linux-image-amd64)"
+    echo "${k#/boot/vmlinuz-}"
+}
+
+# vm_copy_libs ROOT BINARY...: the shared libraries of each binary (from ldd) into ROOT at the
+# same absolute paths, unless ROOT already has them.
+vm_copy_libs() {
+    local root=$1 b lib
+    shift
+    for b in "$@"; do
+        ldd "$b" | grep -o '/[^ ]*' | while read -r lib; do
+            [ -e "$root$lib" ] && continue
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+    done
+}
+
+# vm_boot LOG QEMU-ARGS...: boots with the console in LOG; returns 0 = passed, 1 = failed,
+# 2 = no verdict (call as `vm_boot ... || rc=$?` under set -e). Prints the wall time.
+vm_boot() {
+    local log=$1 rc start end
+    shift
+    start=$(date +%s.%N)
+    rc=0
+    timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -m "$VM_MEM" -smp "$VM_SMP" \
+        -nographic -no-reboot -nic none -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+        "$@" < /dev/null > "$log" 2>&1 || rc=$?
+    end=$(date +%s.%N)
+    vm_log "qemu exit $rc after $(awk "BEGIN { printf \"%.1f\", $end - $start }") s wall"
+    case $rc in
+        1) return 0 ;;
+        3) return 1 ;;
+        124) vm_log "timeout after $VM_TIMEOUT s"; return 2 ;;
+        *) return 2 ;;
+    esac
+}
+
+# vm_verdict RC LOG NAME: print the console and exit with the test's result.
+vm_verdict() {
+    local rc=$1 log=$2 name=$3
+    sed 's/^/guest: /' "$log"
+    case $rc in
+        0) vm_log "$name: PASS"; exit 0 ;;
+        1) vm_die "$name: a test in the guest failed" ;;
+        *) vm_die "$name: the guest gave no verdict (did it boot?)" ;;
+    esac
+}

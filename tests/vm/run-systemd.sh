@@ -1,0 +1,95 @@
+#!/bin/bash
+# run-systemd.sh TEST-BINARY...: boots a debootstrapped Debian 12 (cached) under QEMU with
+# systemd as PID 1 on cgroup v2, runs each binary in a transient service with Delegate=yes, and
+# checks afterwards that no cgroup exists that was not there before (everything the test made
+# lived in the service's own subtree, which systemd removed with the service).
+# Exit 0 = passed, 1 = failed. The rootfs is cached in $SLICELAB_VM_CACHE (/var/cache/slicelab-vm).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+[ $# -ge 1 ] || vm_die "usage: $0 TEST-BINARY..."
+[ "$(id -u)" -eq 0 ] || vm_die "needs root (apt-get, debootstrap, qemu)"
+
+vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs
+KVER=$(vm_kernel_version)
+[ -e "/boot/initrd.img-$KVER" ] || vm_die "no initrd for $KVER (the guest needs virtio_blk from it)"
+
+# Libraries of the test binaries come from Debian packages where possible (libc stays the
+# rootfs' own); the sanitizer runtimes let an ASan build run too.
+INCLUDE=systemd-sysv,udev,dbus,libcgroup2,libcmocka0,libasan8,libubsan1
+mkdir -p "$VM_CACHE"
+ROOTFS=$VM_CACHE/rootfs-bookworm-$(echo "$INCLUDE" | md5sum | cut -c1-8)
+exec 9> "$VM_CACHE/lock"
+flock 9 # one guest at a time uses (and writes into) the cached rootfs
+
+if [ ! -x "$ROOTFS/lib/systemd/systemd" ]; then
+    # the mirror this machine's apt already uses (deb822 or one-line sources)
+    mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+        sed -n 's/^URIs: *//p; s/^deb  *\(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' |
+        grep -v security | head -n1 || true)
+    [ -n "$mirror" ] || vm_die "no apt mirror found in the apt sources"
+    vm_log "debootstrap bookworm from $mirror into $ROOTFS (once)"
+    rm -rf "$ROOTFS.tmp"
+    debootstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOTFS.tmp" "$mirror" >&2 ||
+        vm_die "debootstrap failed"
+    echo slicelab-vm > "$ROOTFS.tmp/etc/hostname"
+    echo "/dev/vda / ext4 rw,relatime 0 1" > "$ROOTFS.tmp/etc/fstab"
+    ln -sf /dev/null "$ROOTFS.tmp/etc/systemd/system/serial-getty@ttyS0.service"
+    mv "$ROOTFS.tmp" "$ROOTFS"
+fi
+
+# What the guest runs, refreshed on every run.
+rm -rf "$ROOTFS/tests"
+mkdir -p "$ROOTFS/tests"
+for b in "$@"; do cp "$b" "$ROOTFS/tests/"; done
+vm_copy_libs "$ROOTFS" "$@"
+install -m 0755 /dev/stdin "$ROOTFS/usr/local/sbin/slicelab-vmtest" <<'GUEST'
+#!/bin/sh
+# Runs in the guest as a service once the system is up; its output goes to the serial console.
+verdict() {
+    echo "GUEST: verdict $1 at uptime $(cut -d' ' -f1 /proc/uptime)s"
+    printf "\\$(printf %03o "$1")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+    systemctl poweroff --force --force
+}
+state=$(systemctl is-system-running --wait)
+echo "GUEST: system $state at uptime $(cut -d' ' -f1 /proc/uptime)s; $(systemctl --version | head -n1); cgroup fs $(stat -fc %T /sys/fs/cgroup)"
+[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || { echo "GUEST: not on cgroup v2"; verdict 1; }
+fail=0
+for t in /tests/*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    find /sys/fs/cgroup -type d | sort > /run/cg-before
+    echo "GUEST: running $t in a transient service with Delegate=yes"
+    systemd-run --quiet --wait --pipe --unit=slicelab-vmtest-run -p Delegate=yes \
+        -E SLICELAB_TEST_EMULATED=1 -E SLICELAB_EXPECT_MODE=v2 -E SLICELAB_EXPECT_DELEGATED=1 "$t"
+    rc=$?
+    echo "GUEST: $t exit $rc"
+    [ $rc -eq 0 ] || fail=1
+    find /sys/fs/cgroup -type d | sort > /run/cg-after
+    new=$(comm -13 /run/cg-before /run/cg-after)
+    if [ -n "$new" ]; then echo "GUEST: cgroups outside the service's subtree remain: $new"; fail=1; fi
+done
+verdict $fail
+GUEST
+cat > "$ROOTFS/etc/systemd/system/slicelab-vmtest.service" <<'UNIT'
+[Unit]
+Description=slicelab cgroup tests under systemd
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/slicelab-vmtest
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/slicelab-vmtest.service \
+    "$ROOTFS/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-systemd.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkfs.ext4 -q -F -L root -d "$ROOTFS" "$WORK/rootfs.img" 2G
+rc=0
+vm_boot "$WORK/console.log" -kernel "/boot/vmlinuz-$KVER" -initrd "/boot/initrd.img-$KVER" \
+    -drive file="$WORK/rootfs.img",format=raw,if=virtio \
+    -append "root=/dev/vda rw console=ttyS0 systemd.unified_cgroup_hierarchy=1 panic=-1 quiet" || rc=$?
+vm_verdict $rc "$WORK/console.log" "systemd guest"
