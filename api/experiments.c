@@ -194,7 +194,7 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
                 r = experiments_get_json(lease.conn, id, &exp);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        return api_reply_json(req, 200, exp);
+        return api_reply_json_cached(req, exp, experiment_status_finished(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(exp, "status"))));
 }
 
 /* Cursors are opaque to clients: the next page's upper bound, in hex. */
@@ -209,6 +209,10 @@ static int parse_cursor(struct api_request *req, int64_t *ret, struct error *err
                                  "cursor must be a value returned as next_cursor, got '%.32s'", c);
         *ret = (int64_t) strtoull(c, NULL, 16);
         return 0;
+}
+
+bool experiment_status_finished(const char *s) {
+        return s && strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;
 }
 
 static bool valid_experiment_status(const char *s) {

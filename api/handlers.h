@@ -3,6 +3,11 @@
 
 #include "server.h"
 
+#include <stdbool.h>
+
+/* Finished experiments (succeeded, partial, failed, cancelled) no longer change. */
+bool experiment_status_finished(const char *status);
+
 enum MHD_Result api_get_health(struct api_request *req);
 enum MHD_Result api_post_experiment(struct api_request *req);
 enum MHD_Result api_list_experiments(struct api_request *req);
@@ -15,3 +20,4 @@ enum MHD_Result api_get_report(struct api_request *req);
 enum MHD_Result api_get_timeline(struct api_request *req);
 enum MHD_Result api_get_gc(struct api_request *req);
 enum MHD_Result api_get_logs(struct api_request *req);
+enum MHD_Result api_get_metrics(struct api_request *req);

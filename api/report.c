@@ -179,5 +179,5 @@ enum MHD_Result api_get_report(struct api_request *req) {
                         cJSON_AddNullToObject(cell, "ratios");
                 cJSON_AddItemToArray(out, cell);
         }
-        return api_reply_json(req, 200, body);
+        return api_reply_json_cached(req, body, experiment_status_finished(status));
 }

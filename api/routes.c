@@ -11,6 +11,7 @@ static const char *const logs_query[] = { "tail", NULL };
 const struct api_route api_routes[] = {
         { "GET", "/v1/health", api_get_health, NULL },
         { "GET", "/v1/host", api_get_host, NULL },
+        { "GET", "/metrics", api_get_metrics, NULL },
         { "POST", "/v1/experiments", api_post_experiment, NULL },
         { "GET", "/v1/experiments", api_list_experiments, list_query },
         { "GET", "/v1/experiments/{}", api_get_experiment, NULL },

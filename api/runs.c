@@ -16,5 +16,6 @@ enum MHD_Result api_get_run(struct api_request *req) {
                 r = runs_get_json(lease.conn, req->path_params[0], &run);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
-        return api_reply_json(req, 200, run);
+        const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state"));
+        return api_reply_json_cached(req, run, run_state_is_terminal(run_state_from_string(state)));
 }

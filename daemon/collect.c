@@ -11,6 +11,7 @@
 #include "db.h"
 #include "fileio.h"
 #include "host-cpufreq.h"
+#include "host-warnings.h"
 #include "jvm-flags.h"
 #include "jvm-gclog.h"
 #include "jvm-hsperf.h"
@@ -149,8 +150,10 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         if (r >= 0) {
                 jvm_info_apply_gclog(&info, &log->info);
                 struct jvm_gc_summary s;
-                if (jvm_gc_summarize(log->events, log->n_events, in->measure_start_ns, in->measure_end_ns, &s) >= 0)
-                        cJSON_AddItemToObject(m, "gc", jvm_gc_summary_to_json(&s));
+                cJSON *summary = NULL;
+                if (jvm_gc_summarize(log->events, log->n_events, in->measure_start_ns, in->measure_end_ns, &s) >= 0 &&
+                    (summary = jvm_gc_summary_to_json(&s)))
+                        cJSON_AddItemToObject(m, "gc", summary);
                 store_gc_events(in, log);
                 if (log->truncated)
                         warnf(warnings, "the GC log had more than %d events; the rest were not counted", GC_EVENTS_MAX);
@@ -158,7 +161,8 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
                 warnf(warnings, "no GC log at %s (%s): GC figures unknown", path, strerror(-r));
         if (!cJSON_GetObjectItemCaseSensitive(m, "gc"))
                 cJSON_AddNullToObject(m, "gc");
-        cJSON_AddItemToObject(m, "jvm", jvm_info_to_json(&info));
+        cJSON *jvm = jvm_info_to_json(&info);
+        cJSON_AddItemToObject(m, "jvm", jvm ? jvm : cJSON_CreateNull());
 
         if (info.has_active_processor_count) {
                 const struct definition_cell *c = &in->def->cells[in->cell];
@@ -176,8 +180,9 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         bool has_total = jvm_hsperf_open_path(path, &fd) >= 0 && jvm_hsperf_read(fd, &sample) >= 0 &&
                          jvm_hsperf_compile_time_ns(&sample, &total) >= 0;
         add_number_or_null(jit, "compile_time_s", has_total, (double) total / 1e9);
-        add_number_or_null(jit, "compile_time_measure_s", has_total && in->baseline && in->baseline->has_compile,
-                           (double) (total - (in->baseline ? in->baseline->compile_ns : 0)) / 1e9);
+        bool has_window = in->baseline && in->baseline->has_compile && in->end && in->end->has_compile;
+        add_number_or_null(jit, "compile_time_measure_s", has_window,
+                           has_window ? (double) (in->end->compile_ns - in->baseline->compile_ns) / 1e9 : 0);
         if (!has_total)
                 warnf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
 }
@@ -199,11 +204,21 @@ static void cgroup_figures(cJSON *o, const struct slice_stats *end, const struct
         add_number_or_null(o, "oom_kills", end->has_oom_kills, (double) end->oom_kills);
 }
 
+/* The end-of-measure snapshot, or (a SUT without load: its exit is the end) a reading now. */
+static bool end_stats(const struct collect_input *in, enum slice_kind kind, struct slice_stats *ret) {
+        const struct collect_baseline *e = in->end;
+        if (e && (kind == SLICE_SUT ? e->has_sut : e->has_load)) {
+                *ret = kind == SLICE_SUT ? e->sut : e->load;
+                return true;
+        }
+        return slice_read_stats(in->cg, kind, ret) >= 0;
+}
+
 static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *warnings) {
         const struct collect_baseline *b = in->baseline;
         struct slice_stats st;
         cJSON *cg = cJSON_AddObjectToObject(m, "cgroup");
-        if (slice_read_stats(in->cg, SLICE_SUT, &st) >= 0) {
+        if (end_stats(in, SLICE_SUT, &st)) {
                 cgroup_figures(cg, &st, b && b->has_sut ? &b->sut : NULL, true);
                 uint64_t periods = st.nr_periods - (b && b->has_sut ? b->sut.nr_periods : 0);
                 uint64_t throttled = st.nr_throttled - (b && b->has_sut ? b->sut.nr_throttled : 0);
@@ -217,7 +232,7 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
                 return;
         }
         cJSON *load = cJSON_AddObjectToObject(m, "load");
-        if (slice_read_stats(in->cg, SLICE_LOAD, &st) >= 0) {
+        if (end_stats(in, SLICE_LOAD, &st)) {
                 cgroup_figures(load, &st, b && b->has_load ? &b->load : NULL, false);
                 if (st.has_throttling && st.nr_throttled > (b && b->has_load ? b->load.nr_throttled : 0))
                         warnf(warnings, "the injector's slice was throttled");
@@ -227,28 +242,23 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
 /* ---- CPUs ------------------------------------------------------------------------------------ */
 
 static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnings) {
-        const struct definition_cell *c = &in->def->cells[in->cell];
-        struct cpulist cpus;
-        if (c->has_cpus)
-                cpus = c->cpus;
-        else if (cpulist_read_file("/sys/devices/system/cpu/online", &cpus) < 0)
+        size_t n = 0;
+        const struct host_cpu_freq *cpus = in->freq ? host_freq_sampler_cpus(in->freq, &n) : NULL;
+        cJSON *cpu = NULL;
+        if (!cpus || host_cpu_freq_json(cpus, n, &cpu) < 0) {
+                cJSON_AddNullToObject(m, "cpu");
+                warnf(warnings, "the run's CPU frequencies were not sampled");
                 return;
-        cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
-        cJSON *gov = cJSON_AddObjectToObject(cpu, "governor");
-        bool any_missing = false;
-        for (int i = cpulist_next(&cpus, -1); i >= 0; i = cpulist_next(&cpus, i)) {
-                struct host_cpufreq f;
-                char key[16];
-                snprintf(key, sizeof key, "%d", i);
-                if (host_cpufreq_read("", (unsigned) i, &f) >= 0 && f.governor[0])
-                        cJSON_AddStringToObject(gov, key, f.governor);
-                else {
-                        cJSON_AddNullToObject(gov, key);
-                        any_missing = true;
-                }
         }
-        if (any_missing)
-                warnf(warnings, "cpufreq is not exposed on this host: governor and frequencies unknown");
+        cJSON_AddItemToObject(m, "cpu", cpu);
+        host_warn_cpus(cpus, n, warnings);
+}
+
+/* The design's keys are always there: null where a figure does not apply to this run. */
+static void add_nulls(cJSON *m, const char *const *keys, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (!cJSON_GetObjectItemCaseSensitive(m, keys[i]))
+                        cJSON_AddNullToObject(m, keys[i]);
 }
 
 int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warnings, char *why, size_t why_size) {
@@ -272,6 +282,9 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         if (in->def->sut.jvm)
                 collect_jvm(in, m, warnings);
         collect_cpus(in, m, warnings);
+        static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
+                                            "gc", "jit", "jvm", "cgroup", "cpu", "load" };
+        add_nulls(m, keys, ELEMENTSOF(keys));
         *ret_metrics = TAKE_PTR(m);
         return 0;
 }

@@ -14,8 +14,10 @@
 
 struct cJSON;
 struct db_conn;
+struct host_freq_sampler;
 
-/* Counters at the start of the measure phase, subtracted at the end. */
+/* Counters at the start and at the end of the measure phase: figures are their differences, so
+ * neither the JVM's start nor its shutdown is counted. */
 struct collect_baseline {
         bool has_sut, has_load;
         struct slice_stats sut, load;
@@ -35,8 +37,10 @@ struct collect_input {
         int64_t measure_start_ns;       /* CLOCK_MONOTONIC; the timeline's header wins when present */
         int64_t measure_end_ns;
         const struct collect_baseline *baseline;
+        const struct collect_baseline *end;     /* at the end of measure, before the SUT stops */
         struct db_conn *db;
         const char *run_id;
+        const struct host_freq_sampler *freq;   /* the run's CPUs sampled through measure, or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "macro.h"
 #include "preflight.h"
+#include "host-cpufreq.h"
 #include "probe.h"
 #include "time-util.h"
 
@@ -30,6 +31,7 @@
 #define DEADLINE_GRACE_MIN_S 60
 #define NO_LOAD_DEADLINE_S (24 * 3600)
 #define RUN_PIDS_MAX 32768
+#define FREQ_SAMPLE_US 250000
 
 struct child {
         const char *what;       /* "SUT", "load" */
@@ -59,9 +61,10 @@ struct run {
         regex_t ready_regex;
         bool has_ready_regex, ready;
         struct probe *probe;
-        sd_event_source *ready_timer, *phase_timer, *deadline_timer, *grace_timer, *done_defer;
+        sd_event_source *ready_timer, *phase_timer, *deadline_timer, *grace_timer, *done_defer, *freq_timer;
+        struct host_freq_sampler *freq;
         int64_t measure_start_ns, measure_end_ns;
-        struct collect_baseline baseline;
+        struct collect_baseline baseline, end;
         cJSON *warnings;
         bool tearing_down;
         run_done_fn done;
@@ -305,8 +308,25 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static int on_freq_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        host_freq_sampler_sample(r->freq);
+        sd_event_source_set_time(s, usec + FREQ_SAMPLE_US);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* The run's CPUs' frequencies every 250 ms through warmup and measure (pread only). */
+static void start_freq_sampling(struct run *r) {
+        if (host_freq_sampler_new("", &r->cpus, &r->freq) < 0)
+                return;
+        host_freq_sampler_sample(r->freq);
+        arm_timer(r, &r->freq_timer, FREQ_SAMPLE_US, on_freq_sample);
+}
+
 /* Figures cover the measure phase: counters are read now and subtracted at the end. */
 static void begin_measure(struct run *r, const char *message) {
+        if (r->freq)
+                host_freq_sampler_reset(r->freq);
         r->measure_start_ns = now_mono_ns();
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->baseline);
         advance(r, RUN_MEASURING, message);
@@ -340,6 +360,8 @@ static void finish_collect(struct run *r) {
                 .measure_start_ns = r->measure_start_ns,
                 .measure_end_ns = r->measure_end_ns ? r->measure_end_ns : now_mono_ns(),
                 .baseline = &r->baseline,
+                .end = &r->end,
+                .freq = r->freq,
                 .db = r->ctx.db,
                 .run_id = r->id,
         };
@@ -364,6 +386,8 @@ static void start_collect(struct run *r) {
         if (r->state == RUN_COLLECTING)
                 return;
         r->measure_end_ns = now_mono_ns();
+        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->end);
+        r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
         advance(r, RUN_COLLECTING, NULL);
@@ -522,6 +546,7 @@ static int on_became_ready(sd_event_source *s, void *userdata) {
         r->ready = true;
         r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
         r->probe = probe_free(r->probe);
+        start_freq_sampling(r);
         if (r->def->load.kind == DEFINITION_LOAD_NONE) {
                 begin_measure(r, "the SUT runs until it exits; its last stdout line is the result");
                 arm_timer(r, &r->deadline_timer, NO_LOAD_DEADLINE_S * 1000000ULL, on_deadline);
@@ -709,6 +734,7 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
         r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
+        r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         r->probe = probe_free(r->probe);
 
         /* The slice kill is the last word on every process the run made. */
@@ -763,6 +789,7 @@ void run_free(struct run *r) {
         if (r->has_ready_regex)
                 regfree(&r->ready_regex);
         cgroup_run_free(r->cg);
+        host_freq_sampler_free(r->freq);
         definition_free(r->def);
         cJSON_Delete(r->warnings);
         free(r);

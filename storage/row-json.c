@@ -1,6 +1,8 @@
 /* row-json.c: result-row columns as cJSON members. */
 #include "row-json.h"
 
+#include <stdio.h>
+
 #include "time-util.h"
 
 void row_add_time(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
@@ -27,9 +29,13 @@ void row_add_json(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
         cJSON_AddItemToObject(o, name, j ? j : cJSON_CreateNull());
 }
 
+/* As raw text: a double cannot hold every int64 (CLOCK_MONOTONIC ns pass 2^53 after 104 days). */
 void row_add_int(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
-        if (sqlite3_column_type(s, col) == SQLITE_NULL)
+        if (sqlite3_column_type(s, col) == SQLITE_NULL) {
                 cJSON_AddNullToObject(o, name);
-        else
-                cJSON_AddNumberToObject(o, name, (double) sqlite3_column_int64(s, col));
+                return;
+        }
+        char buf[24];
+        snprintf(buf, sizeof buf, "%lld", (long long) sqlite3_column_int64(s, col));
+        cJSON_AddRawToObject(o, name, buf);
 }

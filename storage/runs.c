@@ -293,3 +293,70 @@ int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bo
         *ret = sqlite3_column_int(s, 0) != 0;
         return 0;
 }
+
+int runs_overview(struct db_conn *c, struct runs_overview *ret) {
+        static const char sql_states[] = "SELECT state, count(*) FROM runs GROUP BY state";
+        static const char sql_durations[] =
+                "SELECT count(*), coalesce(sum(e.end_ns - e.start_ns), 0) FROM ("
+                "  SELECT min(CASE WHEN state = 'preparing' THEN mono_ns END) AS start_ns,"
+                "         max(CASE WHEN state IN ('succeeded','failed','cancelled','interrupted') THEN mono_ns END) AS end_ns"
+                "    FROM run_events GROUP BY run_id) e"
+                " WHERE e.start_ns IS NOT NULL AND e.end_ns IS NOT NULL AND e.end_ns >= e.start_ns";
+        struct runs_overview o = { 0 };
+        sqlite3_stmt *s _cleanup_stmt_ = NULL, *d _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql_states, &s);
+        if (r < 0)
+                return r;
+        while ((r = db_step(s)) > 0) {
+                int state = run_state_from_string((const char *) sqlite3_column_text(s, 0));
+                if (state >= 0)
+                        o.by_state[state] = sqlite3_column_int64(s, 1);
+        }
+        if (r < 0 || (r = db_stmt(c, sql_durations, &d)) < 0 || (r = db_step(d)) < 0)
+                return r;
+        if (r > 0) {
+                o.finished = sqlite3_column_int64(d, 0);
+                o.duration_sum_s = (double) sqlite3_column_int64(d, 1) / 1e9;
+        }
+        *ret = o;
+        return 0;
+}
+
+int runs_latest_per_cell(struct db_conn *c, int experiments, cJSON **ret) {
+        static const char sql[] =
+                "SELECT e.name, e.id, c.name,"
+                "       json_extract(r.metrics, '$.throughput_rps'),"
+                "       json_extract(r.metrics, '$.latency_us.scheduled.p99'),"
+                "       json_extract(r.metrics, '$.ops_per_s')"
+                "  FROM (SELECT id, name, rowid AS rid FROM experiments ORDER BY rowid DESC LIMIT ?) e"
+                "  JOIN cells c ON c.experiment_id = e.id"
+                "  JOIN runs r ON r.id = (SELECT r2.id FROM runs r2 WHERE r2.experiment_id = e.id AND r2.cell_idx = c.idx"
+                "                          AND r2.state = 'succeeded' ORDER BY r2.position DESC LIMIT 1)"
+                " ORDER BY e.rid DESC, c.idx";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int(s, 1, experiments);
+        cJSON *a = cJSON_CreateArray();
+        while ((r = db_step(s)) > 0) {
+                cJSON *o = cJSON_CreateObject();
+                row_add_text(o, "experiment", s, 0);
+                row_add_text(o, "experiment_id", s, 1);
+                row_add_text(o, "cell", s, 2);
+                static const char *const nums[] = { "throughput_rps", "p99_us", "ops_per_s" };
+                for (int i = 0; i < 3; i++) {
+                        if (sqlite3_column_type(s, 3 + i) == SQLITE_NULL)
+                                cJSON_AddNullToObject(o, nums[i]);
+                        else
+                                cJSON_AddNumberToObject(o, nums[i], sqlite3_column_double(s, 3 + i));
+                }
+                cJSON_AddItemToArray(a, o);
+        }
+        if (r < 0) {
+                cJSON_Delete(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}

@@ -69,3 +69,14 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
 
 /* Whether the experiment was cancelled (so its run in progress must stop). */
 int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret);
+
+/* Figures for GET /metrics. */
+struct runs_overview {
+        int64_t by_state[_RUN_STATE_MAX];
+        int64_t finished;               /* runs with a duration (preparing to their end) */
+        double duration_sum_s;
+};
+int runs_overview(struct db_conn *c, struct runs_overview *ret);
+/* The last succeeded run per (experiment, cell) of the `experiments` most recent experiments:
+ * {"experiment","cell","throughput_rps","p99_us","ops_per_s"} each. */
+int runs_latest_per_cell(struct db_conn *c, int experiments, struct cJSON **ret);

@@ -145,3 +145,15 @@ first_run() {
 no_slices_of() {
         [ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "run-$1" 2>/dev/null)" ]
 }
+
+# alive PID: the process exists and is not a zombie (an orphan's zombie waits on whoever adopted it).
+alive() {
+        local state
+        state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+        [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# not CMD...: succeeds when CMD fails (for check).
+not() {
+        ! "$@"
+}

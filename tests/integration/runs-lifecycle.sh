@@ -84,14 +84,15 @@ post_experiment "{\"name\":\"crash\",\"iterations\":2,\"sut\":{\"command\":[\"$S
 CRASH_EXP=$EXP_ID
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
+old_sut=$(head -1 "/sys/fs/cgroup/cpu$(run_field "$RUN" .slices.sut)/cgroup.procs")
 kill -9 "$DAEMON_PID"
 daemon_wait_event 'SIGNAL' 10
 wait "$NL_PID" 2>/dev/null
 DAEMON_PID=
-check "the SUT outlived the killed daemon (so recovery has work)" running "[s]licelab-spin --seconds 4"
+check "the SUT outlived the killed daemon (so recovery has work)" alive "$old_sut"
 daemon_start --cgroup-root "$CGROOT" || not_ok "daemon restarts after kill -9"
 check_eq "the run is interrupted after restart" "interrupted daemon_restart" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
-check "its SUT is gone" bash -c "! pgrep -f '[s]licelab-spin --seconds 4'"
+check "its SUT is gone" not alive "$old_sut"
 check "its slices are gone" no_slices_of "$RUN"
 RUN2=$(curl -s "$DAEMON_URL/v1/experiments/$CRASH_EXP/runs" | jq -r '.runs[1].id')
 wait_for 60 run_finished "$RUN2"
