@@ -34,7 +34,8 @@ void def_path_index(char *buf, const char *parent, size_t index);
 /* s quoted for a message: valid printable UTF-8 kept, other bytes as \xNN, cut at ~60 bytes. */
 void def_quote(char *buf, size_t size, const char *s);
 const char *def_type_name(const cJSON *v);
-/* Integral and finite-or-not without libm (the API library does not link it). */
+/* d has no fractional part (infinities pass: check isfinite first); without libm, which the
+ * API library does not link. */
 bool def_is_integral(double d);
 /* The shortest text that reads back as v (integral values without exponent), as JSON wants it
  * for finite v. */

@@ -1,0 +1,496 @@
+/* test-definition.c: the experiment definition parser against the shared table of bad
+ * definitions (each on a 2-CPU fixture, a 16-CPU fixture and this host), the good definitions,
+ * canonical JSON round trips, body-level attacks that a text table cannot hold, warnings, the
+ * effective argv/env of a cell and run plans in each order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "definition.h"
+#include "fileio.h"
+#include "macro.h"
+
+static struct definition_host host2, host16, host_real;
+
+static void fixture(struct definition_host *h, const char *cpus, const char *mems, uint64_t mem) {
+        assert_int_equal(cpulist_parse(cpus, &h->online_cpus), 0);
+        assert_int_equal(cpulist_parse(mems, &h->online_mems), 0);
+        h->memory_bytes = mem;
+}
+
+static int setup(void **state) {
+        fixture(&host2, "0-1", "0", UINT64_C(8) << 30);
+        fixture(&host16, "0-15", "0", UINT64_C(64) << 30);
+        /* this host as the daemon will see it: the good/ definitions must pass here too */
+        if (cpulist_read_file("/sys/devices/system/cpu/online", &host_real.online_cpus) < 0)
+                return -1;
+        if (cpulist_read_file("/sys/devices/system/node/online", &host_real.online_mems) < 0)
+                cpulist_set(&host_real.online_mems, 0);
+        host_real.memory_bytes = (uint64_t) sysconf(_SC_PHYS_PAGES) * (uint64_t) sysconf(_SC_PAGESIZE);
+        return 0;
+}
+
+static char *src_path(const char *rel) {
+        const char *src = getenv("SLICELAB_SRC");
+        char *p = NULL;
+        assert_non_null(src);
+        assert_true(asprintf(&p, "%s/tests/definition/%s", src, rel) > 0);
+        return p;
+}
+
+static char *read_src(const char *rel, size_t *len) {
+        _cleanup_free_ char *p = src_path(rel);
+        char *buf = NULL;
+        assert_int_equal(read_file_bounded(p, 4 << 20, &buf, len), 0);
+        return buf;
+}
+
+/* Parse and expect a rejection; *ret must stay untouched. */
+static void expect_error(const char *body, size_t len, const struct definition_host *host,
+                         struct error *err) {
+        struct definition sentinel, *d = &sentinel;
+        *err = (struct error){ 0 };
+        int r = definition_parse(body, len, host, &d, err);
+        assert_true(r < 0);
+        assert_ptr_equal(d, &sentinel);
+        assert_true(err->status > 0);
+        assert_true(err->code[0] != '\0');
+        assert_true(err->message[0] != '\0');
+}
+
+static struct definition *expect_ok(const char *body, size_t len, const struct definition_host *host) {
+        struct definition *d = NULL;
+        struct error err = { 0 };
+        int r = definition_parse(body, len, host, &d, &err);
+        if (r < 0)
+                print_error("unexpected rejection: %d %s [%s] %s\n", err.status, err.code, err.field,
+                            err.message);
+        assert_int_equal(r, 0);
+        assert_non_null(d);
+        assert_int_equal(err.status, 0);
+        return d;
+}
+
+static void test_bad_table(void **state) {
+        const struct definition_host *hosts[] = { &host2, &host16, &host_real };
+        _cleanup_free_ char *table = read_src("bad-definitions.tsv", NULL);
+        unsigned cases = 0, failures = 0, lineno = 0;
+        char *save = NULL;
+
+        for (char *line = strtok_r(table, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                lineno++; /* strtok_r skips empty lines; numbers count non-empty lines */
+                if (line[0] == '#')
+                        continue;
+                char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+                assert_non_null(t2);
+                *t1 = *t2 = '\0';
+                int status = atoi(line);
+                const char *field = strcmp(t1 + 1, "-") == 0 ? "" : t1 + 1, *body = t2 + 1;
+                cases++;
+                for (size_t h = 0; h < ELEMENTSOF(hosts); h++) {
+                        struct error err;
+                        expect_error(body, strlen(body), hosts[h], &err);
+                        if (err.status != status || strcmp(err.field, field) != 0) {
+                                print_error("case %u (host %zu): want %d [%s], got %d %s [%s] %s\n  body: %.200s\n",
+                                            cases, h, status, field, err.status, err.code, err.field,
+                                            err.message, body);
+                                failures++;
+                        }
+                }
+        }
+        print_message("%u bad definitions checked\n", cases);
+        assert_int_equal(failures, 0);
+        assert_true(cases >= 40);
+}
+
+/* parse(canonical) gives canonical back, byte for byte. */
+static void assert_roundtrip(const struct definition *d, const struct definition_host *host) {
+        struct definition *again = expect_ok(d->canonical, strlen(d->canonical), host);
+        assert_string_equal(again->canonical, d->canonical);
+        char *formatted = NULL;
+        assert_int_equal(definition_format_json(again, &formatted), 0);
+        assert_string_equal(formatted, d->canonical);
+        free(formatted);
+        definition_free(again);
+}
+
+static void assert_plan_shape(const struct definition *d) {
+        for (int o = DEFINITION_ORDER_INTERLEAVED; o <= DEFINITION_ORDER_RANDOM; o++) {
+                struct definition copy = *d;
+                copy.order = (enum definition_order) o;
+                struct planned_run *runs = NULL;
+                size_t n = 0;
+                assert_int_equal(definition_plan_runs(&copy, 1, &runs, &n), 0);
+                assert_int_equal(n, d->n_cells * d->iterations);
+                /* every (cell, iteration) exactly once */
+                _cleanup_free_ unsigned char *seen = calloc(n, 1);
+                for (size_t i = 0; i < n; i++) {
+                        assert_true(runs[i].cell < d->n_cells && runs[i].iteration < d->iterations);
+                        size_t k = runs[i].cell * d->iterations + runs[i].iteration;
+                        assert_int_equal(seen[k], 0);
+                        seen[k] = 1;
+                }
+                free(runs);
+        }
+}
+
+static void check_good_dir(const char *dir, const struct definition_host *const *hosts, size_t n_hosts) {
+        _cleanup_free_ char *path = src_path(dir);
+        DIR *dd = opendir(path);
+        unsigned files = 0;
+        struct dirent *de;
+
+        assert_non_null(dd);
+        while ((de = readdir(dd))) {
+                size_t l = strlen(de->d_name);
+                if (l < 5 || strcmp(de->d_name + l - 5, ".json") != 0)
+                        continue;
+                char rel[512];
+                size_t len;
+                snprintf(rel, sizeof rel, "%s/%s", dir, de->d_name);
+                _cleanup_free_ char *body = read_src(rel, &len);
+                print_message("%s\n", rel);
+                for (size_t h = 0; h < n_hosts; h++) {
+                        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, hosts[h]);
+                        assert_roundtrip(d, hosts[h]);
+                        assert_plan_shape(d);
+                }
+                files++;
+        }
+        closedir(dd);
+        assert_true(files > 0);
+}
+
+static void test_good(void **state) {
+        const struct definition_host *all[] = { &host2, &host16, &host_real, NULL };
+        const struct definition_host *big[] = { &host16, NULL };
+        check_good_dir("good", all, ELEMENTSOF(all));
+        check_good_dir("good-16cpu", big, ELEMENTSOF(big));
+}
+
+static void test_design_example(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good-16cpu/design-example.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host16);
+
+        assert_string_equal(d->name, "quota-vs-cpuset");
+        assert_int_equal(d->iterations, 10);
+        assert_int_equal(d->order, DEFINITION_ORDER_INTERLEAVED);
+        assert_int_equal(d->sut.n_command, 8);
+        assert_true(d->sut.jvm);
+        assert_int_equal(d->sut.env.n, 1);
+        assert_int_equal(d->sut.ready.kind, DEFINITION_READY_TCP);
+        assert_string_equal(d->sut.ready.tcp_host, "127.0.0.1");
+        assert_int_equal(d->sut.ready.tcp_port, 9080);
+        assert_int_equal(d->sut.memory_max, UINT64_C(4) << 30);
+        assert_int_equal(d->load.kind, DEFINITION_LOAD_INJECTOR);
+        assert_string_equal(d->load.target.host, "127.0.0.1");
+        assert_int_equal(d->load.target.port, 9080);
+        assert_string_equal(d->load.target.path, "/work");
+        assert_true(d->load.rate == 6000);
+        assert_int_equal(d->load.measure_s, 240);
+        assert_int_equal(d->n_cells, 3);
+        assert_false(d->cells[0].has_quota);
+        assert_int_equal(d->cells[1].cpu_quota_us, 400000);
+        assert_int_equal(d->cells[1].cpu_period_us, 100000);
+        assert_int_equal(d->cells[2].n_jvm_args, 1);
+        assert_string_equal(d->host.governor, "performance");
+        assert_int_equal(d->n_warnings, 0); /* load.cpus 0-7 and the cells' 8-15 are disjoint */
+        assert_string_equal(
+                d->canonical,
+                "{\"name\":\"quota-vs-cpuset\",\"iterations\":10,\"order\":\"interleaved\","
+                "\"sut\":{\"command\":[\"java\",\"-Xms1g\",\"-Xmx1g\",\"-XX:+UseParallelGC\",\"-jar\","
+                "\"app.jar\",\"--port\",\"9080\"],\"jvm\":true,\"env\":{\"TZ\":\"UTC\"},"
+                "\"ready\":{\"tcp\":\"127.0.0.1:9080\",\"timeout_s\":60},\"memory_max\":4294967296},"
+                "\"load\":{\"target\":\"http://127.0.0.1:9080/work\",\"mode\":\"rate\",\"rate\":6000,"
+                "\"arrival\":\"uniform\",\"connections\":32,\"timeout_ms\":5000,\"warmup_s\":60,"
+                "\"measure_s\":240,\"cpus\":\"0-7\"},"
+                "\"cells\":[{\"name\":\"4cpu-100\",\"cpus\":\"8-11\"},"
+                "{\"name\":\"8cpu-50\",\"cpus\":\"8-15\",\"cpu_quota\":4,\"cpu_period_us\":100000,"
+                "\"cpu_burst_us\":0},"
+                "{\"name\":\"8cpu-50-nocs\",\"cpus\":\"8-15\",\"cpu_quota\":4,\"cpu_period_us\":100000,"
+                "\"cpu_burst_us\":0,\"jvm_args\":[\"-XX:-UseContainerSupport\"]}],"
+                "\"host\":{\"governor\":\"performance\",\"on_mismatch\":\"fail\"}}");
+
+        /* jvm_args go right after argv[0] */
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        assert_int_equal(definition_cell_argv(d, 2, &argv), 0);
+        assert_string_equal(argv[0], "java");
+        assert_string_equal(argv[1], "-XX:-UseContainerSupport");
+        assert_string_equal(argv[2], "-Xms1g");
+        assert_string_equal(argv[8], "9080");
+        assert_null(argv[9]);
+
+        /* the verbatim example needs CPUs 8-15: on a 2-CPU host it is refused, naming the field */
+        struct error err;
+        expect_error(body, len, &host2, &err);
+        assert_int_equal(err.status, 400);
+        assert_string_equal(err.code, "not_on_host");
+        assert_string_equal(err.field, "load.cpus");
+        assert_non_null(strstr(err.message, "2-7"));
+}
+
+static void test_defaults_and_env(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/random-unicode.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+
+        assert_string_equal(d->name, "Kühlschrank ☃ 実験 — random");
+        assert_true(d->has_seed);
+        assert_int_equal(d->seed, UINT64_C(9007199254740991));
+        assert_non_null(strstr(d->canonical, "\"seed\":9007199254740991,"));
+        assert_int_equal(d->load.target.port, 9083);
+        assert_string_equal(d->load.target.path, "/");
+        assert_int_equal(d->load.connections, 32);
+        assert_int_equal(d->load.warmup_s, 30);
+        assert_int_equal(d->load.measure_s, 60);
+        assert_int_equal(d->load.timeout_ms, 5000);
+        assert_int_equal(d->load.arrival, DEFINITION_ARRIVAL_POISSON);
+        assert_non_null(strstr(d->canonical, "\"rate\":0.5,"));
+        assert_int_equal(d->sut.ready.kind, DEFINITION_READY_LOG);
+        assert_int_equal(d->cells[1].cpu_quota_us, 15000);
+        assert_int_equal(d->cells[1].memory_max, UINT64_C(768) << 20);
+        assert_false(d->cells[2].has_cpus);
+
+        _cleanup_(definition_strv_freep) char **env = NULL;
+        assert_int_equal(definition_cell_env(d, 0, &env), 0);
+        assert_string_equal(env[0], "B=cell wins");
+        assert_string_equal(env[1], "TZ=Europe/Zürich");
+        assert_string_equal(env[2], "_UNDERSCORE=");
+        assert_null(env[3]);
+        /* the cell without cpus shares load.cpus: warned, not refused */
+        assert_int_equal(d->n_warnings, 1);
+        assert_non_null(strstr(d->warnings[0], "cells[2]"));
+
+        /* ready defaults to the target's host:port for the built-in injector */
+        static const char minimal_load[] =
+                "{\"name\":\"x\",\"sut\":{\"command\":[\"srv\"]},\"load\":{\"target\":\"http://[::1]:8080/\","
+                "\"mode\":\"max\"},\"cells\":[{\"name\":\"a\"}]}";
+        _cleanup_(definition_freep) struct definition *m = expect_ok(minimal_load, strlen(minimal_load), &host2);
+        assert_int_equal(m->sut.ready.kind, DEFINITION_READY_TCP);
+        assert_string_equal(m->sut.ready.tcp_host, "::1");
+        assert_true(m->sut.ready.tcp_ipv6);
+        assert_non_null(strstr(m->canonical, "\"ready\":{\"tcp\":\"[::1]:8080\",\"timeout_s\":60}"));
+        assert_non_null(strstr(m->canonical, "\"mode\":\"max\",\"connections\":32"));
+        assert_int_equal(m->n_warnings, 0);
+
+        /* memory sizes in every accepted form come out in bytes */
+        static const char sizes[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"srv\"],\"memory_max\":\"1g\"},"
+                                    "\"cells\":[{\"name\":\"a\",\"memory_max\":1048576},"
+                                    "{\"name\":\"b\",\"memory_max\":\"2048K\"}]}";
+        _cleanup_(definition_freep) struct definition *s = expect_ok(sizes, strlen(sizes), &host2);
+        assert_int_equal(s->sut.memory_max, UINT64_C(1) << 30);
+        assert_int_equal(definition_cell_memory_max(s, 0), UINT64_C(1) << 20);
+        assert_int_equal(definition_cell_memory_max(s, 1), UINT64_C(2) << 20);
+        assert_roundtrip(s, &host2);
+}
+
+static void test_warnings(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/design-example.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        /* load.cpus 0 overlaps cells 1 and 2 (0-1), not cell 0 (1) */
+        assert_int_equal(d->n_warnings, 2);
+        assert_non_null(strstr(d->warnings[0], "cells[1].cpus"));
+        assert_non_null(strstr(d->warnings[1], "cells[2].cpus"));
+        assert_null(d->warnings[2]);
+
+        static const char jvm[] =
+                "{\"name\":\"x\",\"sut\":{\"command\":[\"java\",\"-Xmx1g\",\"-jar\",\"a.jar\",\"-Xmx9g\"],"
+                "\"jvm\":true,\"memory_max\":\"512M\"},"
+                "\"cells\":[{\"name\":\"a\",\"memory_max\":\"2G\",\"jvm_args\":[\"-Xmx4g\"]},"
+                "{\"name\":\"b\",\"jvm_args\":[\"-XX:+UseSerialGC\"]}]}";
+        _cleanup_(definition_freep) struct definition *j = expect_ok(jvm, strlen(jvm), &host2);
+        /* a: the command's -Xmx1g overrides -Xmx4g (1g < 2G: no OOM warning); b: 1g >= 512M */
+        assert_int_equal(j->n_warnings, 2);
+        assert_non_null(strstr(j->warnings[0], "cells[0].jvm_args[0] is overridden by sut.command[1]"));
+        assert_non_null(strstr(j->warnings[1], "cells[1]"));
+        assert_non_null(strstr(j->warnings[1], "OOM"));
+
+        static const char java[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"/usr/bin/java\",\"-jar\",\"a.jar\"]},"
+                                   "\"cells\":[{\"name\":\"a\"}]}";
+        _cleanup_(definition_freep) struct definition *k = expect_ok(java, strlen(java), &host2);
+        assert_int_equal(k->n_warnings, 1);
+        assert_non_null(strstr(k->warnings[0], "sut.jvm is false"));
+}
+
+static void test_body_level(void **state) {
+        static const char good[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}";
+        struct error err;
+
+        /* bytes a text table cannot carry */
+        static const struct {
+                const char *body;
+                size_t len;
+        } bad[] = {
+#define B(s) { s, sizeof(s) - 1 }
+                B("{\"name\":\"t\0\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"t\x01\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"tab\there\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"\xff\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"\xc0\xaf\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"\xed\xa0\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"\xf4\x90\x80\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"\xe2\x82\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("\xef\xbb\xbf{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}\0"),
+                B("{\"name\":\"t\",\x0b\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+                B("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]"),
+                B("{\"name\":\"\\ud800\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
+#undef B
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                expect_error(bad[i].body, bad[i].len, &host2, &err);
+                assert_int_equal(err.status, 400);
+                assert_string_equal(err.field, "");
+        }
+
+        /* the length is what counts, not a NUL: valid JSON followed by bytes outside the body */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s garbage", good);
+        struct definition *d = expect_ok(buf, strlen(good), &host2);
+        definition_free(d);
+
+        /* 1 MiB is the limit, inclusive; one byte more is 413 */
+        size_t big = DEFINITION_BODY_MAX + 1;
+        _cleanup_free_ char *pad = malloc(big);
+        assert_non_null(pad);
+        memcpy(pad, good, strlen(good));
+        memset(pad + strlen(good), ' ', big - strlen(good));
+        d = expect_ok(pad, DEFINITION_BODY_MAX, &host2);
+        definition_free(d);
+        expect_error(pad, big, &host2, &err);
+        assert_int_equal(err.status, 413);
+        assert_string_equal(err.code, "body_too_large");
+
+        /* a body of many tiny values is refused before cJSON builds a node for each */
+        size_t n = 0;
+        pad[n++] = '[';
+        while (n < 400000) {
+                pad[n++] = '0';
+                pad[n++] = ',';
+        }
+        pad[n++] = '0';
+        pad[n++] = ']';
+        expect_error(pad, n, &host2, &err);
+        assert_string_equal(err.code, "too_many_values");
+
+        expect_error("{}", 2, &host2, &err);
+        assert_string_equal(err.code, "missing_field");
+        assert_string_equal(err.field, "name");
+}
+
+static void test_messages(void **state) {
+        /* the message names the rule and the value seen */
+        static const char quota[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},"
+                                    "\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"},{\"name\":\"b\",\"cpus\":\"0-1\",\"cpu_quota\":3}]}";
+        struct error err;
+        expect_error(quota, strlen(quota), &host16, &err);
+        assert_string_equal(err.field, "cells[1].cpu_quota");
+        assert_string_equal(err.code, "conflict");
+        assert_non_null(strstr(err.message, "at most 2,"));
+        assert_non_null(strstr(err.message, "got 3"));
+
+        static const char online[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1-20\"}]}";
+        expect_error(online, strlen(online), &host16, &err);
+        assert_string_equal(err.code, "not_on_host");
+        assert_non_null(strstr(err.message, "16-20"));
+
+        /* hostile strings are quoted, escaped and cut in messages */
+        static const char hostile[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\","
+                                      "\"cpus\":\"\\\"evil\\\\\\\" AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}]}";
+        expect_error(hostile, strlen(hostile), &host16, &err);
+        assert_string_equal(err.field, "cells[0].cpus");
+        assert_non_null(strstr(err.message, "\\\"evil\\\\\\\""));
+        assert_non_null(strstr(err.message, "...\""));
+
+        /* without a host, host-dependent checks are skipped */
+        static const char far[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"],\"memory_max\":\"100T\"},"
+                                  "\"cells\":[{\"name\":\"a\",\"cpus\":\"1000\",\"mems\":\"7\"}]}";
+        struct definition *d = expect_ok(far, strlen(far), NULL);
+        definition_free(d);
+        expect_error(far, strlen(far), &host16, &err);
+        assert_string_equal(err.field, "sut.memory_max");
+}
+
+static struct definition *plan_definition(const char *order, unsigned iterations) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"name\":\"p\",\"iterations\":%u,\"order\":\"%s\",\"sut\":{\"command\":[\"x\"]},"
+                 "\"cells\":[{\"name\":\"A\"},{\"name\":\"B\"},{\"name\":\"C\"}]}",
+                 iterations, order);
+        return expect_ok(body, strlen(body), &host2);
+}
+
+static void plan_string(const struct definition *d, uint64_t seed, char *buf, size_t size) {
+        struct planned_run *runs = NULL;
+        size_t n = 0, o = 0;
+        assert_int_equal(definition_plan_runs(d, seed, &runs, &n), 0);
+        for (size_t i = 0; i < n && o + 8 < size; i++)
+                o += (size_t) snprintf(buf + o, size - o, "%s%c%u", i ? " " : "", (char) ('A' + runs[i].cell),
+                                       runs[i].iteration + 1);
+        free(runs);
+}
+
+static void test_plan(void **state) {
+        char buf[256], other[256];
+        _cleanup_(definition_freep) struct definition *il = plan_definition("interleaved", 3);
+        _cleanup_(definition_freep) struct definition *sq = plan_definition("sequential", 3);
+        _cleanup_(definition_freep) struct definition *rnd = plan_definition("random", 3);
+
+        plan_string(il, 0, buf, sizeof buf);
+        assert_string_equal(buf, "A1 B1 C1 A2 B2 C2 A3 B3 C3");
+        plan_string(il, 99, other, sizeof other); /* the seed matters to random only */
+        assert_string_equal(buf, other);
+        plan_string(sq, 0, buf, sizeof buf);
+        assert_string_equal(buf, "A1 A2 A3 B1 B2 B3 C1 C2 C3");
+
+        /* random: deterministic for a seed, pinned so that a stored seed replays its order */
+        plan_string(rnd, 42, buf, sizeof buf);
+        plan_string(rnd, 42, other, sizeof other);
+        assert_string_equal(buf, other);
+        print_message("random, seed 42: %s\n", buf);
+        assert_string_equal(buf, "A1 C1 B1 B2 C2 A2 C3 A3 B3");
+        /* each round runs every cell once */
+        for (unsigned round = 0; round < 3; round++) {
+                unsigned mask = 0;
+                for (unsigned k = 0; k < 3; k++) {
+                        const char *run = buf + (round * 3 + k) * 3;
+                        assert_int_equal(run[1] - '0', (int) round + 1);
+                        mask |= 1u << (run[0] - 'A');
+                }
+                assert_int_equal(mask, 7);
+        }
+        /* and the seed changes the order */
+        unsigned distinct = 0;
+        for (uint64_t seed = 0; seed < 20; seed++) {
+                plan_string(rnd, seed, other, sizeof other);
+                distinct += strcmp(other, buf) != 0;
+        }
+        assert_true(distinct >= 10);
+
+        /* the largest plan */
+        _cleanup_(definition_freep) struct definition *one = plan_definition("random", 1000);
+        struct planned_run *runs = NULL;
+        size_t n = 0;
+        assert_int_equal(definition_plan_runs(one, UINT64_MAX, &runs, &n), 0);
+        assert_int_equal(n, 3000);
+        free(runs);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_good),
+                cmocka_unit_test(test_design_example), cmocka_unit_test(test_defaults_and_env),
+                cmocka_unit_test(test_warnings),       cmocka_unit_test(test_body_level),
+                cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
+        };
+        return cmocka_run_group_tests(tests, setup, NULL);
+}
