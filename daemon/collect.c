@@ -67,6 +67,7 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *war
         else
                 path_in(in, "timeline.bin", path, sizeof path);
         _cleanup_(timeline_freep) struct timeline *t = NULL;
+        int64_t t_start = now_mono_ns();
         int r = timeline_load(path, &t);
         if (r < 0) {
                 snprintf(why, why_size, "the load left no usable timeline %s: %s", path,
@@ -75,12 +76,20 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *war
         }
         int64_t measure_ns = l->kind == DEFINITION_LOAD_INJECTOR ? (int64_t) l->measure_s * 1000000000
                                                                  : in->measure_end_ns - in->measure_start_ns;
+        int64_t t_loaded = now_mono_ns();
         if ((r = timeline_metrics(t, measure_ns, m)) < 0)
                 return r;
+        int64_t t_measured = now_mono_ns();
         if ((r = requests_store(in->db, in->run_id, t->records, t->n)) < 0) {
                 snprintf(why, why_size, "cannot store the timeline: %s", strerror(-r));
                 return r;
         }
+        log_full(LOG_DEBUG, 0, NULL, in->run_id, "run %s: timeline load+sort %.3f s, metrics %.3f s, store %.3f s", in->run_id,
+                 (double) (t_loaded - t_start) / 1e9, (double) (t_measured - t_loaded) / 1e9,
+                 (double) (now_mono_ns() - t_measured) / 1e9);
+        double secs = (double) (now_mono_ns() - t_start) / 1e9;
+        log_full(LOG_INFO, 0, NULL, in->run_id, "run %s: timeline of %zu records loaded, measured and stored in %.3f s (%.0f records/s)",
+                 in->run_id, t->n, secs, secs > 0 ? (double) t->n / secs : 0);
         if (t->header.measure_start_ns > 0) {
                 cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
                 runs_set_measure_start(in->db, in->run_id, t->header.measure_start_ns);

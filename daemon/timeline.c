@@ -3,12 +3,14 @@
 
 #include <cJSON.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "radix-sort.h"
 #include "stats.h"
 
 static int read_all(int fd, void *buf, size_t size) {
@@ -22,11 +24,6 @@ static int read_all(int fd, void *buf, size_t size) {
                 done += (size_t) n;
         }
         return 0;
-}
-
-static int cmp_scheduled(const void *a, const void *b) {
-        int64_t x = ((const struct timeline_record *) a)->scheduled_ns, y = ((const struct timeline_record *) b)->scheduled_ns;
-        return (x > y) - (x < y);
 }
 
 int timeline_load(const char *path, struct timeline **ret) {
@@ -63,7 +60,11 @@ int timeline_load(const char *path, struct timeline **ret) {
         }
         t->n = n;
         /* Written in completion order; the store and the API serve it in schedule order. */
-        qsort(t->records, n, sizeof *t->records, cmp_scheduled);
+        r = radix_sort_by_i64(t->records, n, sizeof *t->records, offsetof(struct timeline_record, scheduled_ns));
+        if (r < 0) {
+                free(t->records);
+                return r;
+        }
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -75,18 +76,16 @@ void timeline_free(struct timeline *t) {
         free(t);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-        return (x > y) - (x < y);
-}
-
 static cJSON *percentiles_us(int64_t *v, size_t n) {
         static const struct {
                 const char *name;
                 double p;
         } points[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p999", 99.9 }, { "p9999", 99.99 }, { "max", 100 } };
         cJSON *o = cJSON_CreateObject();
-        qsort(v, n, sizeof *v, cmp_i64);
+        if (radix_sort_i64(v, n) < 0) {
+                cJSON_Delete(o);
+                return NULL;
+        }
         for (size_t i = 0; i < ELEMENTSOF(points); i++) {
                 if (n == 0)
                         cJSON_AddNullToObject(o, points[i].name);
@@ -136,8 +135,9 @@ int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metric
         cJSON_AddNumberToObject(metrics, "errors", (double) (transport + http_errors));
         cJSON_AddItemToObject(metrics, "errors_by_kind", kinds);
         cJSON *lat = cJSON_AddObjectToObject(metrics, "latency_us");
-        cJSON_AddItemToObject(lat, "scheduled", percentiles_us(sched, n));
-        cJSON_AddItemToObject(lat, "submit", percentiles_us(submit, n));
-        cJSON_AddItemToObject(lat, "lag", percentiles_us(lag, n));
-        return 0;
+        cJSON *a = percentiles_us(sched, n), *b = percentiles_us(submit, n), *c = percentiles_us(lag, n);
+        cJSON_AddItemToObject(lat, "scheduled", a);
+        cJSON_AddItemToObject(lat, "submit", b);
+        cJSON_AddItemToObject(lat, "lag", c);
+        return a && b && c ? 0 : -ENOMEM;
 }

@@ -78,7 +78,7 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq) {
         static const char sql[] =
                 "SELECT first_seq, count, records FROM requests"
-                " WHERE run_id = ?1 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
+                " WHERE run_id = ?1 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
                 " ORDER BY first_seq LIMIT 1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt(c, sql, &s);
@@ -87,6 +87,9 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
         db_bind_text(s, 1, run_id);
         sqlite3_bind_int64(s, 2, seq);
         sqlite3_bind_int64(s, 3, min_scheduled_ns);
+        /* Blocks hold REQUESTS_BLOCK_RECORDS records (the last fewer), so the one holding seq starts
+         * after seq - REQUESTS_BLOCK_RECORDS: a range on the primary key, not a scan of the run. */
+        sqlite3_bind_int64(s, 4, REQUESTS_BLOCK_RECORDS);
         if ((r = db_step(s)) <= 0)
                 return r;
         int64_t count = sqlite3_column_int64(s, 1);
