@@ -187,6 +187,9 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         const char *id = path_id(req, 0);
         if (!id)
                 return api_reply_errno(req, -ENOENT, "experiment");
+        enum MHD_Result cached;
+        if (api_serve_cached(req, &cached))
+                return cached;
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *exp = NULL;
         int r = db_lease_take(req->config->storage, &lease);

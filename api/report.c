@@ -134,6 +134,9 @@ enum MHD_Result api_get_report(struct api_request *req) {
         const char *id = req->path_params[0];
         if (!id_valid(id))
                 return api_reply_errno(req, -ENOENT, "experiment");
+        enum MHD_Result cached;
+        if (api_serve_cached(req, &cached))
+                return cached;
         const char *baseline = api_query(req, "baseline");
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *rows_raw = NULL, *cells_raw = NULL;

@@ -9,6 +9,9 @@
 enum MHD_Result api_get_run(struct api_request *req) {
         if (!id_valid(req->path_params[0]))
                 return api_reply_errno(req, -ENOENT, "run");
+        enum MHD_Result cached;
+        if (api_serve_cached(req, &cached))
+                return cached;
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *run = NULL;
         int r = db_lease_take(req->config->storage, &lease);

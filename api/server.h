@@ -70,6 +70,8 @@ enum MHD_Result api_reply_error(struct api_request *req, const struct error *err
 /* 200 with a strong ETag (304 when If-None-Match has it); Cache-Control says whether the thing
  * can still change (api/cache.c). */
 enum MHD_Result api_reply_json_cached(struct api_request *req, struct cJSON *body, bool finished);
+/* Serve a finished thing's body kept by api_reply_json_cached(); false when it is not kept. */
+bool api_serve_cached(struct api_request *req, enum MHD_Result *ret);
 enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
                                  const char *field, const char *fmt, ...) _printf_(5, 6);
 /* Map a negative errno from storage to 404/409/503/500 with a message. */

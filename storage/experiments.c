@@ -333,7 +333,10 @@ int experiments_refresh_status(struct db_conn *c, const char *id) {
 }
 
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active) {
-        static const char sql_flag[] = "UPDATE experiments SET cancel_requested = 1 WHERE id = ?";
+        /* A finished experiment stays as it ended: cancelling it again changes nothing. */
+        static const char sql_flag[] =
+                "UPDATE experiments SET cancel_requested = 1 WHERE id = ? AND status IN ('queued','running')";
+        static const char sql_exists[] = "SELECT 1 FROM experiments WHERE id = ?";
         static const char sql_queued[] = "SELECT id FROM runs WHERE experiment_id = ? AND state = 'queued'";
         static const char sql_active[] =
                 "SELECT count(*) FROM runs WHERE experiment_id = ? AND state IN"
@@ -348,8 +351,19 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
         db_bind_text(flag, 1, id);
         if ((r = db_step(flag)) < 0)
                 return r;
-        if (sqlite3_changes(db_handle(c)) == 0)
-                return -ENOENT;
+        if (sqlite3_changes(db_handle(c)) == 0) {
+                sqlite3_stmt *e _cleanup_stmt_ = NULL;
+                if ((r = db_stmt(c, sql_exists, &e)) < 0)
+                        return r;
+                db_bind_text(e, 1, id);
+                if ((r = db_step(e)) < 0)
+                        return r;
+                if (r == 0)
+                        return -ENOENT;
+                *ret_cancelled = 0;
+                *ret_active = false;
+                return 0;
+        }
 
         /* Collect first, then transition: a statement must not read rows it is changing. */
         sqlite3_stmt *queued _cleanup_stmt_ = NULL;

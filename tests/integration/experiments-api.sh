@@ -4,9 +4,21 @@
 # idempotency, listing with cursors, cancel of queued runs, concurrent clients, restart.
 . "$SLICELAB_SRC/tests/lib.sh"
 
-daemon_start || { not_ok "daemon starts"; finish; exit 1; }
+daemon_start --cgroup-root "slicelab-api$$" || { not_ok "daemon starts"; finish; exit 1; }
 DB=$DAEMON_STATE/slicelab.db
-rows() { sqlite3 "$DB" "SELECT (SELECT count(*) FROM experiments) || ' ' || (SELECT count(*) FROM cells) || ' ' || (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM run_events)"; }
+
+# A run that holds the queue (one run at a time), so that the experiments below stay queued.
+api_auth POST /v1/experiments -H 'Content-Type: application/json' \
+        --data '{"name":"blocker","sut":{"command":["/bin/sleep","600"]},"cells":[{"name":"a"}]}'
+BLOCKER=$(jq -r .id <<<"$BODY")
+wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
+# Rows of everything but the blocker: experiments, cells, runs, run events.
+rows() {
+        sqlite3 "$DB" "SELECT (SELECT count(*) FROM experiments WHERE id <> '$BLOCKER') || ' ' ||
+                (SELECT count(*) FROM cells WHERE experiment_id <> '$BLOCKER') || ' ' ||
+                (SELECT count(*) FROM runs WHERE experiment_id <> '$BLOCKER') || ' ' ||
+                (SELECT count(*) FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.experiment_id <> '$BLOCKER')"
+}
 
 GOOD='{"name":"spin","iterations":2,"sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"},{"name":"b","cpus":"0-1","cpu_quota":1.0}]}'
 post() { api POST /v1/experiments -H "Authorization: Bearer $DAEMON_TOKEN" -H 'Content-Type: application/json' "$@"; }
@@ -16,7 +28,8 @@ api POST /v1/experiments -H 'Content-Type: application/json' --data "$GOOD"
 check_eq "POST without a token is 401" 401 "$HTTP_STATUS"
 hdr=$(curl -s -D - -o /dev/null -X POST -H 'Content-Type: application/json' --data "$GOOD" "$DAEMON_URL/v1/experiments" | tr -d '\r')
 check_match "401 carries WWW-Authenticate: Bearer" '^WWW-Authenticate: Bearer' "$(grep -i '^WWW-Authenticate' <<<"$hdr")"
-api POST /v1/experiments -H "Authorization: Bearer ${DAEMON_TOKEN%?}0" -H 'Content-Type: application/json' --data "$GOOD"
+wrong_token=$(tr '0-9a-f' '1-9a-f0' <<<"$DAEMON_TOKEN")
+api POST /v1/experiments -H "Authorization: Bearer $wrong_token" -H 'Content-Type: application/json' --data "$GOOD"
 check_eq "POST with a wrong token is 401" 401 "$HTTP_STATUS"
 api DELETE /v1/experiments/aaaaaaaaaaaa
 check_eq "DELETE without a token is 401" 401 "$HTTP_STATUS"
@@ -86,7 +99,7 @@ check_eq "retry answers the same experiment" "$KID" "$(jq -r .id <<<"$BODY")"
 post -H 'Idempotency-Key: retry-1' --data "${GOOD/\"spin\"/\"other\"}"
 check_eq "same key, different body is 409" 409 "$HTTP_STATUS"
 check_eq "409 names the header" Idempotency-Key "$(jq -r .error.field <<<"$BODY")"
-check_eq "retries made no new experiment" 2 "$(sqlite3 "$DB" 'SELECT count(*) FROM experiments')"
+check_eq "retries made no new experiment" 2 "$(rows | cut -d' ' -f1)"
 post -H 'Idempotency-Key: has space' --data "$GOOD"
 check_eq "malformed Idempotency-Key is 400" 400 "$HTTP_STATUS"
 
@@ -105,6 +118,7 @@ check_eq "cancel of an unknown experiment is 404" 404 "$HTTP_STATUS"
 for i in 1 2 3 4 5; do post --data "${GOOD/\"spin\"/\"list-$i\"}"; done
 api GET '/v1/experiments?limit=500'
 check_eq "list is newest first" "list-5 list-4" "$(jq -r '[.experiments[0:2][].name] | join(" ")' <<<"$BODY")"
+check_eq "the list ends with the oldest" blocker "$(jq -r '.experiments[-1].name' <<<"$BODY")"
 all=$(jq -r '[.experiments[].id] | join(" ")' <<<"$BODY")
 seen=()
 cursor=
@@ -126,6 +140,7 @@ check_eq "bad cursor is 400" "400 cursor" "$HTTP_STATUS $(jq -r .error.field <<<
 
 # --- 8 concurrent clients x 100 POSTs, then a restart ------------------------------------
 before=$(sqlite3 "$DB" 'SELECT count(*) FROM experiments')
+runs_before=$(sqlite3 "$DB" 'SELECT count(*) FROM runs')
 printf '%s' "$GOOD" >"$TEST_TMP/good.json"
 seq 1 800 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' -X POST \
         -H "Authorization: Bearer $DAEMON_TOKEN" -H 'Content-Type: application/json' \
@@ -133,16 +148,21 @@ seq 1 800 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' -X POST \
 check_eq "800 concurrent POSTs all answer 201" "800 201" "$(sort "$TEST_TMP/codes" | uniq -c | awk '{print $1, $2}' | tr '\n' ' ' | sed 's/ $//')"
 daemon_stop
 check_eq "daemon stops cleanly after the load" "EXIT 0" "$DAEMON_EXIT"
-daemon_start || not_ok "daemon restarts"
+daemon_start --cgroup-root "slicelab-api$$" || not_ok "daemon restarts"
 api GET '/v1/experiments?limit=500'
 p1=$(jq '.experiments | length' <<<"$BODY")
 check_eq "after restart all experiments are there" $((before + 800)) "$(sqlite3 "$DB" 'SELECT count(*) FROM experiments')"
 check_eq "and the API lists them" 500 "$p1"
-check_eq "each with its 4 runs" $(((before + 800) * 4)) "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')"
+check_eq "each with its 4 runs" $((runs_before + 800 * 4)) "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')"
+check_eq "the run the stop caught is interrupted" interrupted "$(run_field "$(first_run "$BLOCKER")" .state)"
+# Empty the queue before the next start, so no run starts there.
+for id in $(sqlite3 "$DB" "SELECT id FROM experiments WHERE status IN ('queued','running')"); do
+        api_auth DELETE "/v1/experiments/$id"
+done
 
 # --- reads need the token when not on loopback -------------------------------------------
 daemon_stop
-DAEMON_LISTEN=0.0.0.0:0 daemon_start || not_ok "daemon starts on 0.0.0.0"
+DAEMON_LISTEN=0.0.0.0:0 daemon_start --cgroup-root "slicelab-api$$" || not_ok "daemon starts on 0.0.0.0"
 api GET /v1/health
 check_eq "off loopback, reads without a token are 401" 401 "$HTTP_STATUS"
 api_auth GET /v1/health

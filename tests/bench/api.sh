@@ -1,0 +1,56 @@
+#!/bin/bash
+# tests/bench/api.sh: the API's request rate against nginx serving the same JSON as a static file,
+# in one run, on loopback with keep-alive (wrk, 2 threads, 32 connections, 10 s each).
+# Prints req/s and the ratios; asserts nothing. Goal on the 2-core build machine: GETs at least
+# half of nginx's static rate, POST /v1/experiments at least 1000/s.
+# Usage: tests/bench/api.sh [BUILD_DIR]   (default: build)
+set -eu
+cd "$(dirname "$0")/../.."
+export SLICELAB_SRC=$PWD SLICELAB_BUILD=$(cd "${1:-build}" && pwd)
+for p in wrk nginx-light; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null
+done
+. tests/lib.sh
+set +u
+DURATION=${BENCH_SECONDS:-10}
+
+daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
+post_experiment '{"name":"bench","iterations":3,"sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"},{"name":"b","cpus":"0-1","cpu_quota":1.0}]}'
+api_auth DELETE "/v1/experiments/$EXP_ID" >/dev/null   # finished: served with its ETag
+mkdir -p "$TEST_TMP/www"
+curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" >"$TEST_TMP/www/experiment.json"
+curl -s "$DAEMON_URL/v1/health" >"$TEST_TMP/www/health.json"
+cat >"$TEST_TMP/nginx.conf" <<CONF
+worker_processes 1;
+pid $TEST_TMP/nginx.pid;
+error_log $TEST_TMP/nginx-error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    default_type application/json;
+    server { listen 127.0.0.1:18099; root $TEST_TMP/www; }
+}
+CONF
+nginx -c "$TEST_TMP/nginx.conf"
+rate() { wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '/Requests\/sec/ { print $2 }'; }
+nginx_exp=$(rate http://127.0.0.1:18099/experiment.json)
+ours_exp=$(rate "$DAEMON_URL/v1/experiments/$EXP_ID")
+nginx_health=$(rate http://127.0.0.1:18099/health.json)
+ours_health=$(rate "$DAEMON_URL/v1/health")
+kill "$(cat "$TEST_TMP/nginx.pid")"
+DEF='{"name":"post","sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"}]}'
+cat >"$TEST_TMP/post.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$DEF'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $DAEMON_TOKEN"
+LUA
+ours_post=$(rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments")
+# Each POST queued a run; cancel them so the daemon does not go on running /bin/true.
+sqlite3 "$DAEMON_STATE/slicelab.db" "UPDATE runs SET state='cancelled' WHERE state='queued'" 2>/dev/null || true
+finish >/dev/null || true
+
+printf 'GET /v1/experiments/{id}: %8.0f req/s   nginx static: %8.0f req/s   ratio %.2f\n' "$ours_exp" "$nginx_exp" "$(awk -v a="$ours_exp" -v b="$nginx_exp" 'BEGIN { print a / b }')"
+printf 'GET /v1/health:           %8.0f req/s   nginx static: %8.0f req/s   ratio %.2f\n' "$ours_health" "$nginx_health" "$(awk -v a="$ours_health" -v b="$nginx_health" 'BEGIN { print a / b }')"
+printf 'POST /v1/experiments:     %8.0f req/s\n' "$ours_post"

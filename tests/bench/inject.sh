@@ -1,0 +1,149 @@
+#!/bin/bash
+# inject.sh: benchmark of slicelab-inject (issue 6) against wrk, both driving the same nginx.
+#
+# nginx (Debian's nginx-light) serves a 100-byte file with one worker pinned to CPU 0; the load
+# generators run pinned to CPU 1, one at a time, over 32 keep-alive connections. Printed:
+#   - wrk's closed-loop maximum req/s, and our --mode max req/s;
+#   - the highest open-loop rate at which we achieve 99% of the target with lag p99 <= 1 ms
+#     (our "saturated": false), found by bisection, and its share of wrk's maximum (goal >= 90%);
+#   - CPU microseconds per request (user + system, from GNU time) of both tools;
+#   - peak RSS per million requests of both tools.
+# Figures, not assertions: run it on a quiet machine and read them. Needs root (apt-get).
+# Environment: SLICELAB_BUILD (default ./build), BENCH_SECONDS (default 10), BENCH_PORT (18480),
+# BENCH_CONNECTIONS (32).
+set -euo pipefail
+
+build=${SLICELAB_BUILD:-$(pwd)/build}
+inject=$build/injector/slicelab-inject
+seconds=${BENCH_SECONDS:-10}
+port=${BENCH_PORT:-18480}
+conns=${BENCH_CONNECTIONS:-32}
+[ -x "$inject" ] || { echo "inject.sh: $inject not built (set SLICELAB_BUILD)" >&2; exit 1; }
+
+# What the script uses, installed only when missing.
+need=()
+for pkg in nginx-light wrk time jq bc util-linux curl; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+ncpu=$(nproc)
+if [ "$ncpu" -lt 2 ]; then
+        echo "inject.sh: needs 2 CPUs (server on CPU 0, load on CPU 1)" >&2
+        exit 1
+fi
+
+dir=$(mktemp -d /tmp/slicelab-bench-inject.XXXXXX)
+nginx_pid=
+cleanup() {
+        if [ -n "$nginx_pid" ]; then
+                kill "$nginx_pid" 2>/dev/null || true
+                wait "$nginx_pid" 2>/dev/null || true
+        fi
+        rm -rf "$dir"
+}
+trap cleanup EXIT
+
+mkdir -p "$dir/www" "$dir/tmp"
+head -c 100 /dev/zero | tr '\0' 'x' > "$dir/www/index.html"
+cat > "$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000000;
+    keepalive_timeout 300s;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
+    server {
+        listen 127.0.0.1:$port;
+        root $dir/www;
+    }
+}
+CONF
+taskset -c 0 nginx -c "$dir/nginx.conf" -p "$dir" &
+nginx_pid=$!
+url=http://127.0.0.1:$port/index.html
+for _ in $(seq 100); do
+        curl -sf -o /dev/null "$url" && break
+        sleep 0.1
+done
+curl -sf -o /dev/null "$url" || { echo "inject.sh: nginx did not start" >&2; cat "$dir/error.log" >&2; exit 1; }
+
+# Run a command on CPU 1 under GNU time; sets cpu_s and rss_kb.
+timed() {
+        taskset -c 1 /usr/bin/time -f "%U %S %M" -o "$dir/time.out" "$@" > "$dir/cmd.out" 2>&1
+        read -r user sys rss_kb < "$dir/time.out"
+        cpu_s=$(echo "$user + $sys" | bc -l)
+}
+
+per_request() { # cpu_s requests -> us per request
+        echo "scale=2; $1 * 1000000 / $2" | bc -l
+}
+per_million() { # rss_kb requests -> MiB per million requests
+        echo "scale=2; $1 / 1024 * 1000000 / $2" | bc -l
+}
+
+echo "slicelab-inject benchmark: nginx on CPU 0, load on CPU 1, $conns connections, ${seconds}s runs"
+echo "machine: $ncpu CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# 1. wrk, closed loop.
+curl -sf -o /dev/null "$url"
+timed wrk -t1 -c"$conns" -d"${seconds}s" "$url"
+wrk_rps=$(awk '/^Requests\/sec:/ {print $2}' "$dir/cmd.out")
+wrk_n=$(awk '/requests in/ {print $1}' "$dir/cmd.out")
+wrk_cpu=$(per_request "$cpu_s" "$wrk_n")
+wrk_rss=$(per_million "$rss_kb" "$wrk_n")
+printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq\n" "wrk closed loop (max)" "$wrk_rps" "$wrk_cpu" "$wrk_rss"
+
+# 2. ours, closed loop.
+timed "$inject" --url "$url" --mode max --connections "$conns" --duration "${seconds}s" \
+        --timeline "$dir/max.bin" --summary "$dir/max.json"
+max_n=$(jq .records "$dir/max.json")
+max_rps=$(jq .throughput_rps "$dir/max.json")
+max_cpu=$(per_request "$cpu_s" "$max_n")
+max_rss=$(per_million "$rss_kb" "$max_n")
+printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq\n" "slicelab-inject --mode max" "$max_rps" "$max_cpu" "$max_rss"
+
+# 3. ours, open loop: the highest rate that is not "saturated" (achieved >= 99%, lag p99 <= 1 ms).
+probe() { # rate -> 0 when kept up; leaves figures in probe_*
+        timed "$inject" --url "$url" --rate "$1" --connections "$conns" --warmup 1s --duration "${seconds}s" \
+                --timeline "$dir/rate.bin" --summary "$dir/rate.json"
+        probe_n=$(jq .records "$dir/rate.json")
+        probe_achieved=$(jq .achieved_rps "$dir/rate.json")
+        probe_lag=$(jq .latency_us.lag.p99 "$dir/rate.json")
+        probe_cpu=$(per_request "$cpu_s" "$probe_n")
+        probe_rss=$(per_million "$rss_kb" "$probe_n")
+        printf "    probe %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req\n" \
+                "$1" "$probe_achieved" "$probe_lag" "$probe_cpu"
+        [ "$(jq .saturated "$dir/rate.json")" = false ]
+}
+lo=0 hi=$(printf "%.0f" "$(echo "$wrk_rps * 1.1" | bc -l)") best_cpu=- best_rss=- best_lag=-
+rate=$(printf "%.0f" "$(echo "$wrk_rps * 0.5" | bc -l)")
+echo "open loop search (bisection between 0 and 110% of wrk):"
+for _ in 1 2 3 4 5 6 7; do
+        if probe "$rate"; then
+                lo=$rate best_cpu=$probe_cpu best_rss=$probe_rss best_lag=$probe_lag
+        else
+                hi=$rate
+        fi
+        rate=$(( (lo + hi) / 2 ))
+        [ $(( hi - lo )) -le $(( hi / 50 + 1 )) ] && break
+done
+share=$(echo "scale=1; $lo * 100 / $wrk_rps" | bc -l)
+printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq  (lag p99 %s us)\n" \
+        "slicelab-inject open loop, accurate (best)" "$lo" "$best_cpu" "$best_rss" "$best_lag"
+echo
+echo "open loop accurate rate = ${share}% of wrk's closed-loop maximum (goal >= 90%)"
+echo "CPU per request: ours (max) ${max_cpu} us vs wrk ${wrk_cpu} us (goal: no worse)"
+echo "(2-CPU machine shared with other work: figures are noisy; compare runs on a quiet machine)"
