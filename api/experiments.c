@@ -218,6 +218,17 @@ bool experiment_status_finished(const char *s) {
         return s && strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;
 }
 
+/* next_cursor: the hex of the next page's start, or null at the end (next < 0). */
+static void add_cursor(cJSON *body, int64_t next) {
+        if (next < 0) {
+                cJSON_AddNullToObject(body, "next_cursor");
+                return;
+        }
+        char buf[20];
+        snprintf(buf, sizeof buf, "%" PRIx64, (uint64_t) next);
+        cJSON_AddStringToObject(body, "next_cursor", buf);
+}
+
 static bool valid_experiment_status(const char *s) {
         static const char *const statuses[] = { "queued", "running", "succeeded", "partial", "failed", "cancelled" };
         for (size_t i = 0; i < ELEMENTSOF(statuses); i++)
@@ -247,12 +258,7 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
                 return api_reply_errno(req, r, "experiments");
         cJSON *body = cJSON_CreateObject();
         cJSON_AddItemToObject(body, "experiments", items);
-        if (next) {
-                char buf[20];
-                snprintf(buf, sizeof buf, "%" PRIx64, (uint64_t) next);
-                cJSON_AddStringToObject(body, "next_cursor", buf);
-        } else
-                cJSON_AddNullToObject(body, "next_cursor");
+        add_cursor(body, next > 0 ? next : -1);
         return api_reply_json(req, 200, body);
 }
 
@@ -282,7 +288,8 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
         cJSON_AddNumberToObject(body, "runs_cancelled", (double) cancelled);
         cJSON *stopping = cJSON_AddArrayToObject(body, "stopping");
         cJSON *runs = NULL;
-        if (active && experiments_runs_json(lease.conn, id, &runs) >= 0) {
+        int64_t next;
+        if (active && experiments_runs_json(lease.conn, id, 0, 64000, &runs, &next) >= 0) {
                 const cJSON *run;
                 cJSON_ArrayForEach(run, runs) {
                         int state = run_state_from_string(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state")));
@@ -299,15 +306,20 @@ enum MHD_Result api_get_experiment_runs(struct api_request *req) {
         const char *id = path_id(req, 0);
         if (!id)
                 return api_reply_errno(req, -ENOENT, "experiment");
+        struct error err = { 0 };
+        int64_t limit, from;
+        if (api_query_int(req, "limit", 1, 1000, 1000, &limit, &err) < 0 || parse_cursor(req, &from, &err) < 0)
+                return api_reply_error(req, &err);
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *runs = NULL;
+        int64_t next = -1;
         int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
-                r = experiments_runs_json(lease.conn, id, &runs);
+                r = experiments_runs_json(lease.conn, id, from, limit, &runs, &next);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         cJSON *body = cJSON_CreateObject();
         cJSON_AddItemToObject(body, "runs", runs);
-        cJSON_AddNullToObject(body, "next_cursor");
+        add_cursor(body, next);
         return api_reply_json(req, 200, body);
 }

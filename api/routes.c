@@ -5,6 +5,7 @@
 
 static const char *const list_query[] = { "status", "limit", "cursor", NULL };
 static const char *const report_query[] = { "baseline", NULL };
+static const char *const page_query[] = { "limit", "cursor", NULL };
 static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 
@@ -16,7 +17,7 @@ const struct api_route api_routes[] = {
         { "GET", "/v1/experiments", api_list_experiments, list_query },
         { "GET", "/v1/experiments/{}", api_get_experiment, NULL },
         { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL },
-        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, NULL },
+        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query },
         { "GET", "/v1/experiments/{}/report", api_get_report, report_query },
         { "GET", "/v1/runs/{}", api_get_run, NULL },
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query },

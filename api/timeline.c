@@ -24,6 +24,7 @@ enum { PHASE_MEASURE = 1, PHASE_WARMUP = 2 };
 struct timeline_cursor {
         struct db_lease lease;
         char run_id[ID_LEN + 1];
+        int64_t measure_start_ns;
         int64_t next_seq;
         int64_t from_ns, to_ns;         /* absolute scheduled window [from, to) */
         unsigned phases;
@@ -188,6 +189,7 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
                 return error_set(err, 404, "not_found", NULL, "run %s has no timeline (yet)", id);
         if (r < 0)
                 return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
+        c->measure_start_ns = start;
         c->from_ns = c->from_ns == INT64_MIN ? INT64_MIN : start + c->from_ns * 1000000;
         c->to_ns = c->to_ns == INT64_MAX ? INT64_MAX : start + c->to_ns * 1000000;
         return 0;
@@ -290,9 +292,10 @@ static enum MHD_Result reply_page(struct api_request *req, struct timeline_curso
         if (text_reserve(&t, 64 + n * 8 * 22 + 256) < 0)
                 return api_reply_errno(req, -ENOMEM, "timeline");
         char *p = t.buf;
-        *p++ = '{';
+        p = put_str(p, "{\"measure_start_ns\":");
+        p = put_i64(p, c->measure_start_ns);
         for (size_t f = 0; f < ELEMENTSOF(field_names); f++) {
-                p = put_str(p, f ? "],\"" : "\"");
+                p = put_str(p, f ? "],\"" : ",\"");
                 p = put_str(p, field_names[f]);
                 p = put_str(p, "\":[");
                 for (size_t i = 0; i < n; i++) {
@@ -366,9 +369,9 @@ enum MHD_Result api_get_gc(struct api_request *req) {
         if (r < 0)
                 return api_reply_errno(req, r, "run");
         cJSON *body = cJSON_CreateObject();
-        cJSON_AddStringToObject(body, "run_id", req->path_params[0]);
-        cJSON_AddNumberToObject(body, "measure_start_ns", (double) start);
-        cJSON_AddStringToObject(body, "clock", "CLOCK_MONOTONIC");
+        char start_text[24];
+        snprintf(start_text, sizeof start_text, "%" PRId64, start);
+        cJSON_AddRawToObject(body, "measure_start_ns", start_text); /* exact: ns exceed a double */
         cJSON_AddItemToObject(body, "events", events);
         return api_reply_json(req, 200, body);
 }

@@ -288,6 +288,8 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         collect_cgroups(in, m, warnings);
         if (in->def->load.kind == DEFINITION_LOAD_INJECTOR)
                 collect_injector_summary(in, m, warnings);
+        else if (in->def->load.kind == DEFINITION_LOAD_EXTERNAL)
+                cJSON_AddNullToObject(cJSON_GetObjectItemCaseSensitive(m, "load"), "saturated");
         if (in->def->sut.jvm)
                 collect_jvm(in, m, warnings);
         collect_cpus(in, m, warnings);

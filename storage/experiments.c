@@ -403,7 +403,8 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
         return 0;
 }
 
-int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
+int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64_t limit, cJSON **ret,
+                          int64_t *ret_next) {
         static const char sql_exists[] = "SELECT 1 FROM experiments WHERE id = ?";
         static const char sql[] =
                 "SELECT r.id, c.name, r.iteration, r.state, r.reason,"
@@ -416,7 +417,7 @@ int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
                 "                   'p99_us', json_extract(r.metrics, '$.latency_us.scheduled.p99'),"
                 "                   'ops_per_s', json_extract(r.metrics, '$.ops_per_s')) END"
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
-                " WHERE r.experiment_id = ? ORDER BY r.position";
+                " WHERE r.experiment_id = ?1 AND r.position >= ?2 ORDER BY r.position LIMIT ?3";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
         int r = db_stmt(c, sql_exists, &e);
         if (r < 0)
@@ -429,8 +430,15 @@ int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
         if ((r = db_stmt(c, sql, &s)) < 0)
                 return r;
         db_bind_text(s, 1, id);
+        sqlite3_bind_int64(s, 2, from);
+        sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
         _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
+        int64_t n = 0, next = -1;
         while ((r = db_step(s)) > 0) {
+                if (n++ == limit) {
+                        next = from + limit;
+                        break;
+                }
                 cJSON *o = cJSON_CreateObject();
                 row_add_text(o, "id", s, 0);
                 row_add_text(o, "cell", s, 1);
@@ -445,6 +453,7 @@ int experiments_runs_json(struct db_conn *c, const char *id, cJSON **ret) {
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(items);
+        *ret_next = next;
         return 0;
 }
 

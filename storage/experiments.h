@@ -50,8 +50,11 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
 /* Recompute the experiment's status from its runs' states (after any run transition). */
 int experiments_refresh_status(struct db_conn *c, const char *id);
 
-/* [{"id","cell","iteration","position","state","reason","metrics"}] in run order. */
-int experiments_runs_json(struct db_conn *c, const char *id, struct cJSON **ret);
+/* A page of the experiment's runs in run order, from position `from` (0 = the first), at most
+ * limit of them: [{"id","cell","iteration","state","reason","started_at","finished_at","headline"}].
+ * *ret_next is the position of the next page, or -1 at the end. */
+int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64_t limit, struct cJSON **ret,
+                          int64_t *ret_next);
 
 /* Every run of the experiment as {"cell","cell_index","id","iteration","state","reason","metrics"},
  * in cell order then iteration, for the report; -ENOENT if there is no such experiment.

@@ -157,3 +157,14 @@ alive() {
 not() {
         ! "$@"
 }
+
+# check_schema NAME OPERATION_ID STATUS [CONTENT_TYPE]: the last api/api_auth body validates
+# against openapi.yaml's schema for that operation and status (tests/openapi/validate.js).
+check_schema() {
+        local out
+        if out=$(node "$SRC/tests/openapi/validate.js" "$2" "$3" "$TEST_TMP/body" ${4:+"$4"} 2>&1); then
+                ok "$1 matches openapi.yaml ($2 $3)"
+        else
+                not_ok "$1 matches openapi.yaml ($2 $3)" "$out"
+        fi
+}

@@ -4,8 +4,11 @@
 # idempotency, listing with cursors, cancel of queued runs, concurrent clients, restart.
 . "$SLICELAB_SRC/tests/lib.sh"
 
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-api$$" || { not_ok "daemon starts"; finish; exit 1; }
 DB=$DAEMON_STATE/slicelab.db
+api GET /v1/health
+check_schema "health" getHealth 200
 
 # A run that holds the queue (one run at a time), so that the experiments below stay queued.
 api_auth POST /v1/experiments -H 'Content-Type: application/json' \
@@ -35,6 +38,7 @@ api DELETE /v1/experiments/aaaaaaaaaaaa
 check_eq "DELETE without a token is 401" 401 "$HTTP_STATUS"
 api_auth POST /v1/experiments -H 'Content-Type: text/plain' --data "$GOOD"
 check_eq "Content-Type other than JSON is 415" 415 "$HTTP_STATUS"
+check_schema "415 error body" createExperiment 415
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$TEST_TMP/big.json"
 post --data-binary @"$TEST_TMP/big.json"
 check_eq "body over 1 MiB is 413" 413 "$HTTP_STATUS"
@@ -73,16 +77,25 @@ ID=$(jq -r .id <<<"$BODY")
 check_match "id is 12 base32 characters" '^[a-z2-7]{12}$' "$ID"
 check_eq "Location names the experiment" "/v1/experiments/$ID" "$(sed -n 's/^Location: //Ip' "$TEST_TMP/hdr" | tr -d '\r')"
 check_eq "answer counts cells x iterations runs" "queued 4" "$(jq -r '"\(.status) \(.runs)"' <<<"$BODY")"
+check_schema "201 body" createExperiment 201
 check_eq "one experiment, 2 cells, 4 runs, 4 events stored" "1 2 4 4" "$(rows)"
 api GET "/v1/experiments/$ID"
 check_eq "GET experiment is 200" 200 "$HTTP_STATUS"
+check_schema "experiment" getExperiment 200
 check_eq "definition is stored with defaults" "spin 2 interleaved" "$(jq -r '"\(.definition.name) \(.definition.iterations) \(.definition.order)"' <<<"$BODY")"
 check_eq "progress counts runs by state" "4 4 0" "$(jq -r '"\(.progress.total) \(.progress.by_state.queued) \(.progress.done)"' <<<"$BODY")"
 api GET "/v1/experiments/$ID/runs"
 check_eq "runs are interleaved a1 b1 a2 b2" "a1 b1 a2 b2" "$(jq -r '[.runs[] | "\(.cell)\(.iteration)"] | join(" ")' <<<"$BODY")"
+check_schema "runs list" listExperimentRuns 200
 RUN=$(jq -r '.runs[0].id' <<<"$BODY")
+all_runs=$(jq -r '[.runs[].id] | join(" ")' <<<"$BODY")
+api GET "/v1/experiments/$ID/runs?limit=3"
+page1=$(jq -r '[.runs[].id] | join(" ")' <<<"$BODY")
+api GET "/v1/experiments/$ID/runs?limit=3&cursor=$(jq -r .next_cursor <<<"$BODY")"
+check_eq "runs page by cursor: 3, then 1, then the end" "$all_runs null" "$page1 $(jq -r '"\(.runs[0].id) \(.next_cursor)"' <<<"$BODY")"
 api GET "/v1/runs/$RUN"
 check_eq "GET run has its history" "queued queued" "$(jq -r '"\(.state) \(.states[0].state)"' <<<"$BODY")"
+check_schema "run" getRun 200
 check_eq "GET run names its cell and parameters" "a 0" "$(jq -r '"\(.cell) \(.parameters.cpus)"' <<<"$BODY")"
 api GET /v1/experiments/zzzzzzzzzzzz
 check_eq "unknown experiment is 404" 404 "$HTTP_STATUS"
@@ -99,6 +112,7 @@ check_eq "retry answers the same experiment" "$KID" "$(jq -r .id <<<"$BODY")"
 post -H 'Idempotency-Key: retry-1' --data "${GOOD/\"spin\"/\"other\"}"
 check_eq "same key, different body is 409" 409 "$HTTP_STATUS"
 check_eq "409 names the header" Idempotency-Key "$(jq -r .error.field <<<"$BODY")"
+check_schema "409 error body" createExperiment 409
 check_eq "retries made no new experiment" 2 "$(rows | cut -d' ' -f1)"
 post -H 'Idempotency-Key: has space' --data "$GOOD"
 check_eq "malformed Idempotency-Key is 400" 400 "$HTTP_STATUS"
@@ -107,6 +121,7 @@ check_eq "malformed Idempotency-Key is 400" 400 "$HTTP_STATUS"
 api_auth DELETE "/v1/experiments/$KID"
 check_eq "cancel of a queued experiment is 200" 200 "$HTTP_STATUS"
 check_eq "cancel reports the runs it cancelled" "cancelled 4" "$(jq -r '"\(.status) \(.runs_cancelled)"' <<<"$BODY")"
+check_schema "cancel" cancelExperiment 200
 api_auth DELETE "/v1/experiments/$KID"
 check_eq "cancelling twice is 200 and cancels nothing more" "200 0" "$HTTP_STATUS $(jq -r .runs_cancelled <<<"$BODY")"
 api GET "/v1/experiments/$KID/runs"
@@ -118,6 +133,7 @@ check_eq "cancel of an unknown experiment is 404" 404 "$HTTP_STATUS"
 for i in 1 2 3 4 5; do post --data "${GOOD/\"spin\"/\"list-$i\"}"; done
 api GET '/v1/experiments?limit=500'
 check_eq "list is newest first" "list-5 list-4" "$(jq -r '[.experiments[0:2][].name] | join(" ")' <<<"$BODY")"
+check_schema "experiment list" listExperiments 200
 check_eq "the list ends with the oldest" blocker "$(jq -r '.experiments[-1].name' <<<"$BODY")"
 all=$(jq -r '[.experiments[].id] | join(" ")' <<<"$BODY")
 seen=()

@@ -18,6 +18,9 @@ RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 check_eq "the run with 1.44 M records succeeds" succeeded "$(run_field "$RUN" .state)"
 curl -s "$DAEMON_URL/v1/runs/$RUN" >"$TEST_TMP/run.json"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+api GET "/v1/runs/$RUN"
+check_schema "a run with metrics" getRun 200
 measured=$((N - WARMUP))
 check_eq "requests counts the measured records only" "$measured" "$(jq .metrics.requests "$TEST_TMP/run.json")"
 
@@ -61,6 +64,8 @@ check_eq "a time window paged by 777 returns exactly its records" "$want" "$(md5
 check_eq "the window holds 1.5 s of 6000/s" 9000 "$(wc -l <"$TEST_TMP/window")"
 curl -s "$DAEMON_URL/v1/runs/$RUN/timeline?phase=warmup&limit=100000" >"$TEST_TMP/page"
 check_eq "phase=warmup pages the warmup records" "$WARMUP" "$(jq .count "$TEST_TMP/page")"
+api GET "/v1/runs/$RUN/timeline?limit=5"
+check_schema "a timeline page" getRunTimeline 200
 api GET "/v1/runs/$RUN/timeline?limit=100001"
 check_eq "limit above 100000 is 400" "400 limit" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 api GET "/v1/runs/$RUN/timeline?phase=later"
@@ -87,6 +92,9 @@ check_eq "a stale ETag gets the body" 200 "$code"
 # --- GC events and logs ------------------------------------------------------------------
 api GET "/v1/runs/$RUN/gc"
 check_eq "gc of a run without a JVM is an empty list" "200 0" "$HTTP_STATUS $(jq '.events | length' <<<"$BODY")"
+check_schema "gc events" getRunGc 200
+api GET /v1/host
+check_schema "host" getHost 200
 api GET "/v1/runs/$RUN/logs/nope"
 check_eq "unknown log is 404" 404 "$HTTP_STATUS"
 
@@ -112,6 +120,7 @@ wait_for 60 run_finished "$last"
 api GET "/v1/experiments/$EXP_ID/report?baseline=a"
 check_eq "report: mean and n per cell" "100 3 150 3" "$(jq -r '[.cells[0].metrics.ops_per_s.mean, .cells[0].metrics.ops_per_s.n, .cells[1].metrics.ops_per_s.mean, .cells[1].metrics.ops_per_s.n] | join(" ")' <<<"$BODY")"
 check_eq "report: ratio of b to a" 1.5 "$(jq -r '.cells[1].ratios.ops_per_s.ratio' <<<"$BODY")"
+check_schema "report" getExperimentReport 200
 check_eq "report: the baseline has no ratios" null "$(jq -r '.cells[0].ratios' <<<"$BODY")"
 api GET "/v1/experiments/$EXP_ID/report?baseline=zz"
 check_eq "report: unknown baseline is 400" "400 baseline" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
