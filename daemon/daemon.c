@@ -207,6 +207,8 @@ int daemon_run(const struct options *o) {
         bool local;
 
         log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
+        log_debug("settings: listen %s, config %s, cgroup root %s, max parallel %u, run as %s", o->listen,
+                  o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as ? o->run_as : "(daemon's user)");
         r = check_run_as(o->run_as);
         if (r >= 0)
                 r = state_dir_prepare(o->state_dir);

@@ -145,8 +145,16 @@ static void conn_free(struct db_conn *c) {
 }
 DEFINE_POINTER_CLEANUP(struct db_conn, conn_free)
 
-/* Every connection, the first one included, is configured the same way. */
-static int conn_open(const char *path, int flags, struct db_conn **ret) {
+/* Every connection, the first one included, is configured the same way; the first only once
+ * the file is known to be ours (a pragma on a foreign file would be the first write to it). */
+static int conn_configure(struct db_conn *c) {
+        /* Reads of timeline blocks go through the page cache without a pread per page. In WAL
+         * mode, synchronous=NORMAL keeps every commit atomic and the file consistent; a power
+         * loss may drop the last commits, not corrupt. */
+        return db_exec(c->db, "PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456; PRAGMA synchronous=NORMAL");
+}
+
+static int conn_open(const char *path, int flags, bool configure, struct db_conn **ret) {
         _cleanup_(conn_freep) struct db_conn *c = calloc(1, sizeof *c);
         if (!c)
                 return -ENOMEM;
@@ -155,12 +163,11 @@ static int conn_open(const char *path, int flags, struct db_conn **ret) {
                 return sqlite_to_errno(rc);
         sqlite3_extended_result_codes(c->db, 1);
         sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
-        /* Reads of timeline blocks go through the page cache without a pread per page. In WAL
-         * mode, synchronous=NORMAL keeps every commit atomic and the file consistent; a power
-         * loss may drop the last commits, not corrupt. */
-        int r = db_exec(c->db, "PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456; PRAGMA synchronous=NORMAL");
-        if (r < 0)
-                return r;
+        if (configure) {
+                int r = conn_configure(c);
+                if (r < 0)
+                        return r;
+        }
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -213,7 +220,7 @@ int storage_schema_version(void) {
 
 int storage_open(const char *path, struct storage **ret, struct error *err) {
         _cleanup_(conn_freep) struct db_conn *c = NULL;
-        int r = conn_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &c);
+        int r = conn_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false, &c);
         if (r < 0) {
                 error_set(err, 500, "storage", NULL, "%s: cannot open database: %s", path, strerror(-r));
                 return r;
@@ -232,7 +239,9 @@ int storage_open(const char *path, struct storage **ret, struct error *err) {
                           path, version, storage_schema_version());
                 return -EPROTONOSUPPORT;
         }
-        r = db_exec(c->db, "PRAGMA journal_mode=WAL");
+        r = conn_configure(c);
+        if (r >= 0)
+                r = db_exec(c->db, "PRAGMA journal_mode=WAL");
         if (r < 0) {
                 error_set(err, 500, "storage", NULL, "%s: cannot enable WAL: %s", path, sqlite3_errmsg(c->db));
                 return r;
@@ -281,7 +290,7 @@ int storage_acquire(struct storage *s, struct db_conn **ret) {
         pthread_mutex_unlock(&s->lock);
 
         struct db_conn *c;
-        int r = conn_open(s->path, SQLITE_OPEN_READWRITE, &c);
+        int r = conn_open(s->path, SQLITE_OPEN_READWRITE, true, &c);
         if (r < 0) {
                 pthread_mutex_lock(&s->lock);
                 s->n_open--;
