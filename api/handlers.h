@@ -19,5 +19,6 @@ enum MHD_Result api_get_host(struct api_request *req);
 enum MHD_Result api_get_report(struct api_request *req);
 enum MHD_Result api_get_timeline(struct api_request *req);
 enum MHD_Result api_get_gc(struct api_request *req);
+enum MHD_Result api_get_samples(struct api_request *req);
 enum MHD_Result api_get_logs(struct api_request *req);
 enum MHD_Result api_get_metrics(struct api_request *req);

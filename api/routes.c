@@ -22,6 +22,7 @@ const struct api_route api_routes[] = {
         { "GET", "/v1/runs/{}", api_get_run, NULL },
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query },
         { "GET", "/v1/runs/{}/gc", api_get_gc, NULL },
+        { "GET", "/v1/runs/{}/samples", api_get_samples, NULL },
         { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query },
 };
 

@@ -5,6 +5,7 @@
 #include "handlers.h"
 #include "id.h"
 #include "runs.h"
+#include "samples-store.h"
 
 enum MHD_Result api_get_run(struct api_request *req) {
         if (!id_valid(req->path_params[0]))
@@ -21,4 +22,18 @@ enum MHD_Result api_get_run(struct api_request *req) {
                 return api_reply_errno(req, r, "run");
         const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state"));
         return api_reply_json_cached(req, run, run_state_is_terminal(run_state_from_string(state)));
+}
+
+/* GET /v1/runs/{id}/samples: the run's 1 s series, columnar. */
+enum MHD_Result api_get_samples(struct api_request *req) {
+        if (!id_valid(req->path_params[0]))
+                return api_reply_errno(req, -ENOENT, "run");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *body = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = samples_json(lease.conn, req->path_params[0], &body);
+        if (r < 0)
+                return api_reply_errno(req, r, "run");
+        return api_reply_json(req, 200, body);
 }

@@ -17,6 +17,7 @@
 #include "jvm-hsperf.h"
 #include "log.h"
 #include "runs.h"
+#include "samples.h"
 #include "macro.h"
 #include "time-util.h"
 #include "timeline-store.h"
@@ -59,7 +60,7 @@ static void add_number_or_null(cJSON *o, const char *name, bool has, double v) {
 
 /* ---- timeline --------------------------------------------------------------------------- */
 
-static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *warnings, char *why, size_t why_size) {
+static int collect_timeline(const struct collect_input *in, cJSON *m, struct timeline **keep, char *why, size_t why_size) {
         const struct definition_load *l = &in->def->load;
         char path[PATH_MAX];
         if (l->kind == DEFINITION_LOAD_EXTERNAL)
@@ -90,11 +91,11 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, cJSON *war
         double secs = (double) (now_mono_ns() - t_start) / 1e9;
         log_full(LOG_INFO, 0, NULL, in->run_id, "run %s: timeline of %zu records loaded, measured and stored in %.3f s (%.0f records/s)",
                  in->run_id, t->n, secs, secs > 0 ? (double) t->n / secs : 0);
+        *keep = TAKE_PTR(t);
         if (t->header.measure_start_ns > 0) {
                 cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
                 runs_set_measure_start(in->db, in->run_id, t->header.measure_start_ns);
         }
-        (void) warnings;
         return 0;
 }
 
@@ -145,7 +146,7 @@ static void store_gc_events(const struct collect_input *in, const struct jvm_gcl
                 log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store GC events", in->run_id);
 }
 
-static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings, struct jvm_gclog **keep) {
         char path[PATH_MAX];
         struct jvm_info info;
         jvm_info_init(&info);
@@ -170,6 +171,7 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
                 warnf(warnings, "no GC log at %s (%s): GC figures unknown", path, strerror(-r));
         if (!cJSON_GetObjectItemCaseSensitive(m, "gc"))
                 cJSON_AddNullToObject(m, "gc");
+        *keep = TAKE_PTR(log);
         cJSON *jvm = jvm_info_to_json(&info);
         cJSON_AddItemToObject(m, "jvm", jvm ? jvm : cJSON_CreateNull());
 
@@ -272,6 +274,8 @@ static void add_nulls(cJSON *m, const char *const *keys, size_t n) {
 
 int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warnings, char *why, size_t why_size) {
         _cleanup_(cJSON_Deletep) cJSON *m = cJSON_CreateObject();
+        _cleanup_(timeline_freep) struct timeline *t = NULL;
+        _cleanup_(jvm_gclog_freep) struct jvm_gclog *gc = NULL;
         if (!m)
                 return -ENOMEM;
         int r;
@@ -280,7 +284,7 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                         return r;
         } else {
                 cJSON_AddNullToObject(m, "ops_per_s");
-                if ((r = collect_timeline(in, m, warnings, why, why_size)) < 0)
+                if ((r = collect_timeline(in, m, &t, why, why_size)) < 0)
                         return r;
         }
         if (in->def->load.kind == DEFINITION_LOAD_NONE)
@@ -291,7 +295,13 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         else if (in->def->load.kind == DEFINITION_LOAD_EXTERNAL)
                 cJSON_AddNullToObject(cJSON_GetObjectItemCaseSensitive(m, "load"), "saturated");
         if (in->def->sut.jvm)
-                collect_jvm(in, m, warnings);
+                collect_jvm(in, m, warnings, &gc);
+        if (in->series) {
+                int64_t start = t && t->header.measure_start_ns > 0 ? t->header.measure_start_ns : in->measure_start_ns;
+                r = samples_store(in->db, in->run_id, in->series, start, t, gc);
+                if (r < 0)
+                        log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store its 1 s samples", in->run_id);
+        }
         collect_cpus(in, m, warnings);
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
                                             "gc", "jit", "jvm", "cgroup", "cpu", "load" };

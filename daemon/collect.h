@@ -15,6 +15,7 @@
 struct cJSON;
 struct db_conn;
 struct host_freq_sampler;
+struct samples;
 
 /* Counters at the start and at the end of the measure phase: figures are their differences, so
  * neither the JVM's start nor its shutdown is counted. */
@@ -41,6 +42,7 @@ struct collect_input {
         struct db_conn *db;
         const char *run_id;
         const struct host_freq_sampler *freq;   /* the run's CPUs sampled through measure, or NULL */
+        const struct samples *series;           /* the 1 s readings, or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result

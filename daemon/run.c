@@ -25,6 +25,7 @@
 #include "preflight.h"
 #include "host-cpufreq.h"
 #include "probe.h"
+#include "samples.h"
 #include "time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
@@ -32,6 +33,7 @@
 #define NO_LOAD_DEADLINE_S (24 * 3600)
 #define RUN_PIDS_MAX 32768
 #define FREQ_SAMPLE_US 250000
+#define SERIES_SAMPLE_US 1000000
 
 struct child {
         const char *what;       /* "SUT", "load" */
@@ -63,6 +65,8 @@ struct run {
         struct probe *probe;
         sd_event_source *ready_timer, *phase_timer, *deadline_timer, *grace_timer, *done_defer, *freq_timer;
         struct host_freq_sampler *freq;
+        sd_event_source *series_timer;
+        struct samples series;
         int64_t measure_start_ns, measure_end_ns;
         struct collect_baseline baseline, end;
         cJSON *warnings;
@@ -315,8 +319,22 @@ static int on_freq_sample(sd_event_source *s, uint64_t usec, void *userdata) {
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
-/* The run's CPUs' frequencies every 250 ms through warmup and measure (pread only). */
-static void start_freq_sampling(struct run *r) {
+static void take_series_sample(struct run *r) {
+        samples_take(&r->series, r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->cpus);
+}
+
+static int on_series_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        take_series_sample(r);
+        sd_event_source_set_time(s, usec + SERIES_SAMPLE_US);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* From readiness to the end of measure: the run's CPUs' frequencies every 250 ms (pread only),
+ * and the 1 s series of the slices' and the JVM's counters. */
+static void start_sampling(struct run *r) {
+        take_series_sample(r);
+        arm_timer(r, &r->series_timer, SERIES_SAMPLE_US, on_series_sample);
         if (host_freq_sampler_new("", &r->cpus, &r->freq) < 0)
                 return;
         host_freq_sampler_sample(r->freq);
@@ -362,6 +380,7 @@ static void finish_collect(struct run *r) {
                 .baseline = &r->baseline,
                 .end = &r->end,
                 .freq = r->freq,
+                .series = &r->series,
                 .db = r->ctx.db,
                 .run_id = r->id,
         };
@@ -388,6 +407,10 @@ static void start_collect(struct run *r) {
         r->measure_end_ns = now_mono_ns();
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->end);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
+        if (r->series_timer) {
+                take_series_sample(r);
+                r->series_timer = sd_event_source_disable_unref(r->series_timer);
+        }
         r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
         advance(r, RUN_COLLECTING, NULL);
@@ -546,7 +569,7 @@ static int on_became_ready(sd_event_source *s, void *userdata) {
         r->ready = true;
         r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
         r->probe = probe_free(r->probe);
-        start_freq_sampling(r);
+        start_sampling(r);
         if (r->def->load.kind == DEFINITION_LOAD_NONE) {
                 begin_measure(r, "the SUT runs until it exits; its last stdout line is the result");
                 arm_timer(r, &r->deadline_timer, NO_LOAD_DEADLINE_S * 1000000ULL, on_deadline);
@@ -735,6 +758,7 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
+        r->series_timer = sd_event_source_disable_unref(r->series_timer);
         r->probe = probe_free(r->probe);
 
         /* The slice kill is the last word on every process the run made. */
@@ -790,6 +814,7 @@ void run_free(struct run *r) {
                 regfree(&r->ready_regex);
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
+        samples_done(&r->series);
         definition_free(r->def);
         cJSON_Delete(r->warnings);
         free(r);

@@ -7,6 +7,7 @@
 CGROOT=slicelab-t$$
 SPIN="$BUILD/contrib/workloads/slicelab-spin"
 HOG="$BUILD/tests/alloc-hog"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
 # Processes are found by their command lines; the bracket keeps pgrep from finding itself.
 SLEEP_S=$((3000 + $$ % 1000))
@@ -25,7 +26,7 @@ nothing_left() {
 }
 
 # --- success, in the slice with the cell's limits ----------------------------------------
-post_experiment "{\"name\":\"spin\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"2\",\"--seconds\",\"3\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5,\"memory_max\":\"64M\"}]}"
+post_experiment "{\"name\":\"spin\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"2\",\"--seconds\",\"6\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5,\"memory_max\":\"64M\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
 slice=$(run_field "$RUN" .slices.sut)
@@ -38,12 +39,16 @@ check_eq "the slice has the cell's memory limit" $((64 << 20)) "$(cat "/sys/fs/c
 wait_for 30 run_finished "$RUN"
 check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
 check_match "ops_per_s comes from the SUT's last line" '^[0-9.]+$' "$(run_field "$RUN" .metrics.ops_per_s)"
-# Two busy threads for 3 s would use 3 s of CPU on one CPU; the quota allows 1.5 s.
+# Two busy threads for 6 s would use 6 s of CPU on one CPU; the quota allows 3 s.
 usage=$(run_field "$RUN" .metrics.cgroup.cpu_usage_s)
-check "the quota held the SUT to half a CPU ($usage s of CPU in 3 s)" awk -v u="$usage" 'BEGIN { exit !(u > 0.5 && u < 1.8) }'
+check "the quota held the SUT to half a CPU ($usage s of CPU in 6 s)" awk -v u="$usage" 'BEGIN { exit !(u > 0 && u < 3.6) }'
 check_eq "the history has every state in order" "queued preparing starting measuring collecting succeeded" \
         "$(run_field "$RUN" '[.states[].state] | join(" ")')"
 check "no slice is left after success" no_slices_of "$RUN"
+api GET "/v1/runs/$RUN/samples"
+check_schema "1 s samples" getRunSamples 200
+check "at least two 1 s samples were kept" test "$(jq '.t_ms | length' <<<"$BODY")" -ge 2
+check "each second's CPU use is held near half a CPU" jq -e '[.cpu_usage_s[] | select(. != null)] | all(. < 0.8)' <<<"$BODY"
 
 # --- failure paths -----------------------------------------------------------------------
 run_one '{"name":"missing","sut":{"command":["/nonexistent/bin/server"]},"cells":[{"name":"a"}]}'
