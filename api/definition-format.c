@@ -101,7 +101,8 @@ static bool format_load(cJSON *root, const struct definition_load *l) {
         if (!o)
                 return false;
         if (l->kind == DEFINITION_LOAD_EXTERNAL) {
-                if (!add_strv(o, "command", l->command) || !add_string(o, "timeline", l->timeline))
+                if (!add_strv(o, "command", l->command) || !add_string(o, "timeline", l->timeline) ||
+                    !add_uint(o, "timeout_s", l->timeout_s))
                         return false;
         } else {
                 if (!add_url(o, "target", &l->target) || !add_string(o, "mode", def_mode_names[l->mode]))

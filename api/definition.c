@@ -331,7 +331,7 @@ static int parse_load_injector(const cJSON *v, const struct definition_host *hos
 
 static int parse_load_external(const cJSON *v, const struct definition_host *host,
                                struct definition_load *load, struct error *err) {
-        static const char *const known[] = { "command", "timeline", "cpus" };
+        static const char *const known[] = { "command", "timeline", "timeout_s", "cpus" };
         const cJSON *command = cJSON_GetObjectItemCaseSensitive(v, "command");
         const cJSON *timeline = cJSON_GetObjectItemCaseSensitive(v, "timeline");
         int r;
@@ -356,6 +356,11 @@ static int parse_load_external(const cJSON *v, const struct definition_host *hos
         r = def_check_timeline_path(load->timeline, "load.timeline", err);
         if (r < 0)
                 return r;
+        uint64_t u;
+        r = get_uint_field(v, "load", "timeout_s", 1, 86400, 3600, &u, err);
+        if (r < 0)
+                return r;
+        load->timeout_s = (unsigned) u;
         return parse_load_cpus(v, host, load, err);
 }
 

@@ -165,6 +165,7 @@ struct definition_load {
         char **command;                 /* NULL-terminated */
         size_t n_command;
         char *timeline;                 /* relative, no "..", no empty components */
+        unsigned timeout_s;             /* 1..86400, default 3600: longer and the run fails (timeout) */
         /* both */
         bool has_cpus;                  /* false: the injector's slice gets no cpuset */
         struct cpulist cpus;

@@ -29,7 +29,7 @@
 #include "time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
-#define DEADLINE_GRACE_MIN_S 60
+#define DEADLINE_GRACE_MIN_S 30
 #define NO_LOAD_DEADLINE_S (24 * 3600)
 #define RUN_PIDS_MAX 32768
 #define FREQ_SAMPLE_US 250000
@@ -550,8 +550,12 @@ static void start_load(struct run *r) {
                 run_fail(r, "load_failed", "cannot start the load %s: %s", argv ? argv[0] : "", strerror(-k));
                 return;
         }
-        uint64_t budget_s = l->kind == DEFINITION_LOAD_INJECTOR ? (uint64_t) l->warmup_s + l->measure_s : NO_LOAD_DEADLINE_S;
-        arm_timer(r, &r->deadline_timer, (budget_s + MAX(DEADLINE_GRACE_MIN_S, budget_s / 4)) * 1000000ULL, on_deadline);
+        /* The injector keeps its schedule, so its deadline is the schedule plus a grace; an
+         * external tool gets the time its definition allows. */
+        uint64_t deadline_s = l->kind == DEFINITION_LOAD_INJECTOR
+                                      ? (uint64_t) l->warmup_s + l->measure_s + MAX(DEADLINE_GRACE_MIN_S, (l->warmup_s + l->measure_s) / 4)
+                                      : l->timeout_s;
+        arm_timer(r, &r->deadline_timer, deadline_s * 1000000ULL, on_deadline);
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->warmup_s > 0) {
                 advance(r, RUN_WARMUP, NULL);
                 arm_timer(r, &r->phase_timer, (uint64_t) l->warmup_s * 1000000ULL, on_measure);
