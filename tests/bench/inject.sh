@@ -10,7 +10,8 @@
 #   - peak RSS per million requests of both tools.
 # Figures, not assertions: run it on a quiet machine and read them. Needs root (apt-get).
 # Environment: SLICELAB_BUILD (default ./build), BENCH_SECONDS (default 10), BENCH_PORT (18480),
-# BENCH_CONNECTIONS (32).
+# BENCH_CONNECTIONS (32), BENCH_RT=1 to run nginx and both load generators as SCHED_FIFO tasks,
+# which shields the figures from other work on a machine that cannot be made quiet.
 set -euo pipefail
 
 build=${SLICELAB_BUILD:-$(pwd)/build}
@@ -18,6 +19,8 @@ inject=$build/injector/slicelab-inject
 seconds=${BENCH_SECONDS:-10}
 port=${BENCH_PORT:-18480}
 conns=${BENCH_CONNECTIONS:-32}
+rt=()
+[ "${BENCH_RT:-0}" = 1 ] && rt=(chrt -f 50)
 [ -x "$inject" ] || { echo "inject.sh: $inject not built (set SLICELAB_BUILD)" >&2; exit 1; }
 
 # What the script uses, installed only when missing.
@@ -70,7 +73,7 @@ http {
     }
 }
 CONF
-taskset -c 0 nginx -c "$dir/nginx.conf" -p "$dir" &
+taskset -c 0 "${rt[@]}" nginx -c "$dir/nginx.conf" -p "$dir" &
 nginx_pid=$!
 url=http://127.0.0.1:$port/index.html
 for _ in $(seq 100); do
@@ -81,7 +84,7 @@ curl -sf -o /dev/null "$url" || { echo "inject.sh: nginx did not start" >&2; cat
 
 # Run a command on CPU 1 under GNU time; sets cpu_s and rss_kb.
 timed() {
-        taskset -c 1 /usr/bin/time -f "%U %S %M" -o "$dir/time.out" "$@" > "$dir/cmd.out" 2>&1
+        taskset -c 1 "${rt[@]}" /usr/bin/time -f "%U %S %M" -o "$dir/time.out" "$@" > "$dir/cmd.out" 2>&1
         read -r user sys rss_kb < "$dir/time.out"
         cpu_s=$(echo "$user + $sys" | bc -l)
 }
@@ -94,7 +97,7 @@ per_million() { # rss_kb requests -> MiB per million requests
 }
 
 echo "slicelab-inject benchmark: nginx on CPU 0, load on CPU 1, $conns connections, ${seconds}s runs"
-echo "machine: $ncpu CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $ncpu CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)${rt:+, SCHED_FIFO (BENCH_RT=1)}"
 echo
 
 # 1. wrk, closed loop.

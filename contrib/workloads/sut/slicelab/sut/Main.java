@@ -85,6 +85,9 @@ public final class Main {
             return;
         }
 
+        // The JDK server writes headers and body as two segments: without TCP_NODELAY, Nagle holds
+        // the body until the client's delayed ACK and every answer takes ~40 ms.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer server = HttpServer.create(new InetSocketAddress(addr, port), BACKLOG);
         ExecutorService pool = Executors.newFixedThreadPool(threads, Handlers.threadFactory());
         server.setExecutor(pool);

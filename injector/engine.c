@@ -1,0 +1,856 @@
+/* engine.c: the injector's event loops.
+ *
+ * Each loop (worker) owns a share of the connections and an epoll instance; the main thread runs
+ * worker 0. Requests are numbered by one counter under one lock: in the open loop, request k is
+ * the schedule's k-th arrival; a worker with a free connection claims the next arrival ahead of
+ * time (its "reservation"), sleeps until it is due and sends it. While no connection is free,
+ * nothing is claimed, so due arrivals simply stay in the schedule: that backlog is the queue,
+ * and the time an arrival spends there shows up as lag (submit - scheduled). In the closed loop,
+ * a request is claimed and sent whenever a connection is free.
+ *
+ * A connection is DOWN (no socket), CONNECTING (opened ahead of need after the server closed
+ * the previous one), IDLE, or BUSY with one request. Sockets are edge-triggered (every arrival
+ * is an edge, so a complete answer needs no read until EAGAIN, and epoll does not re-poll idle
+ * sockets) and wait for EPOLLOUT only while connecting or after a short write: a request costs
+ * one send(), one recv() and a share of one epoll_pwait2(). Timeouts need no timer structure: every request has
+ * the same timeout, so the list of connections in order of their start is in deadline order. */
+#include "engine.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "http-parser.h"
+#include "log.h"
+#include "macro.h"
+#include "schedule.h"
+#include "timeline-ring.h"
+
+#define EVENTS_MAX 256
+#define RECV_BUFFER (64u << 10)
+#define BACKOFF_MIN_NS NSEC_PER_MSEC
+#define BACKOFF_MAX_NS (100 * NSEC_PER_MSEC)
+#define STOP_DRAIN_MAX_NS NSEC_PER_SEC       /* after SIGTERM, answers get at most this long */
+#define RING_FULL_RETRY_NS NSEC_PER_MSEC
+#define RING_MAX_MODE_RECORDS (UINT64_C(1) << 18)
+#define NO_CONN UINT32_MAX
+#define SIGNAL_TOKEN UINT64_MAX
+#define WAKE_TOKEN (UINT64_MAX - 1)
+
+enum conn_state {
+        CONN_DOWN,
+        CONN_CONNECTING,
+        CONN_IDLE,
+        CONN_BUSY,
+};
+
+struct conn;
+
+struct conn_list {
+        struct conn *head, *tail;
+};
+
+struct conn {
+        struct conn *prev, *next;
+        struct conn_list *list;
+        int fd;
+        uint32_t index;
+        uint32_t gen;           /* bumped per socket, so a stale event cannot hit a new one */
+        uint8_t state;
+        bool connected;
+        bool want_out;
+        uint64_t k;             /* the request it carries */
+        int64_t start_ns;       /* submit (BUSY) or connect start (CONNECTING) */
+        size_t sent;
+        int64_t retry_ns;       /* DOWN: may be opened from then on */
+        int64_t backoff_ns;
+        uint64_t served;        /* answers on the current socket */
+        struct http_parser parser;
+};
+
+struct engine;
+
+struct worker {
+        struct engine *e;
+        unsigned id;
+        int epfd;
+        struct conn_list idle, timed, down;
+        unsigned busy;
+        bool has_res;
+        uint64_t res_k;
+        int64_t res_ns;
+        bool ring_full;
+        int64_t last_send_wake; /* batching: when this loop last woke to send */
+        uint64_t connects, connect_failures, server_closes, ring_full_count;
+        pthread_t thread;
+        bool started;
+        char rbuf[RECV_BUFFER];
+};
+
+struct engine {
+        const struct engine_config *cfg;
+        const struct inject_options *o;
+        struct conn *conns;
+        struct worker *workers;
+        unsigned n_workers;
+        pthread_mutex_t lock;           /* the schedule and the request counter */
+        struct schedule sched;
+        uint64_t next_k;                /* closed loop's counter */
+        struct timeline_ring ring;
+        int64_t t0, measure_start, end; /* end stays 0 until t0: nothing is sent before */
+        int64_t batch_ns;               /* 0, or the open loop's wakeup interval at high rates */
+        atomic_int_fast64_t stop_ns;    /* 0 while running */
+        atomic_int stop_signal;
+        atomic_int error;
+        int sigfd;
+        int wakefd;                     /* eventfd: written once on stop, wakes every loop */
+};
+
+static void list_append(struct conn_list *l, struct conn *c) {
+        c->list = l;
+        c->next = NULL;
+        c->prev = l->tail;
+        if (l->tail)
+                l->tail->next = c;
+        else
+                l->head = c;
+        l->tail = c;
+}
+
+static void list_remove(struct conn *c) {
+        struct conn_list *l = c->list;
+        if (!l)
+                return;
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                l->head = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        else
+                l->tail = c->prev;
+        c->prev = c->next = NULL;
+        c->list = NULL;
+}
+
+static uint64_t conn_token(const struct conn *c) {
+        return (uint64_t) c->gen << 32 | c->index;
+}
+
+static void engine_stop(struct engine *e) {
+        int_fast64_t expected = 0;
+        if (atomic_compare_exchange_strong(&e->stop_ns, &expected, now_ns()))
+                (void) eventfd_write(e->wakefd, 1);
+}
+
+static void engine_fail(struct engine *e, int error) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&e->error, &expected, error))
+                log_error_errno(error, "Stopping the run");
+        engine_stop(e);
+}
+
+/* When sending ends: the end of the schedule, or the stop if that came first. */
+static int64_t engine_cutoff(struct engine *e) {
+        int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
+        return stop != 0 ? MIN(stop, e->end) : e->end;
+}
+
+static void set_interest(struct worker *w, struct conn *c, bool out) {
+        if (c->want_out == out)
+                return;
+        struct epoll_event ev = {
+                .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0),
+                .data.u64 = conn_token(c),
+        };
+        if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+                c->want_out = out;
+}
+
+static int socket_error(int fd) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                return negative_errno();
+        return -err;
+}
+
+/* Open a non-blocking socket and start connecting; c->connected says if it already is. */
+static int conn_open(struct worker *w, struct conn *c) {
+        const struct engine_config *cfg = w->e->cfg;
+        _cleanup_close_ int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return negative_errno();
+        int one = 1;
+        (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        bool connected = connect(fd, (const struct sockaddr *) &cfg->addr, cfg->addr_len) == 0;
+        if (!connected && errno != EINPROGRESS)
+                return negative_errno();
+        c->gen++;
+        struct epoll_event ev = {
+                .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (connected ? 0 : EPOLLOUT),
+                .data.u64 = conn_token(c),
+        };
+        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+                return negative_errno();
+        w->connects++;
+        c->fd = TAKE_FD(fd);
+        c->connected = connected;
+        c->want_out = !connected;
+        c->served = 0;
+        return 0;
+}
+
+static void conn_down(struct worker *w, struct conn *c, int64_t retry_ns) {
+        list_remove(c);
+        if (c->fd >= 0)
+                close(c->fd);   /* also leaves the epoll set */
+        c->fd = -1;
+        c->connected = c->want_out = false;
+        c->state = CONN_DOWN;
+        c->retry_ns = retry_ns;
+        list_append(&w->down, c);
+}
+
+static void conn_connect_failed(struct worker *w, struct conn *c, int64_t now) {
+        w->connect_failures++;
+        c->backoff_ns = c->backoff_ns ? MIN(2 * c->backoff_ns, BACKOFF_MAX_NS) : BACKOFF_MIN_NS;
+        conn_down(w, c, now + c->backoff_ns);
+}
+
+static void conn_idle(struct worker *w, struct conn *c) {
+        list_remove(c);
+        c->backoff_ns = 0;
+        set_interest(w, c, false);
+        c->state = CONN_IDLE;
+        list_append(&w->idle, c);
+}
+
+/* Open a connection ahead of need, so the next request does not pay for the handshake. */
+static void conn_prepare(struct worker *w, struct conn *c, int64_t now) {
+        list_remove(c);
+        if (conn_open(w, c) < 0) {
+                conn_connect_failed(w, c, now);
+                return;
+        }
+        if (c->connected) {
+                conn_idle(w, c);
+                return;
+        }
+        c->state = CONN_CONNECTING;
+        c->start_ns = now;
+        list_append(&w->timed, c);
+}
+
+/* The connection cannot carry another request: close it, and reopen it while sending goes on. */
+static void conn_recycle(struct worker *w, struct conn *c, int64_t now) {
+        conn_down(w, c, now);
+        if (now < engine_cutoff(w->e))
+                conn_prepare(w, c, now);
+}
+
+static void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
+                          enum timeline_error error) {
+        struct timeline_record *r = timeline_ring_slot(&w->e->ring, c->k);
+        r->submit_ns = c->start_ns;
+        r->done_ns = now;
+        r->status = status;
+        r->error = (uint16_t) error;
+        r->bytes = (uint32_t) MIN(c->parser.bytes, (uint64_t) UINT32_MAX);
+        r->conn = c->index;
+        timeline_ring_commit(&w->e->ring, c->k);
+        w->busy--;
+}
+
+static void record_not_sent(struct engine *e, uint64_t k, int64_t at) {
+        struct timeline_record *r = timeline_ring_slot(&e->ring, k);
+        r->submit_ns = r->done_ns = MAX(at, r->scheduled_ns);
+        r->status = 0;
+        r->error = TIMELINE_ERR_NOT_SENT;
+        timeline_ring_commit(&e->ring, k);
+}
+
+static void request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error) {
+        record_finish(w, c, now, 0, error);
+        if (error == TIMELINE_ERR_CONNECT || (error == TIMELINE_ERR_TIMEOUT && !c->connected))
+                conn_connect_failed(w, c, now);
+        else
+                conn_recycle(w, c, now);
+}
+
+static void request_done(struct worker *w, struct conn *c, int64_t now, bool keep) {
+        record_finish(w, c, now, c->parser.status, TIMELINE_ERR_NONE);
+        c->served++;
+        if (keep)
+                conn_idle(w, c);
+        else
+                conn_recycle(w, c, now);
+}
+
+static enum timeline_error error_kind(int err) {
+        return err == ECONNRESET || err == EPIPE || err == ECONNABORTED ? TIMELINE_ERR_RESET :
+                                                                          TIMELINE_ERR_IO;
+}
+
+static void conn_write(struct worker *w, struct conn *c, int64_t now) {
+        const struct http_request *rq = w->e->cfg->request;
+        while (c->sent < rq->size) {
+                ssize_t n = send(c->fd, rq->data + c->sent, rq->size - c->sent, MSG_NOSIGNAL);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN) {
+                                set_interest(w, c, true);
+                                return;
+                        }
+                        request_fail(w, c, now, error_kind(errno));
+                        return;
+                }
+                c->sent += (size_t) n;
+        }
+        set_interest(w, c, false);
+}
+
+static void conn_read(struct worker *w, struct conn *c, int64_t now) {
+        for (;;) {
+                ssize_t n = recv(c->fd, w->rbuf, sizeof w->rbuf, 0);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EAGAIN)
+                                request_fail(w, c, now, error_kind(errno));
+                        return;
+                }
+                if (n == 0) {
+                        /* The answer ends with the connection, or was cut short by it (which
+                         * includes a keep-alive connection the server closed as we sent). */
+                        if (http_parser_eof(&c->parser) == HTTP_PARSE_DONE)
+                                request_done(w, c, now, false);
+                        else
+                                request_fail(w, c, now, TIMELINE_ERR_RESET);
+                        return;
+                }
+                size_t used;
+                int r = http_parser_feed(&c->parser, w->rbuf, (size_t) n, &used);
+                if (r < 0) {
+                        request_fail(w, c, now, TIMELINE_ERR_PARSE);
+                        return;
+                }
+                if (r == HTTP_PARSE_DONE) {
+                        /* Bytes nobody asked for, or an answer before the whole request was
+                         * written, leave the connection in a state no next request can trust. */
+                        bool keep = http_parser_keep_alive(&c->parser) && used == (size_t) n &&
+                                    c->sent == w->e->cfg->request->size;
+                        request_done(w, c, now, keep);
+                        return;
+                }
+                if ((size_t) n < sizeof w->rbuf)
+                        return;   /* drained: what comes next arrives as a new edge */
+        }
+}
+
+static void conn_event(struct worker *w, struct conn *c, uint32_t events, int64_t now) {
+        switch (c->state) {
+        case CONN_CONNECTING:
+                if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
+                        conn_connect_failed(w, c, now);
+                        return;
+                }
+                c->connected = true;
+                conn_idle(w, c);
+                return;
+        case CONN_IDLE:
+                /* Nothing was asked, so the server closed the connection (keep-alive timeout,
+                 * request limit) or sent something unasked: either way it is finished. One it
+                 * closes before serving anything is refused in all but name: back off. */
+                w->server_closes++;
+                if (c->served == 0)
+                        conn_connect_failed(w, c, now);
+                else
+                        conn_recycle(w, c, now);
+                return;
+        case CONN_BUSY:
+                if (!c->connected) {
+                        if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
+                                request_fail(w, c, now, TIMELINE_ERR_CONNECT);
+                                return;
+                        }
+                        c->connected = true;
+                        c->backoff_ns = 0;
+                        conn_write(w, c, now);
+                        return;
+                }
+                uint32_t gen = c->gen;
+                if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+                        conn_read(w, c, now);
+                if ((events & EPOLLOUT) && c->state == CONN_BUSY && c->gen == gen)
+                        conn_write(w, c, now);
+                return;
+        default:
+                return;
+        }
+}
+
+/* A connection that can take a request now: an open idle one, else a closed one past its
+ * backoff (it connects for the request). */
+static struct conn *free_conn(struct worker *w, int64_t now) {
+        if (w->idle.head)
+                return w->idle.head;
+        for (struct conn *c = w->down.head; c; c = c->next)
+                if (c->retry_ns <= now)
+                        return c;
+        return NULL;
+}
+
+/* When the next closed connection comes out of its backoff. */
+static int64_t next_retry(struct worker *w, int64_t now) {
+        int64_t t = INT64_MAX;
+        for (struct conn *c = w->down.head; c; c = c->next)
+                if (c->retry_ns > now)
+                        t = MIN(t, c->retry_ns);
+        return t;
+}
+
+/* Take the next request number (and, in the open loop, its due time) for this worker. */
+static bool claim(struct worker *w) {
+        struct engine *e = w->e;
+        uint64_t k;
+        int64_t due;
+        bool room;
+        pthread_mutex_lock(&e->lock);
+        if (e->o->mode == INJECT_MODE_MAX) {
+                k = e->next_k;
+                due = now_ns();   /* under the lock, so numbers and times agree in order */
+                if (due >= engine_cutoff(e)) {
+                        pthread_mutex_unlock(&e->lock);
+                        return false;
+                }
+                room = timeline_ring_has_room(&e->ring, k);
+                if (room)
+                        e->next_k++;
+        } else {
+                k = e->sched.next_k;
+                due = e->sched.next_ns;
+                if (due >= e->end || atomic_load_explicit(&e->stop_ns, memory_order_relaxed) != 0) {
+                        pthread_mutex_unlock(&e->lock);
+                        return false;
+                }
+                room = timeline_ring_has_room(&e->ring, k);
+                if (room)
+                        schedule_advance(&e->sched);
+        }
+        pthread_mutex_unlock(&e->lock);
+        w->ring_full = !room;
+        if (!room) {
+                w->ring_full_count++;
+                return false;
+        }
+        *timeline_ring_slot(&e->ring, k) = (struct timeline_record){
+                .scheduled_ns = due,
+                .conn = NO_CONN,
+                .flags = due < e->measure_start ? TIMELINE_WARMUP : 0,
+        };
+        w->has_res = true;
+        w->res_k = k;
+        w->res_ns = due;
+        return true;
+}
+
+static void request_start(struct worker *w, struct conn *c, int64_t now) {
+        if (now - w->last_send_wake >= w->e->batch_ns)
+                w->last_send_wake = now;
+        list_remove(c);
+        c->k = w->res_k;
+        w->has_res = false;
+        w->busy++;
+        c->start_ns = now;
+        c->sent = 0;
+        http_parser_reset(&c->parser, w->e->cfg->request->head);
+        c->state = CONN_BUSY;
+        list_append(&w->timed, c);
+        if (c->fd < 0) {
+                if (conn_open(w, c) < 0) {
+                        request_fail(w, c, now, TIMELINE_ERR_CONNECT);
+                        return;
+                }
+                if (!c->connected)
+                        return;   /* written once connected */
+        }
+        conn_write(w, c, now);
+}
+
+/* Send every due request a connection can take. */
+static void dispatch(struct worker *w) {
+        for (;;) {
+                int64_t now = now_ns();
+                struct conn *c = free_conn(w, now);
+                if (!c)
+                        return;
+                if (!w->has_res && !claim(w))
+                        return;
+                now = now_ns();
+                if (w->res_ns > now)
+                        return;
+                request_start(w, c, now);
+        }
+}
+
+static void expire(struct worker *w, int64_t now) {
+        int64_t timeout = w->e->o->timeout_ns;
+        while (w->timed.head && w->timed.head->start_ns + timeout <= now) {
+                struct conn *c = w->timed.head;
+                if (c->state == CONN_BUSY)
+                        request_fail(w, c, now, TIMELINE_ERR_TIMEOUT);
+                else
+                        conn_connect_failed(w, c, now);
+        }
+}
+
+/* The stop's grace period is over: what is still in flight gets no more time. */
+static void abort_in_flight(struct worker *w, int64_t now) {
+        while (w->timed.head) {
+                struct conn *c = w->timed.head;
+                if (c->state == CONN_BUSY)
+                        record_finish(w, c, now, 0, TIMELINE_ERR_TIMEOUT);
+                conn_down(w, c, now);
+        }
+}
+
+static void on_signal(struct engine *e) {
+        /* Only SIGTERM and SIGINT reach the signalfd, and both mean stop; whichever worker
+         * reads the signal first records which it was. */
+        engine_stop(e);
+        struct signalfd_siginfo si;
+        if (read(e->sigfd, &si, sizeof si) == (ssize_t) sizeof si) {
+                int expected = 0;
+                atomic_compare_exchange_strong(&e->stop_signal, &expected, (int) si.ssi_signo);
+        }
+}
+
+
+/* Wait for events until deadline (a send deadline is approached by polling for the last
+ * --spin, for accuracy) and handle them. While sending, a connection an answer frees takes the
+ * next due request at once, as the server's queue would otherwise drain while the rest of the
+ * batch is handled. */
+static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, bool sending) {
+        struct epoll_event events[EVENTS_MAX];
+        struct timespec ts, *tp = NULL;
+        if (deadline != INT64_MAX) {
+                int64_t wait = deadline - now_ns() - (send_deadline ? w->e->o->spin_ns : 0);
+                ts = timespec_from_ns(wait);
+                tp = &ts;
+        }
+        int n = epoll_pwait2(w->epfd, events, EVENTS_MAX, tp, NULL);
+        if (n < 0)
+                return errno == EINTR ? 0 : negative_errno();
+        for (int i = 0; i < n; i++) {
+                uint64_t token = events[i].data.u64;
+                if (token == SIGNAL_TOKEN) {
+                        on_signal(w->e);
+                        continue;
+                }
+                if (token == WAKE_TOKEN)
+                        continue;   /* the loop rereads the stop time */
+                struct conn *c = &w->e->conns[(uint32_t) token];
+                if (c->gen != (uint32_t) (token >> 32) || c->fd < 0)
+                        continue;
+                conn_event(w, c, events[i].events, now_ns());
+                if (sending && w->idle.head)
+                        dispatch(w);
+        }
+        return 0;
+}
+
+static void worker_close_all(struct worker *w) {
+        struct engine *e = w->e;
+        for (unsigned i = w->id; i < e->o->connections; i += e->n_workers) {
+                struct conn *c = &e->conns[i];
+                list_remove(c);
+                if (c->fd >= 0)
+                        close(c->fd);
+                c->fd = -1;
+        }
+}
+
+static void worker_run(struct worker *w) {
+        struct engine *e = w->e;
+        const int64_t timeout = e->o->timeout_ns;
+        for (;;) {
+                int64_t now = now_ns();
+                int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
+                int64_t cutoff = engine_cutoff(e);
+                int64_t deadline = INT64_MAX;
+                bool send_deadline = false;
+                expire(w, now);
+                if (now < cutoff) {
+                        dispatch(w);
+                        now = now_ns();
+                        if (w->has_res && free_conn(w, now)) {
+                                /* At high rates, one wakeup per batch interval sends all that
+                                 * is due by then, instead of one wakeup (and one of the
+                                 * server) per request; the delay is recorded as lag. */
+                                deadline = MAX(w->res_ns, w->last_send_wake + e->batch_ns);
+                                send_deadline = e->batch_ns == 0 || deadline == w->res_ns;
+                        }
+                        if (w->down.head)
+                                deadline = MIN(deadline, next_retry(w, now));
+                        if (w->ring_full)
+                                deadline = MIN(deadline, now + RING_FULL_RETRY_NS);
+                        deadline = MIN(deadline, cutoff);
+                } else {
+                        if (w->has_res) {
+                                /* Claimed ahead of time: due before the cutoff, it was not
+                                 * sent; due after (a stop came first), it is not in the run. */
+                                if (w->res_ns < cutoff)
+                                        record_not_sent(e, w->res_k, cutoff);
+                                else
+                                        timeline_ring_discard(&e->ring, w->res_k);
+                                w->has_res = false;
+                        }
+                        int64_t drain_end = stop != 0 ? stop + MIN(timeout, STOP_DRAIN_MAX_NS) : INT64_MAX;
+                        if (now >= drain_end)
+                                abort_in_flight(w, now);
+                        if (w->busy == 0)
+                                break;
+                        deadline = drain_end;
+                }
+                if (w->timed.head)
+                        deadline = MIN(deadline, w->timed.head->start_ns + timeout);
+                int r = timeline_ring_try_flush(&e->ring, false);
+                if (r < 0)
+                        engine_fail(e, r);
+                r = worker_wait(w, deadline, send_deadline, now < cutoff);
+                if (r < 0)
+                        engine_fail(e, r);
+        }
+        worker_close_all(w);
+}
+
+static void *worker_thread(void *userdata) {
+        worker_run(userdata);
+        return NULL;
+}
+
+/* Before t0: open every connection and wait until each is open or has failed. */
+static void worker_settle(struct worker *w) {
+        struct engine *e = w->e;
+        int64_t now = now_ns();
+        for (unsigned i = w->id; i < e->o->connections; i += e->n_workers)
+                conn_prepare(w, &e->conns[i], now);
+        while (w->timed.head && atomic_load(&w->e->stop_ns) == 0) {
+                now = now_ns();
+                expire(w, now);
+                if (!w->timed.head)
+                        break;
+                int r = worker_wait(w, w->timed.head->start_ns + w->e->o->timeout_ns, false, false);
+                if (r < 0) {
+                        engine_fail(w->e, r);
+                        break;
+                }
+        }
+        /* Failed ones may be retried as soon as the run starts. */
+        for (struct conn *c = w->down.head; c; c = c->next)
+                c->retry_ns = now;
+}
+
+/* After the run (rate mode): arrivals due before the cutoff that were never sent. */
+static int fill_not_sent(struct engine *e, int64_t cutoff) {
+        if (e->o->mode != INJECT_MODE_RATE)
+                return 0;
+        while (e->sched.next_ns < cutoff) {
+                uint64_t k = e->sched.next_k;
+                if (!timeline_ring_has_room(&e->ring, k)) {
+                        /* Every claimed record is complete now, so this frees whole blocks. */
+                        int r = timeline_ring_try_flush(&e->ring, false);
+                        if (r < 0)
+                                return r;
+                        if (!timeline_ring_has_room(&e->ring, k))
+                                return -EIO;
+                }
+                *timeline_ring_slot(&e->ring, k) = (struct timeline_record){
+                        .scheduled_ns = e->sched.next_ns,
+                        .conn = NO_CONN,
+                        .flags = e->sched.next_ns < e->measure_start ? TIMELINE_WARMUP : 0,
+                };
+                record_not_sent(e, k, cutoff);
+                schedule_advance(&e->sched);
+        }
+        return 0;
+}
+
+static uint64_t ring_capacity(const struct inject_options *o) {
+        if (o->mode == INJECT_MODE_MAX)
+                return RING_MAX_MODE_RECORDS;
+        /* Between the oldest unfinished request and the newest claim lie at most about a
+         * timeout's worth of requests; twice that, with a second to spare. */
+        double secs = (double) o->timeout_ns / (double) NSEC_PER_SEC + 1.0;
+        return (uint64_t) MIN(o->rate * secs * 2.0, (double) (UINT64_C(1) << 26));
+}
+
+static void stop_signals(sigset_t *mask) {
+        sigemptyset(mask);
+        sigaddset(mask, SIGTERM);
+        sigaddset(mask, SIGINT);
+}
+
+static void engine_free(struct engine *e) {
+        if (e->workers)
+                for (unsigned i = 0; i < e->n_workers; i++)
+                        if (e->workers[i].epfd >= 0)
+                                close(e->workers[i].epfd);
+        if (e->conns)
+                for (unsigned i = 0; i < e->o->connections; i++)
+                        if (e->conns[i].fd >= 0)
+                                close(e->conns[i].fd);
+        free(e->workers);
+        free(e->conns);
+        timeline_ring_done(&e->ring);
+        if (e->sigfd >= 0)
+                close(e->sigfd);
+        if (e->wakefd >= 0)
+                close(e->wakefd);
+        pthread_mutex_destroy(&e->lock);
+}
+
+static int engine_setup(struct engine *e) {
+        const struct inject_options *o = e->o;
+        e->conns = calloc(o->connections, sizeof *e->conns);
+        e->workers = calloc(e->n_workers, sizeof *e->workers);
+        if (!e->conns || !e->workers)
+                return -ENOMEM;
+        for (unsigned i = 0; i < e->n_workers; i++)
+                e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1 };
+        for (unsigned i = 0; i < o->connections; i++) {
+                e->conns[i] = (struct conn){ .fd = -1, .index = i, .state = CONN_DOWN };
+                list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
+        }
+        int r = timeline_ring_init(&e->ring, e->cfg->timeline_fd, ring_capacity(o));
+        if (r < 0)
+                return r;
+        sigset_t mask;
+        stop_signals(&mask);
+        e->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+        if (e->sigfd < 0)
+                return negative_errno();
+        e->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (e->wakefd < 0)
+                return negative_errno();
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                struct worker *w = &e->workers[i];
+                w->epfd = epoll_create1(EPOLL_CLOEXEC);
+                if (w->epfd < 0)
+                        return negative_errno();
+                /* Edge-triggered in every loop: one signal or stop wakes them all. */
+                struct epoll_event sig = { .events = EPOLLIN | EPOLLET, .data.u64 = SIGNAL_TOKEN };
+                struct epoll_event wake = { .events = EPOLLIN | EPOLLET, .data.u64 = WAKE_TOKEN };
+                if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->sigfd, &sig) < 0 ||
+                    epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->wakefd, &wake) < 0)
+                        return negative_errno();
+        }
+        return 0;
+}
+
+static int engine_start(struct engine *e) {
+        for (unsigned i = 0; i < e->n_workers; i++)
+                worker_settle(&e->workers[i]);
+        e->t0 = now_ns();
+        e->measure_start = e->t0 + e->o->warmup_ns;
+        e->end = e->measure_start + e->o->duration_ns;
+        int r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
+        if (r < 0)
+                return r;
+        if (e->o->mode == INJECT_MODE_RATE) {
+                schedule_init(&e->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
+                double gap_ns = (double) NSEC_PER_SEC * e->n_workers / e->o->rate;
+                if (gap_ns < (double) e->o->batch_ns)
+                        e->batch_ns = e->o->batch_ns;
+        }
+        return 0;
+}
+
+static int engine_loop(struct engine *e) {
+        for (unsigned i = 1; i < e->n_workers; i++) {
+                int r = -pthread_create(&e->workers[i].thread, NULL, worker_thread, &e->workers[i]);
+                if (r < 0) {
+                        engine_fail(e, r);
+                        break;
+                }
+                e->workers[i].started = true;
+        }
+        worker_run(&e->workers[0]);
+        for (unsigned i = 1; i < e->n_workers; i++)
+                if (e->workers[i].started)
+                        pthread_join(e->workers[i].thread, NULL);
+        int r = fill_not_sent(e, engine_cutoff(e));
+        if (r < 0)
+                return r;
+        r = timeline_ring_try_flush(&e->ring, true);
+        if (r < 0)
+                return r;
+        return atomic_load(&e->error);
+}
+
+static void engine_result(struct engine *e, struct engine_result *ret) {
+        int64_t stop = atomic_load(&e->stop_ns);
+        *ret = (struct engine_result){
+                .start_ns = e->t0,
+                .measure_start_ns = e->measure_start,
+                .end_ns = engine_cutoff(e),
+                .stopped = stop != 0,
+                .stop_signal = atomic_load(&e->stop_signal),
+                .records = timeline_ring_written(&e->ring),
+                .ring_capacity = e->ring.capacity,
+        };
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                struct worker *w = &e->workers[i];
+                ret->connects += w->connects;
+                ret->connect_failures += w->connect_failures;
+                ret->server_closes += w->server_closes;
+                ret->ring_full += w->ring_full_count;
+        }
+}
+
+int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
+        struct engine e = {
+                .cfg = cfg,
+                .o = cfg->opts,
+                .n_workers = cfg->opts->threads,
+                .sigfd = -1,
+                .wakefd = -1,
+        };
+        atomic_init(&e.stop_ns, 0);
+        atomic_init(&e.stop_signal, 0);
+        atomic_init(&e.error, 0);
+        pthread_mutex_init(&e.lock, NULL);
+
+        /* Sleeps end within a microsecond of their deadline instead of the default 50 us slack;
+         * inherited by the worker threads. */
+        (void) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+
+        int r = engine_setup(&e);
+        if (r >= 0)
+                r = engine_start(&e);
+        if (r >= 0)
+                r = engine_loop(&e);
+        if (r >= 0)
+                engine_result(&e, ret);
+        engine_free(&e);
+        return r;
+}
+
+void engine_block_signals(void) {
+        sigset_t mask;
+        stop_signals(&mask);
+        pthread_sigmask(SIG_BLOCK, &mask, NULL);
+}

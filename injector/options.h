@@ -1,0 +1,60 @@
+/* options.h: the command line of slicelab-inject, parsed and validated into one struct.
+ * Everything here comes from a user (or from a definition the daemon turned into argv), so every
+ * value is bounded and a bad one is a usage error (exit status 2), never a surprise at run time. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define INJECT_MAX_HEADERS 64
+#define INJECT_MAX_CONNECTIONS 100000
+#define INJECT_MAX_THREADS 256
+#define INJECT_MAX_RATE 10000000.0
+#define INJECT_MAX_DURATION_NS (INT64_C(30) * 24 * 3600 * 1000000000)
+
+enum inject_mode {
+        INJECT_MODE_RATE,       /* open loop: one global schedule at --rate */
+        INJECT_MODE_MAX,        /* closed loop: every connection always has a request in flight */
+};
+
+enum inject_arrival {
+        INJECT_ARRIVAL_UNIFORM,
+        INJECT_ARRIVAL_POISSON,
+};
+
+struct inject_options {
+        const char *url;
+        enum inject_mode mode;
+        double rate;
+        enum inject_arrival arrival;
+        uint64_t seed;
+        unsigned connections;
+        unsigned threads;
+        int64_t warmup_ns;
+        int64_t duration_ns;
+        int64_t timeout_ns;
+        int64_t spin_ns;
+        int64_t batch_ns;
+        const char *method;
+        const char *body_path;
+        const char *headers[INJECT_MAX_HEADERS];
+        unsigned n_headers;
+        const char *timeline_path;
+        const char *summary_path;
+        const char *convert_csv;
+        bool help;
+        bool version;
+};
+
+/* Parse argv into *ret. On a usage error, say what is wrong on stderr and return -EINVAL (*ret
+ * is then unspecified); the caller prints the usage and exits 2. */
+int inject_options_parse(int argc, char **argv, struct inject_options *ret);
+void inject_usage(FILE *f);
+
+/* "60", "60s", "1.5s", "250ms", "100us", "2m", "1h" -> ns. Rejects signs, spaces, empty
+ * strings, more than 9 fractional digits and anything above INJECT_MAX_DURATION_NS. */
+int parse_duration_ns(const char *s, int64_t *ret);
+
+const char *inject_mode_name(enum inject_mode m);
+const char *inject_arrival_name(enum inject_arrival a);

@@ -1,0 +1,15 @@
+/* summary.h: the injector's JSON summary of a run (--summary FILE, or standard output). */
+#pragma once
+
+#include "engine.h"
+#include "options.h"
+#include "timeline-stats.h"
+
+/* Target below which the open loop counts as not keeping up: achieved rate under 99% of the
+ * target, or lag p99 above 1 ms. */
+#define SUMMARY_SATURATED_RATE_FRACTION 0.99
+#define SUMMARY_SATURATED_LAG_P99_NS 1000000
+
+/* The summary as a JSON text (malloc'd), or NULL when out of memory. */
+char *summary_format(const struct inject_options *o, const struct engine_result *er,
+                     const struct timeline_stats *st);

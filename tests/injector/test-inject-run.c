@@ -1,0 +1,472 @@
+/* test-inject-run.c: the real slicelab-inject against our real HTTP test server on 127.0.0.1
+ * and ::1: answers with Content-Length and chunked bodies, a server closing every connection,
+ * timeouts, refused connections, resets, HTTP errors, SIGTERM mid-run, Poisson arrivals, the
+ * closed loop, several threads, --convert-csv both ways, and usage errors. Every run's timeline
+ * is checked to be complete and valid. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "inject-test-util.h"
+
+#define RUN_TIMEOUT_MS 60000
+
+struct run {
+        char dir[256], timeline[300], summary[300], url[128];
+        struct timeline t;
+        cJSON *s;
+};
+
+static void run_setup(struct run *r, unsigned port, const char *host) {
+        memset(r, 0, sizeof *r);
+        tmpdir_make(r->dir, sizeof r->dir);
+        snprintf(r->timeline, sizeof r->timeline, "%s/timeline.bin", r->dir);
+        snprintf(r->summary, sizeof r->summary, "%s/summary.json", r->dir);
+        snprintf(r->url, sizeof r->url, "http://%s:%u/work?x=1", host, port);
+}
+
+/* Run the injector on r's URL and files with more args; it must exit 0. Loads both outputs
+ * and checks what every timeline promises, and that summary and timeline agree. */
+static void run_ok(struct run *r, const char *const *args) {
+        const char *argv[48] = { "--url", r->url, "--timeline", r->timeline, "--summary", r->summary };
+        size_t n = 6;
+        for (size_t i = 0; args[i]; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        int status = inject_run(argv, RUN_TIMEOUT_MS);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        timeline_load(r->timeline, &r->t);
+        timeline_check_order(&r->t);
+        r->s = json_load(r->summary);
+        assert_int_equal((size_t) json_number(r->s, "records"), r->t.n);
+        size_t measured = timeline_count(&r->t, true, -1, -1);
+        assert_int_equal((size_t) json_number(r->s, "requests"), measured);
+        assert_int_equal((size_t) json_number(r->s, "ok") + (size_t) json_number(r->s, "errors"), measured);
+        assert_int_equal((int64_t) json_number(r->s, "start_ns"), r->t.h.start_ns);
+        assert_int_equal((int64_t) json_number(r->s, "measure_start_ns"), r->t.h.measure_start_ns);
+}
+
+static void run_done(struct run *r) {
+        timeline_free(&r->t);
+        cJSON_Delete(r->s);
+        tmpdir_remove(r->dir);
+}
+
+static size_t length_answer_size(unsigned status, size_t body, bool close) {
+        char head[256];
+        return (size_t) snprintf(head, sizeof head, "HTTP/1.1 %u X\r\nContent-Length: %zu\r\nContent-Type: text/plain\r\n%s\r\n",
+                                 status, body, close ? "Connection: close\r\n" : "") + body;
+}
+
+static void test_content_length(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "500", "--warmup", "0.5s", "--duration", "1s", "--connections", "4", NULL });
+        /* Uniform arrivals: exactly rate x time of each phase, every one answered. */
+        assert_int_equal(r.t.n, 750);
+        assert_int_equal(timeline_count(&r.t, true, -1, -1), 500);
+        assert_int_equal(timeline_count(&r.t, false, 200, 0), 750 - timeline_count(&r.t, false, 0, TIMELINE_ERR_NOT_SENT));
+        for (size_t i = 0; i < r.t.n; i++)
+                if (r.t.r[i].status == 200) {
+                        assert_int_equal(r.t.r[i].bytes, length_answer_size(200, 100, false));
+                        assert_true(r.t.r[i].conn < 4);
+                }
+        assert_int_equal((int) json_number(r.s, "connections_opened"), 4);
+        assert_true(json_number(r.s, "latency_us.scheduled.p50") >= json_number(r.s, "latency_us.submit.p50") - 1e-9 ||
+                    json_number(r.s, "latency_us.lag.p50") >= 0);
+        assert_false(json_bool(r.s, "stopped"));
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_chunked(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--mode", "chunked", "--body", "1000", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "400", "--duration", "1s", "--connections", "2", NULL });
+        assert_int_equal(r.t.n, 400);
+        /* 3 chunks (333 "14D\r\n", 333 "14d;ext=1\r\n", 334 "14E\r\n"), a last chunk and a trailer. */
+        size_t head = strlen("HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n");
+        size_t chunks = (5 + 333 + 2) + (11 + 333 + 2) + (5 + 334 + 2) + strlen("0\r\nX-Trailer: yes\r\n\r\n");
+        size_t answered = 0;
+        for (size_t i = 0; i < r.t.n; i++)
+                if (r.t.r[i].error != TIMELINE_ERR_NOT_SENT) {
+                        assert_int_equal(r.t.r[i].status, 200);
+                        assert_int_equal(r.t.r[i].bytes, head + chunks);
+                        answered++;
+                }
+        assert_true(answered >= 395);   /* a busy machine may leave the last few unsent */
+        assert_int_equal((int) json_number(r.s, "connections_opened"), 2);   /* kept alive */
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_server_closes_each(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--mode", "close", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "300", "--duration", "1s", "--connections", "4", NULL });
+        size_t ok = timeline_count(&r.t, false, 200, 0);
+        assert_int_equal(ok + timeline_count(&r.t, false, 0, TIMELINE_ERR_NOT_SENT), 300);
+        assert_true(ok >= 295);
+        for (size_t i = 0; i < r.t.n; i++)
+                if (r.t.r[i].status == 200)
+                        assert_int_equal(r.t.r[i].bytes, length_answer_size(200, 100, true));
+        /* Every answer ended its connection, and each was reopened for the next request. */
+        assert_true(json_number(r.s, "connections_opened") >= (double) ok);
+        assert_int_equal((int) json_number(r.s, "errors_by_kind.reset"), 0);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_timeout(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--mode", "never", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "50", "--duration", "1s", "--connections", "4", "--timeout", "200ms", NULL });
+        assert_int_equal(r.t.n, 50);
+        size_t timeouts = 0;
+        for (size_t i = 0; i < r.t.n; i++) {
+                const struct timeline_record *t = &r.t.r[i];
+                assert_int_equal(t->status, 0);
+                assert_true(t->error == TIMELINE_ERR_TIMEOUT || t->error == TIMELINE_ERR_NOT_SENT);
+                if (t->error != TIMELINE_ERR_TIMEOUT)
+                        continue;
+                timeouts++;
+                /* Never before the timeout; the upper bound is loose for a busy machine. */
+                assert_true(t->done_ns - t->submit_ns >= 200000000);
+                assert_true(t->done_ns - t->submit_ns < 2000000000);
+                assert_int_equal(t->bytes, 0);
+        }
+        /* 4 connections, each busy 200 ms per request: about 20 of the 50 were sent. */
+        assert_true(timeouts >= 12 && timeouts <= 24);
+        assert_int_equal((size_t) json_number(r.s, "errors_by_kind.timeout"), timeouts);
+        assert_int_equal((size_t) json_number(r.s, "errors_by_kind.not_sent"), 50 - timeouts);
+        assert_int_equal((int) json_number(r.s, "ok"), 0);
+        assert_true(json_bool(r.s, "saturated"));
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static unsigned unused_port(void) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t l = sizeof a;
+        assert_int_equal(bind(s, (struct sockaddr *) &a, l), 0);
+        assert_int_equal(getsockname(s, (struct sockaddr *) &a, &l), 0);
+        close(s);   /* nobody listens there now */
+        return ntohs(a.sin_port);
+}
+
+static void test_refused(void **state) {
+        struct run r;
+        run_setup(&r, unused_port(), "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "200", "--duration", "1s", "--connections", "2", NULL });
+        assert_int_equal(r.t.n, 200);
+        size_t refused = timeline_count(&r.t, false, 0, TIMELINE_ERR_CONNECT);
+        assert_int_equal(refused + timeline_count(&r.t, false, 0, TIMELINE_ERR_NOT_SENT), 200);
+        assert_true(refused > 0);
+        for (size_t i = 0; i < r.t.n; i++)
+                if (r.t.r[i].error == TIMELINE_ERR_CONNECT)
+                        assert_true(r.t.r[i].conn < 2);
+        assert_int_equal((size_t) json_number(r.s, "errors_by_kind.connect"), refused);
+        assert_true(json_number(r.s, "connect_failures") >= (double) refused);
+        run_done(&r);
+}
+
+static void test_reset(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--mode", "reset", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "100", "--duration", "1s", "--connections", "2", NULL });
+        size_t resets = timeline_count(&r.t, false, 0, TIMELINE_ERR_RESET);
+        assert_int_equal(resets + timeline_count(&r.t, false, 0, TIMELINE_ERR_NOT_SENT), 100);
+        assert_true(resets >= 90);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_http_errors(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--status", "503", "--body", "0", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        /* A body on keep-alive connections: were it framed wrong, the server would read its
+         * bytes as the next request and the run would stall. */
+        char body[300];
+        snprintf(body, sizeof body, "%s/body.json", r.dir);
+        FILE *f = fopen(body, "we");
+        assert_non_null(f);
+        for (int i = 0; i < 100; i++)
+                fputs("{\"k\": 1}\n", f);
+        fclose(f);
+        run_ok(&r, (const char *[]){ "--rate", "100", "--duration", "1s", "--connections", "2", "--method", "POST",
+                                     "--body", body, "--header", "Content-Type: application/json", NULL });
+        size_t answered = timeline_count(&r.t, false, 503, 0);
+        assert_true(answered >= 95);
+        assert_int_equal((int) json_number(r.s, "connections_opened"), 2);
+        assert_int_equal((size_t) json_number(r.s, "errors_by_kind.http"), answered);
+        assert_int_equal((size_t) json_number(r.s, "status.5xx"), answered);
+        assert_int_equal((int) json_number(r.s, "ok"), 0);
+        /* Answered requests have latencies even when the status is an error. */
+        assert_true(json_number(r.s, "latency_us.scheduled.max") > 0);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_sigterm(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--notify-after", "300", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        char path[4096];
+        build_path(path, sizeof path, "injector/slicelab-inject");
+        char *argv[] = { path, "--url", r.url, "--rate", "1000", "--warmup", "100ms", "--duration", "60s",
+                         "--timeline", r.timeline, "--summary", r.summary, NULL };
+        struct proc inj;
+        proc_spawn(&inj, argv, false);
+        char line[64];
+        assert_true(proc_read_line(&srv.p, line, sizeof line, 30000));   /* mid-run: 300 answers sent */
+        assert_string_equal(line, "served 300");
+        assert_int_equal(kill(inj.pid, SIGTERM), 0);
+        int status = proc_wait(&inj, 10000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+
+        timeline_load(r.timeline, &r.t);
+        timeline_check_order(&r.t);
+        r.s = json_load(r.summary);
+        assert_true(json_bool(r.s, "stopped"));
+        assert_string_equal(cJSON_GetObjectItem(r.s, "stop_signal")->valuestring, "SIGTERM");
+        assert_int_equal((size_t) json_number(r.s, "records"), r.t.n);
+        int64_t end = (int64_t) json_number(r.s, "end_ns");
+        assert_true(end - r.t.h.start_ns < 30 * 1000000000LL);
+        /* Every arrival due before the stop is in the file, and nothing after it. */
+        assert_true(r.t.n >= 300);
+        assert_true(r.t.r[r.t.n - 1].scheduled_ns < end);
+        assert_true(end - r.t.r[r.t.n - 1].scheduled_ns <= 1000000 + 1);   /* 1 ms apart at 1000/s */
+        for (size_t i = 0; i < r.t.n; i++)
+                assert_true(r.t.r[i].status == 200 || r.t.r[i].error == TIMELINE_ERR_NOT_SENT);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_poisson(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--arrival", "poisson", "--seed", "7", "--duration", "3s", NULL });
+        double sum = 0, sumsq = 0;
+        size_t n = 0;
+        for (size_t i = 1; i < r.t.n; i++) {
+                double g = (double) (r.t.r[i].scheduled_ns - r.t.r[i - 1].scheduled_ns);
+                sum += g;
+                sumsq += g * g;
+                n++;
+        }
+        assert_true(n > 5000);
+        double mean = sum / (double) n, cv = sqrt(sumsq / (double) n - mean * mean) / mean;
+        print_message("poisson gaps: n=%zu mean=%.1f us (want 500) cv=%.4f (want 1)\n", n, mean / 1000, cv);
+        assert_true(fabs(mean - 500000.0) / 500000.0 < 0.05);
+        assert_true(fabs(cv - 1.0) < 0.05);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* Above 10000/s a loop wakes once per --batch interval and sends all that is due: never a
+ * request before its time, and every one of the schedule's requests is in the file. */
+static void test_high_rate(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "20000", "--duration", "1s", "--connections", "16", NULL });
+        assert_int_equal(r.t.n, 20000);
+        assert_int_equal(timeline_count(&r.t, false, 200, 0) + timeline_count(&r.t, false, 0, TIMELINE_ERR_NOT_SENT), 20000);
+        assert_true(timeline_count(&r.t, false, 200, 0) > 1000);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_closed_loop(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--mode", "max", "--duration", "1s", "--warmup", "200ms", "--connections", "4", NULL });
+        assert_true(r.t.n > 1000);
+        assert_int_equal(timeline_count(&r.t, false, 200, 0), r.t.n);
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(r.s, "rate")));
+        assert_false(json_bool(r.s, "saturated"));
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_threads_ipv6(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--listen", "::1", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "[::1]");
+        run_ok(&r, (const char *[]){ "--rate", "1000", "--duration", "1s", "--threads", "2", "--connections", "6", NULL });
+        assert_int_equal(r.t.n, 1000);
+        size_t ok = timeline_count(&r.t, false, 200, 0);
+        assert_true(ok >= 990);
+        bool used[6] = { false };
+        for (size_t i = 0; i < r.t.n; i++)
+                if (r.t.r[i].status == 200)
+                        used[r.t.r[i].conn] = true;
+        for (int c = 0; c < 6; c++)
+                assert_true(used[c]);   /* both loops sent */
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static void test_hostname(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "localhost");   /* may resolve to ::1 first; 127.0.0.1 answers */
+        run_ok(&r, (const char *[]){ "--rate", "100", "--duration", "0.5s", NULL });
+        assert_true(timeline_count(&r.t, false, 200, 0) >= 45);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static int write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        return fclose(f);
+}
+
+static void test_convert_csv(void **state) {
+        char dir[256], csv[300], bin[300], csv2[300], bin2[300];
+        tmpdir_make(dir, sizeof dir);
+        snprintf(csv, sizeof csv, "%s/in.csv", dir);
+        snprintf(bin, sizeof bin, "%s/out.bin", dir);
+        write_text(csv, "scheduled_ns,submit_ns,done_ns,status\r\n"
+                        "3000,3500,9000,200\r\n"
+                        "1000,1000,2000,200\n"
+                        "2000,2100,7000,0\n"
+                        "4000,4000,4100,503\n\n");
+        int status = inject_run((const char *[]){ "--convert-csv", csv, "--timeline", bin, "--warmup", "1500ns", NULL }, 10000);
+        assert_int_equal(WEXITSTATUS(status), 0);
+        struct timeline t;
+        timeline_load(bin, &t);
+        timeline_check_order(&t);
+        assert_int_equal(t.n, 4);
+        assert_int_equal(t.h.start_ns, 1000);
+        assert_int_equal(t.h.measure_start_ns, 2500);
+        const int64_t want[4][4] = { { 1000, 1000, 2000, 200 }, { 2000, 2100, 7000, 0 },
+                                     { 3000, 3500, 9000, 200 }, { 4000, 4000, 4100, 503 } };
+        for (int i = 0; i < 4; i++) {
+                assert_int_equal(t.r[i].scheduled_ns, want[i][0]);
+                assert_int_equal(t.r[i].submit_ns, want[i][1]);
+                assert_int_equal(t.r[i].done_ns, want[i][2]);
+                assert_int_equal(t.r[i].status, want[i][3]);
+        }
+        assert_int_equal(t.r[1].error, TIMELINE_ERR_IO);
+        assert_int_equal(t.r[0].flags, TIMELINE_WARMUP);
+        assert_int_equal(t.r[2].flags, 0);
+        timeline_free(&t);
+
+        /* A real run's timeline, out as CSV and back: the four columns survive exactly. */
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "300", "--duration", "1s", NULL });
+        snprintf(csv2, sizeof csv2, "%s/again.csv", dir);
+        snprintf(bin2, sizeof bin2, "%s/again.bin", dir);
+        FILE *f = fopen(csv2, "we");
+        fputs("scheduled_ns,submit_ns,done_ns,status\n", f);
+        for (size_t i = 0; i < r.t.n; i++)
+                fprintf(f, "%lld,%lld,%lld,%u\n", (long long) r.t.r[i].scheduled_ns, (long long) r.t.r[i].submit_ns,
+                        (long long) r.t.r[i].done_ns, r.t.r[i].status);
+        fclose(f);
+        status = inject_run((const char *[]){ "--convert-csv", csv2, "--timeline", bin2, NULL }, 10000);
+        assert_int_equal(WEXITSTATUS(status), 0);
+        timeline_load(bin2, &t);
+        assert_int_equal(t.n, r.t.n);
+        for (size_t i = 0; i < t.n; i++) {
+                assert_int_equal(t.r[i].scheduled_ns, r.t.r[i].scheduled_ns);
+                assert_int_equal(t.r[i].submit_ns, r.t.r[i].submit_ns);
+                assert_int_equal(t.r[i].done_ns, r.t.r[i].done_ns);
+                assert_int_equal(t.r[i].status, r.t.r[i].status);
+        }
+        timeline_free(&t);
+        run_done(&r);
+        server_stop(&srv);
+
+        /* Bad input: exit 1, and no output file appears. */
+        static const char *const bad[] = {
+                "1,2,3\n", "1,2,3,200,5\n", "2,1,3,200\n", "1,2,1,200\n", "1,2,3,1000\n", "a,b,c,d\n",
+                "1,2,3,200\n\n4,5,6,200\n", "-1,2,3,200\n", "1,2,3,\n",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                char out[300];
+                snprintf(out, sizeof out, "%s/bad%zu.bin", dir, i);
+                write_text(csv, bad[i]);
+                status = inject_run((const char *[]){ "--convert-csv", csv, "--timeline", out, NULL }, 10000);
+                assert_int_equal(WEXITSTATUS(status), 1);
+                struct stat st;
+                assert_int_equal(stat(out, &st), -1);
+        }
+        tmpdir_remove(dir);
+}
+
+static void test_usage(void **state) {
+        const char *const *const bad[] = {
+                (const char *[]){ "--url", "http://127.0.0.1:1/", NULL },                    /* no rate */
+                (const char *[]){ "--url", "https://127.0.0.1:1/", "--rate", "1", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/a b", "--rate", "1", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--frobnicate", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--header", "Bad", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--method", "G T", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--duration", "1 s", NULL },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                int status = inject_run(bad[i], 10000);
+                assert_true(WIFEXITED(status));
+                assert_int_equal(WEXITSTATUS(status), 2);
+        }
+        assert_int_equal(WEXITSTATUS(inject_run((const char *[]){ "--help", NULL }, 10000)), 0);
+        assert_int_equal(WEXITSTATUS(inject_run((const char *[]){ "--version", NULL }, 10000)), 0);
+        /* A name that does not resolve: the run cannot take place (exit 1, not a usage error). */
+        assert_int_equal(WEXITSTATUS(inject_run((const char *[]){ "--url", "http://no-such-host.invalid/", "--rate", "1",
+                                                                  "--duration", "1", NULL }, 30000)), 1);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_content_length, test_cleanup), cmocka_unit_test_teardown(test_chunked, test_cleanup),
+                cmocka_unit_test_teardown(test_server_closes_each, test_cleanup), cmocka_unit_test_teardown(test_timeout, test_cleanup),
+                cmocka_unit_test_teardown(test_refused, test_cleanup),        cmocka_unit_test_teardown(test_reset, test_cleanup),
+                cmocka_unit_test_teardown(test_http_errors, test_cleanup),    cmocka_unit_test_teardown(test_sigterm, test_cleanup),
+                cmocka_unit_test_teardown(test_poisson, test_cleanup),
+                cmocka_unit_test_teardown(test_high_rate, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
+                cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),   cmocka_unit_test_teardown(test_hostname, test_cleanup),
+                cmocka_unit_test_teardown(test_convert_csv, test_cleanup),    cmocka_unit_test_teardown(test_usage, test_cleanup),
+        };
+        test_filter_from_env();
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
