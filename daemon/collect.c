@@ -77,6 +77,14 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         }
         int64_t measure_ns = l->kind == DEFINITION_LOAD_INJECTOR ? (int64_t) l->measure_s * 1000000000
                                                                  : in->measure_end_ns - in->measure_start_ns;
+        size_t measured, answered;
+        timeline_answered(t, &measured, &answered);
+        if (answered == 0) {
+                /* Nothing was measured about the server: not a result, a failed load. */
+                snprintf(why, why_size, "none of the %zu measured requests got an answer (%s)", measured,
+                         measured ? "the target refused, reset or never answered: see the timeline's error codes" : "the load sent nothing");
+                return -ENOTCONN;
+        }
         int64_t t_loaded = now_mono_ns();
         if ((r = timeline_metrics(t, measure_ns, m)) < 0)
                 return r;
@@ -91,11 +99,11 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         double secs = (double) (now_mono_ns() - t_start) / 1e9;
         log_full(LOG_INFO, 0, NULL, in->run_id, "run %s: timeline of %zu records loaded, measured and stored in %.3f s (%.0f records/s)",
                  in->run_id, t->n, secs, secs > 0 ? (double) t->n / secs : 0);
-        *keep = TAKE_PTR(t);
         if (t->header.measure_start_ns > 0) {
                 cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
                 runs_set_measure_start(in->db, in->run_id, t->header.measure_start_ns);
         }
+        *keep = TAKE_PTR(t);
         return 0;
 }
 
@@ -139,7 +147,9 @@ static void store_gc_events(const struct collect_input *in, const struct jvm_gcl
                 const struct jvm_gc_event *e = &log->events[i];
                 rows[i] = (struct gc_event_row){ .start_ns = e->start_ns, .duration_ns = e->duration_ns,
                                                  .kind = jvm_gc_event_kind_to_string(e->kind), .cause = e->cause,
-                                                 .heap_before = e->heap_before, .heap_after = e->heap_after };
+                                                 .collector = e->collector, .heap_before = e->heap_before,
+                                                 .heap_after = e->heap_after, .heap_capacity = e->heap_capacity,
+                                                 .gc_id = e->gc_id };
         }
         int r = gc_events_store(in->db, in->run_id, rows, log->n_events);
         if (r < 0)

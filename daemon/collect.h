@@ -46,6 +46,7 @@ struct collect_input {
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result
- * itself is missing: no timeline for a run with load, no ops_per_s line for a SUT without. */
+ * itself is missing: no timeline for a run with load, no ops_per_s line for a SUT without;
+ * -ENOTCONN when the load ran but no measured request got an answer (a failed load). */
 int collect_run(const struct collect_input *in, struct cJSON **ret_metrics, struct cJSON *warnings, char *why,
                 size_t why_size);

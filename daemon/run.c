@@ -388,7 +388,7 @@ static void finish_collect(struct run *r) {
         char why[512] = "";
         int k = collect_run(&in, &metrics, r->warnings, why, sizeof why);
         if (k < 0) {
-                run_teardown(r, RUN_FAILED, "collect_failed", why[0] ? why : strerror(-k), NULL);
+                run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
                 return;
         }
         run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);

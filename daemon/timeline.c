@@ -141,3 +141,15 @@ int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metric
         cJSON_AddItemToObject(lat, "lag", c);
         return a && b && c ? 0 : -ENOMEM;
 }
+
+void timeline_answered(const struct timeline *t, size_t *ret_measured, size_t *ret_answered) {
+        size_t measured = 0, answered = 0;
+        for (size_t i = 0; i < t->n; i++) {
+                if (t->records[i].flags & TIMELINE_WARMUP)
+                        continue;
+                measured++;
+                answered += t->records[i].status != 0;
+        }
+        *ret_measured = measured;
+        *ret_answered = answered;
+}

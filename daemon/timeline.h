@@ -26,3 +26,5 @@ struct cJSON;
  * errors, errors_by_kind, latency_us {scheduled, submit, lag: p50 p90 p99 p999 p9999 max}.
  * Warmup records are left out. */
 int timeline_metrics(const struct timeline *t, int64_t measure_ns, struct cJSON *metrics);
+/* Measured requests, and how many of them got an HTTP answer (any status). */
+void timeline_answered(const struct timeline *t, size_t *ret_measured, size_t *ret_answered);

@@ -39,8 +39,8 @@ int requests_store(struct db_conn *c, const char *run_id, const struct timeline_
 int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n) {
         static const char sql_clear[] = "DELETE FROM gc_events WHERE run_id = ?";
         static const char sql[] =
-                "INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind, cause, heap_before, heap_after)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+                "INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind, cause, heap_before, heap_after,"
+                " heap_capacity, gc_id, collector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         struct db_txn t _cleanup_txn_ = { 0 };
         int r = db_txn_begin(c, &t);
         if (r < 0)
@@ -60,14 +60,14 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
                 sqlite3_bind_int64(s, 4, e->duration_ns);
                 db_bind_text(s, 5, e->kind);
                 db_bind_text(s, 6, e->cause);
-                if (e->heap_before >= 0)
-                        sqlite3_bind_int64(s, 7, e->heap_before);
-                else
-                        sqlite3_bind_null(s, 7);
-                if (e->heap_after >= 0)
-                        sqlite3_bind_int64(s, 8, e->heap_after);
-                else
-                        sqlite3_bind_null(s, 8);
+                const int64_t optional[] = { e->heap_before, e->heap_after, e->heap_capacity, e->gc_id };
+                for (int k = 0; k < 4; k++) {
+                        if (optional[k] >= 0)
+                                sqlite3_bind_int64(s, 7 + k, optional[k]);
+                        else
+                                sqlite3_bind_null(s, 7 + k);
+                }
+                db_bind_text(s, 11, e->collector);
                 if ((r = db_step(s)) < 0)
                         return r;
         }
@@ -121,7 +121,7 @@ int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
 
 int gc_events_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         static const char sql[] =
-                "SELECT start_ns, duration_ns, kind, cause, heap_before, heap_after FROM gc_events"
+                "SELECT start_ns, duration_ns, kind, cause, gc_id, heap_before, heap_after, heap_capacity, collector FROM gc_events"
                 " WHERE run_id = ? ORDER BY start_ns, seq";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt(c, sql, &s);
@@ -135,8 +135,11 @@ int gc_events_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 row_add_int(e, "duration_ns", s, 1);
                 row_add_text(e, "kind", s, 2);
                 row_add_text(e, "cause", s, 3);
-                row_add_int(e, "heap_before", s, 4);
-                row_add_int(e, "heap_after", s, 5);
+                row_add_int(e, "gc_id", s, 4);
+                row_add_int(e, "heap_before", s, 5);
+                row_add_int(e, "heap_after", s, 6);
+                row_add_int(e, "heap_capacity", s, 7);
+                row_add_text(e, "collector", s, 8);
                 cJSON_AddItemToArray(events, e);
         }
         if (r < 0) {

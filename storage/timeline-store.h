@@ -15,8 +15,8 @@ int requests_store(struct db_conn *c, const char *run_id, const struct timeline_
 
 struct gc_event_row {
         int64_t start_ns, duration_ns;
-        const char *kind, *cause;
-        int64_t heap_before, heap_after;        /* -1 = unknown */
+        const char *kind, *cause, *collector;   /* collector NULL = unknown */
+        int64_t heap_before, heap_after, heap_capacity, gc_id; /* -1 = unknown */
 };
 int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n);
 
@@ -31,5 +31,5 @@ int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
 
 struct cJSON;
 /* GC and safepoint events of a run, in start order, as {"start_ns","duration_ns","kind","cause",
- * "heap_before","heap_after"}. */
+ * "gc_id","heap_before","heap_after","heap_capacity","collector"}. */
 int gc_events_json(struct db_conn *c, const char *run_id, struct cJSON **ret);

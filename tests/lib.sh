@@ -168,3 +168,14 @@ check_schema() {
                 not_ok "$1 matches openapi.yaml ($2 $3)" "$out"
         fi
 }
+
+# running_cmd PATTERN: a process whose command line matches (put a [x] in the pattern so that
+# pgrep does not find the shell running it).
+running_cmd() {
+        pgrep -f "$1" >/dev/null
+}
+
+# json_true JQ_FILTER JSON: the filter holds (jq -e), quietly.
+json_true() {
+        jq -e "$1" <<<"$2" >/dev/null
+}
