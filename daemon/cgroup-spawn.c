@@ -161,6 +161,37 @@ static int clone_child(int cgroup_fd, int *ret_pidfd, pid_t *ret_pid) {
         return (int) (pid > 0);
 }
 
+/* Where clone3 is refused (ENOSYS: container seccomp profiles such as Docker's default,
+ * valgrind), a plain fork: the child then waits on the sync pipe until the parent has moved it
+ * into the slice, as on v1. */
+static int fork_child(int *ret_pidfd, pid_t *ret_pid) {
+        pid_t pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0)
+                return 0;
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd < 0) {
+                int e = negative_errno();
+                kill(pid, SIGKILL);
+                (void) waitpid(pid, NULL, 0);
+                return e;
+        }
+        *ret_pidfd = pidfd;
+        *ret_pid = pid;
+        return 1;
+}
+
+/* v2 attach without a driver hook: the pid into the slice's cgroup.procs, by its directory fd. */
+static int attach_by_fd(int cgroup_fd, pid_t pid) {
+        _cleanup_close_ int fd = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        char buf[24];
+        int n = snprintf(buf, sizeof buf, "%d", (int) pid);
+        return write(fd, buf, (size_t) n) == n ? 0 : negative_errno();
+}
+
 /* A CLOEXEC pipe whose ends are not 0-2 (a daemon started with closed stdio could get those),
  * so the child's stdio setup cannot clobber them. */
 static int pipe_above_stdio(int ret[2]) {
@@ -229,22 +260,28 @@ int slice_spawn(struct cgroup_run *r, enum slice_kind kind, const struct spawn_p
                 cgroup_fd = m->driver->open_fd(m, slice);
                 if (cgroup_fd < 0)
                         return cgroup_fd;
-        } else {
-                k = pipe_above_stdio(fds);
-                if (k < 0)
-                        return k;
-                sync_r = fds[0];
-                sync_w = fds[1];
         }
+        /* The sync pipe serves attach-then-exec: v1 always, v2 only if clone3 is refused. */
+        k = pipe_above_stdio(fds);
+        if (k < 0)
+                return k;
+        sync_r = fds[0];
+        sync_w = fds[1];
         struct child_plan plan = {
                 .exe = exe, .argv = p->argv, .envp = p->envp, .cwd = p->cwd,
                 .stdio = { p->stdin_fd, p->stdout_fd, p->stderr_fd },
                 .set_user = p->set_user, .uid = p->uid, .gid = p->gid,
-                .sync_fd = sync_r, .sync_peer = sync_w, .report_fd = rep_w,
+                .sync_fd = cgroup_fd >= 0 ? -1 : sync_r, .sync_peer = sync_w, .report_fd = rep_w,
         };
         pid_t pid = 0;
         _cleanup_close_ int pidfd = -1;
         k = clone_child(cgroup_fd, &pidfd, &pid);
+        bool attach_after = cgroup_fd < 0;
+        if (k == -ENOSYS) {
+                plan.sync_fd = sync_r;
+                attach_after = true;
+                k = fork_child(&pidfd, &pid);
+        }
         if (k < 0)
                 return log_error_errno(k, "spawn: clone3 into %s", slice);
         if (k == 0)
@@ -252,8 +289,8 @@ int slice_spawn(struct cgroup_run *r, enum slice_kind kind, const struct spawn_p
 
         /* only the child may hold the write end now, so exec or exit closes the pipe */
         close(TAKE_FD(rep_w));
-        if (m->driver->attach) {
-                k = m->driver->attach(m, slice, pid);
+        if (attach_after) {
+                k = m->driver->attach ? m->driver->attach(m, slice, pid) : attach_by_fd(cgroup_fd, pid);
                 if (k < 0) {
                         kill_and_reap(pidfd);
                         return log_error_errno(k, "spawn: attaching %d to %s", (int) pid, slice);

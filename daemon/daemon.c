@@ -211,7 +211,7 @@ int daemon_run(const struct options *o) {
                   o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as ? o->run_as : "(daemon's user)");
         r = check_run_as(o->run_as);
         if (r >= 0)
-                r = state_dir_prepare(o->state_dir);
+                r = state_dir_prepare(o->state_dir, o->run_as != NULL);
         if (r >= 0)
                 r = state_dir_token(o->state_dir, token);
         if (r >= 0)

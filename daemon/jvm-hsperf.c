@@ -261,6 +261,10 @@ int jvm_hsperf_open(pid_t pid, int *ret_fd) {
         snprintf(path, sizeof path, "/proc/%d/root/tmp", (int) pid);
         snprintf(name, sizeof name, "%ld", nspid);
         _cleanup_close_ int tmpfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        /* /proc/PID/root of a JVM of another user needs CAP_SYS_PTRACE; without it, our own /tmp
+         * is the JVM's too (the daemon shares its mount namespace with the JVMs it starts). */
+        if (tmpfd < 0 && errno == EACCES)
+                tmpfd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (tmpfd < 0)
                 return errno == ENOENT ? -ESRCH : negative_errno();
         int dfd = dup(tmpfd);

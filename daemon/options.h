@@ -6,7 +6,7 @@
 
 #define DEFAULT_LISTEN "127.0.0.1:7878"
 #define DEFAULT_STATE_DIR "/var/lib/slicelab"
-#define DEFAULT_CONFIG "/etc/slicelab/slicelabd.conf"
+#define DEFAULT_CONFIG SLICELAB_SYSCONFDIR "/slicelab/slicelabd.conf"
 #define DEFAULT_CGROUP_ROOT "slicelab"
 
 struct options {

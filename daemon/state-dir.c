@@ -14,7 +14,8 @@
 #include "log.h"
 #include "macro.h"
 
-int state_dir_prepare(const char *dir) {
+int state_dir_prepare(const char *dir, bool others_traverse) {
+        mode_t mode = others_traverse ? 0711 : 0700;
         int r = mkdir_parents(dir, 0700);
         if (r < 0)
                 return log_error_errno(r, "state directory %s cannot be created", dir);
@@ -23,6 +24,9 @@ int state_dir_prepare(const char *dir) {
                 return log_error_errno(negative_errno(), "state directory %s", dir);
         if (!S_ISDIR(st.st_mode))
                 return log_error_errno(-ENOTDIR, "state directory %s", dir);
+        /* mkdir's mode passes through the umask, and an existing directory keeps its own. */
+        if ((st.st_mode & 07777) != mode && chmod(dir, mode) < 0)
+                return log_error_errno(negative_errno(), "state directory %s: chmod", dir);
         /* root passes access(W_OK) even on a read-only mount, so prove it by making a file. */
         char probe[PATH_MAX];
         snprintf(probe, sizeof probe, "%s/.write-test-XXXXXX", dir);
@@ -32,8 +36,10 @@ int state_dir_prepare(const char *dir) {
         unlink(probe);
         char runs[PATH_MAX];
         snprintf(runs, sizeof runs, "%s/runs", dir);
-        if (mkdir(runs, 0700) < 0 && errno != EEXIST)
+        if (mkdir(runs, mode) < 0 && errno != EEXIST)
                 return log_error_errno(negative_errno(), "cannot create %s", runs);
+        if (chmod(runs, mode) < 0)
+                return log_error_errno(negative_errno(), "%s: chmod", runs);
         return 0;
 }
 

@@ -2,11 +2,14 @@
  * bearer token (0600, 32 random bytes as 64 hex characters, made at first start). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define TOKEN_HEX_LEN 64
 
-/* Create the directory (and runs/) if missing and prove it writable. */
-int state_dir_prepare(const char *dir);
+/* Create the directory (and runs/) if missing and prove it writable. With others_traverse
+ * (--run-as: the SUT, as another user, works in runs/<id>/) the state dir and runs/ are 0711,
+ * traversable without being listable; else 0700. */
+int state_dir_prepare(const char *dir, bool others_traverse);
 /* Read the token, creating it first if there is none. */
 int state_dir_token(const char *dir, char token[TOKEN_HEX_LEN + 1]);

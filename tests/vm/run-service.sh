@@ -1,0 +1,125 @@
+#!/bin/bash
+# run-service.sh MODE BUILD-DIR: slicelabd as a systemd service, the way a package installs it.
+# `meson install` of BUILD-DIR is staged into a copy of a debootstrapped Debian 12 (cached, with
+# the daemon's runtime libraries, curl and jq from Debian's packages), then:
+#   v2      boots it under QEMU with systemd as PID 1 on the unified hierarchy and runs
+#           service-guest.sh there (socket activation, a throttled run in the service's own
+#           subtree, stop, watchdog restart);
+#   v1      the same on the legacy hierarchy;
+#   hybrid  the same on systemd's hybrid layout (v1 controllers, its own tree on cgroup2);
+#   verify  no boot: `systemd-analyze verify` of every installed unit against that rootfs
+#           (its own systemd 252 units, the installed binaries and man pages) must print nothing.
+# Exit 0 = passed, 1 = failed. A guest that gives no verdict fails (lib.sh).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+[ $# -eq 2 ] || vm_die "usage: $0 v2|v1|hybrid|verify BUILD-DIR"
+MODE=$1
+BUILD=$(cd "$2" && pwd)
+case $MODE in v2 | v1 | hybrid | verify) ;; *) vm_die "unknown mode '$MODE' (v2, v1, hybrid or verify)" ;; esac
+[ "$(id -u)" -eq 0 ] || vm_die "needs root (apt-get, debootstrap, qemu)"
+
+vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs systemd man-db
+KVER=$(vm_kernel_version)
+[ -e "/boot/initrd.img-$KVER" ] || vm_die "no initrd for $KVER (the guest needs virtio_blk from it)"
+
+# The daemon's libraries come from Debian's packages, as on a user's machine; the sanitizer
+# runtimes let an ASan build run too. Its own cache key, so run-systemd.sh's rootfs stays as it is.
+INCLUDE=systemd-sysv,udev,dbus,libmicrohttpd12,libcjson1,libsqlite3-0,libcgroup2,curl,jq,libasan8,libubsan1
+
+# vm_debootstrap ROOTFS INCLUDE: a minimal bookworm with systemd in ROOTFS, made once from the
+# mirror this machine's apt uses (built aside and renamed, so an interrupted build is redone).
+vm_debootstrap() {
+    local rootfs=$1 include=$2 mirror
+    [ -x "$rootfs/lib/systemd/systemd" ] && return 0
+    mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+        sed -n 's/^URIs: *//p; s/^deb  *\(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' |
+        grep -v security | head -n1 || true)
+    [ -n "$mirror" ] || vm_die "no apt mirror found in the apt sources"
+    vm_log "debootstrap bookworm from $mirror into $rootfs (once)"
+    rm -rf "$rootfs.tmp"
+    debootstrap --variant=minbase --include="$include" bookworm "$rootfs.tmp" "$mirror" >&2 ||
+        vm_die "debootstrap failed"
+    echo slicelab-vm > "$rootfs.tmp/etc/hostname"
+    echo "/dev/vda / ext4 rw,relatime 0 1" > "$rootfs.tmp/etc/fstab"
+    ln -sf /dev/null "$rootfs.tmp/etc/systemd/system/serial-getty@ttyS0.service"
+    mv "$rootfs.tmp" "$rootfs"
+}
+
+mkdir -p "$VM_CACHE"
+CACHED=$VM_CACHE/rootfs-service-bookworm-$(echo "$INCLUDE" | md5sum | cut -c1-8)
+(
+    flock 8 # one builder; the cached tree is only read afterwards
+    vm_debootstrap "$CACHED" "$INCLUDE"
+) 8> "$CACHED.lock"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-service.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+ROOT=$WORK/root
+cp -a "$CACHED" "$ROOT"
+
+# The install, as `meson install` lays it out; tar keeps the rootfs' merged-/usr symlinks
+# (/lib -> usr/lib) where the install has real directories.
+meson install -C "$BUILD" --no-rebuild --quiet --destdir "$WORK/stage" >&2 ||
+    vm_die "meson install of $BUILD failed"
+tar -C "$WORK/stage" -cf - . | tar -C "$ROOT" -xf - --keep-directory-symlink
+mapfile -t BINARIES < <(find "$WORK/stage" -type f -perm -u+x)
+[ ${#BINARIES[@]} -ge 3 ] || vm_die "the install has fewer than 3 executables (${BINARIES[*]:-none})"
+vm_copy_libs "$ROOT" "${BINARIES[@]}" # only what the packages lack (an ASan build's runtime)
+UNITS=()
+for u in slicelabd.service slicelabd.socket; do
+    f=$(cd "$WORK/stage" && find . -path "*/systemd/system/$u" | head -n1)
+    [ -n "$f" ] || vm_die "the install has no $u"
+    UNITS+=("${f#.}")
+done
+
+if [ "$MODE" = verify ]; then
+    # verify resolves ExecStart= and dependencies inside --root; Documentation=man: pages are
+    # looked up with the host's man, pointed at the rootfs' man directories.
+    manpath=$(cd "$WORK/stage" && find . -type d -path '*/share/man' | sed "s|^\.|$ROOT|" | paste -sd:)
+    out=$(MANPATH="$manpath" systemd-analyze verify --root="$ROOT" --man=yes "${UNITS[@]}" 2>&1) && rc=0 || rc=$?
+    printf '%s\n' "$out" | sed '/^$/d; s/^/verify: /' >&2
+    [ $rc -eq 0 ] && [ -z "$out" ] || vm_die "systemd-analyze verify of ${UNITS[*]}: exit $rc, output above"
+    vm_log "systemd-analyze verify of ${UNITS[*]}: clean"
+    # The man pages the units point to render without a warning.
+    mapfile -t PAGES < <(find "$WORK/stage" -type f -path '*/share/man/man*/*')
+    [ ${#PAGES[@]} -ge 2 ] || vm_die "the install has ${#PAGES[@]} man pages, not 2"
+    for page in "${PAGES[@]}"; do
+        out=$(groff -man -ww -z -Tutf8 "$page" 2>&1)
+        [ -z "$out" ] || vm_die "groff warns about ${page#"$WORK/stage"}: $out"
+    done
+    vm_log "man pages ${PAGES[*]#"$WORK/stage"}: no warnings"
+    exit 0
+fi
+
+mkdir -p "$ROOT/tests"
+cp "$HERE/service-guest.sh" "$HERE/../lib.sh" "$ROOT/tests/"
+echo "$MODE" > "$ROOT/tests/mode"
+cat > "$ROOT/etc/systemd/system/slicelab-vmtest.service" <<'UNIT'
+[Unit]
+Description=slicelab service tests
+[Service]
+Type=simple
+ExecStart=/bin/bash /tests/service-guest.sh
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/slicelab-vmtest.service \
+    "$ROOT/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+
+# systemd 252 boots the legacy layout with these two (SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 is
+# only asked for from systemd 256 on); with the first alone it boots the hybrid layout.
+case $MODE in
+    v2) CGROUP_ARGS="systemd.unified_cgroup_hierarchy=1" ;;
+    v1) CGROUP_ARGS="systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller=1" ;;
+    hybrid) CGROUP_ARGS="systemd.unified_cgroup_hierarchy=0" ;;
+esac
+mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/rootfs.img" 2G
+rc=0
+vm_boot "$WORK/console.log" -kernel "/boot/vmlinuz-$KVER" -initrd "/boot/initrd.img-$KVER" \
+    -drive file="$WORK/rootfs.img",format=raw,if=virtio \
+    -append "root=/dev/vda rw console=ttyS0 $CGROUP_ARGS panic=-1 quiet" || rc=$?
+vm_verdict $rc "$WORK/console.log" "slicelabd service on cgroup $MODE"
