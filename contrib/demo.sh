@@ -56,15 +56,19 @@ else
 fi
 JAR="$SRC/build/contrib/workloads/slicelab-sut.jar"
 if [ "$FULL" -eq 1 ]; then PHASES='.'; else
-        PHASES='.iterations = 2 | .load.warmup_s = 5 | .load.measure_s = 10 | .load.rate = 300 | .load.connections = 8
+        # Short phases, and the load closed-loop (as the seed's JMeter): each cell's peak throughput.
+        PHASES='.iterations = 3 | .load.warmup_s = 5 | .load.measure_s = 10 | .load.mode = "max" | del(.load.rate)
+                 | del(.load.arrival) | .load.connections = 8
                  | .sut.command[1] = "-Xms256m" | .sut.command[2] = "-Xmx256m" | .sut.memory_max = "1G"'
 fi
 DEF=$(jq -c --arg jar "$JAR" --arg load "$LOAD" --arg a "$A" --arg b "$B" --argjson q "$Q" "
         .sut.command |= map(if endswith(\"slicelab-sut.jar\") then \$jar else . end)
         | .sut.command[-1] = \"19080\" | .sut.ready.http = \"http://127.0.0.1:19080/health\"
         | .load.target = \"http://127.0.0.1:19080/work?cpu_us=200&alloc_kb=64\"
-        | .load.cpus = \$load | .cells[0].cpus = \$a | .cells[0].name = \"\(\$a | split(\"-\") | length)cpu-100\"
-        | .cells[1].cpus = \$b | .cells[1].cpu_quota = \$q | .cells[2].cpus = \$b | .cells[2].cpu_quota = \$q
+        | .load.cpus = \$load | .cells[0].cpus = \$a | .cells[1].cpus = \$b | .cells[1].cpu_quota = \$q
+        | .cells[2].cpus = \$b | .cells[2].cpu_quota = \$q
+        | .cells[0].name = \"cpus-\(\$a)\" | .cells[1].name = \"cpus-\(\$b)-quota-\(\$q)\"
+        | .cells[2].name = \"cpus-\(\$b)-quota-\(\$q)-nocs\"
         | $PHASES" contrib/examples/quota-vs-cpuset.json)
 
 echo "== POST /v1/experiments (cells: $A; $B at quota $Q; $B at quota $Q without container support; load on $LOAD)"
@@ -81,7 +85,7 @@ echo
 REPORT=$(curl -s "$URL/v1/experiments/$ID/report?baseline=$(jq -r '.definition.cells[0].name' <<<"$EXP")")
 RUNS=$(curl -s "$URL/v1/experiments/$ID/runs")
 echo
-printf '%-16s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' cell "throughput req/s" "p99 sched" "GC pause" "compile" "CICC/PGC" throttled governor "ratio to first (95% CI)"
+printf '%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' cell "throughput req/s" "p99 sched" "GC pause" "compile" "CICC/PGC" throttled governor "ratio to first (95% CI)"
 jq -r --argjson runs "$RUNS" '
   def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
   .cells[] as $c | $c.metrics as $m
@@ -98,7 +102,7 @@ jq -r --argjson runs "$RUNS" '
          ($c.ratios.throughput_rps as $r | f($r.ratio; 3) + (if $r.ci95 then " (" + f($r.ci95.low; 3) + "-" + f($r.ci95.high; 3) + ")" + (if $r.excludes_one then " *" else "" end) else "" end)) end)
     ] | @tsv' <<<"$REPORT" | while IFS=$'\t' read -r cell tp p99 gc jit cc thr rid ratio; do
         gov=$(curl -s "$URL/v1/runs/$rid" | jq -r '[.metrics.cpu.governor // {} | to_entries[] | .value // "n/a"] | unique | join(",")')
-        printf '%-16s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' "$cell" "$tp" "$p99" "$gc" "$jit" "$cc" "$thr" "${gov:-n/a}" "$ratio"
+        printf '%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' "$cell" "$tp" "$p99" "$gc" "$jit" "$cc" "$thr" "${gov:-n/a}" "$ratio"
 done
 echo
 echo "(* = the 95% interval of the ratio excludes 1)"

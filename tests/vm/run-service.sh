@@ -27,25 +27,6 @@ KVER=$(vm_kernel_version)
 # runtimes let an ASan build run too. Its own cache key, so run-systemd.sh's rootfs stays as it is.
 INCLUDE=systemd-sysv,udev,dbus,libmicrohttpd12,libcjson1,libsqlite3-0,libcgroup2,curl,jq,libasan8,libubsan1
 
-# vm_debootstrap ROOTFS INCLUDE: a minimal bookworm with systemd in ROOTFS, made once from the
-# mirror this machine's apt uses (built aside and renamed, so an interrupted build is redone).
-vm_debootstrap() {
-    local rootfs=$1 include=$2 mirror
-    [ -x "$rootfs/lib/systemd/systemd" ] && return 0
-    mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-        sed -n 's/^URIs: *//p; s/^deb  *\(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' |
-        grep -v security | head -n1 || true)
-    [ -n "$mirror" ] || vm_die "no apt mirror found in the apt sources"
-    vm_log "debootstrap bookworm from $mirror into $rootfs (once)"
-    rm -rf "$rootfs.tmp"
-    debootstrap --variant=minbase --include="$include" bookworm "$rootfs.tmp" "$mirror" >&2 ||
-        vm_die "debootstrap failed"
-    echo slicelab-vm > "$rootfs.tmp/etc/hostname"
-    echo "/dev/vda / ext4 rw,relatime 0 1" > "$rootfs.tmp/etc/fstab"
-    ln -sf /dev/null "$rootfs.tmp/etc/systemd/system/serial-getty@ttyS0.service"
-    mv "$rootfs.tmp" "$rootfs"
-}
-
 mkdir -p "$VM_CACHE"
 CACHED=$VM_CACHE/rootfs-service-bookworm-$(echo "$INCLUDE" | md5sum | cut -c1-8)
 (

@@ -22,21 +22,7 @@ ROOTFS=$VM_CACHE/rootfs-bookworm-$(echo "$INCLUDE" | md5sum | cut -c1-8)
 exec 9> "$VM_CACHE/lock"
 flock 9 # one guest at a time uses (and writes into) the cached rootfs
 
-if [ ! -x "$ROOTFS/lib/systemd/systemd" ]; then
-    # the mirror this machine's apt already uses (deb822 or one-line sources)
-    mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-        sed -n 's/^URIs: *//p; s/^deb  *\(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' |
-        grep -v security | head -n1 || true)
-    [ -n "$mirror" ] || vm_die "no apt mirror found in the apt sources"
-    vm_log "debootstrap bookworm from $mirror into $ROOTFS (once)"
-    rm -rf "$ROOTFS.tmp"
-    debootstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOTFS.tmp" "$mirror" >&2 ||
-        vm_die "debootstrap failed"
-    echo slicelab-vm > "$ROOTFS.tmp/etc/hostname"
-    echo "/dev/vda / ext4 rw,relatime 0 1" > "$ROOTFS.tmp/etc/fstab"
-    ln -sf /dev/null "$ROOTFS.tmp/etc/systemd/system/serial-getty@ttyS0.service"
-    mv "$ROOTFS.tmp" "$ROOTFS"
-fi
+vm_debootstrap "$ROOTFS" "$INCLUDE"
 
 # What the guest runs, refreshed on every run.
 rm -rf "$ROOTFS/tests"
