@@ -49,25 +49,7 @@ int cg_path(char *buf, size_t size, const char *fmt, ...) {
 }
 
 int cg_read_small(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        size_t len = 0;
-        for (;;) {
-                if (len + 1 >= size)
-                        return -EFBIG;
-                ssize_t k = read(fd, buf + len, size - 1 - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        buf[len] = '\0';
-        return 0;
+        return read_file_into(path, buf, size);
 }
 
 int cg_read_u64(const char *path, uint64_t *ret) {

@@ -101,3 +101,36 @@ int write_file_atomic(const char *path, const void *data, size_t size, mode_t mo
         unlink(tmp);
         return r;
 }
+
+/* Read a whole small file into buf (NUL-terminated); -EFBIG if it has more than size - 1 bytes. */
+int read_file_into(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = 0;
+        for (;;) {
+                if (len == size - 1) {
+                        /* one more byte decides between "exactly full" and "too large" */
+                        char extra;
+                        ssize_t k = read(fd, &extra, 1);
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        if (k < 0)
+                                return negative_errno();
+                        if (k > 0)
+                                return -EFBIG;
+                        break;
+                }
+                ssize_t k = read(fd, buf + len, size - 1 - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        buf[len] = '\0';
+        return 0;
+}

@@ -6,6 +6,9 @@
 
 /* Read at most max bytes of path into a NUL-terminated malloc'd buffer; trailing newline kept. */
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size);
+/* Read a whole small file into buf (NUL-terminated), no allocation: sysfs, procfs and cgroupfs
+ * files on hot-ish paths. -EFBIG if it has more than size - 1 bytes. */
+int read_file_into(const char *path, char *buf, size_t size);
 /* Read a one-line file, strip the trailing newline. */
 int read_one_line(const char *path, char **ret);
 /* Write the whole string to an existing file (sysfs/cgroupfs style: one write). */

@@ -29,38 +29,6 @@ int host_path(char *buf, size_t size, const char *root, const char *fmt, ...) {
         return r;
 }
 
-/* Read a whole small file into buf (NUL-terminated); -EFBIG if it has more than size - 1 bytes. */
-static int read_small(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        size_t len = 0;
-        for (;;) {
-                if (len == size - 1) {
-                        /* one more byte decides between "exactly full" and "too large" */
-                        char extra;
-                        ssize_t k = read(fd, &extra, 1);
-                        if (k < 0 && errno == EINTR)
-                                continue;
-                        if (k < 0)
-                                return negative_errno();
-                        if (k > 0)
-                                return -EFBIG;
-                        break;
-                }
-                ssize_t k = read(fd, buf + len, size - 1 - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        buf[len] = '\0';
-        return 0;
-}
 
 _printf_(4, 0) static int host_vread_line(const char *root, char *buf, size_t size, const char *fmt, va_list ap) {
         char path[4096];
@@ -69,7 +37,7 @@ _printf_(4, 0) static int host_vread_line(const char *root, char *buf, size_t si
                 return r;
         if (size == 0)
                 return -ENOBUFS;
-        r = read_small(path, buf, size);
+        r = read_file_into(path, buf, size);
         if (r < 0)
                 return r;
         buf[strcspn(buf, "\n")] = '\0';
