@@ -10,7 +10,7 @@ SRC=$PWD
 PACKAGES=(
         build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
         libmicrohttpd-dev libcjson-dev libsqlite3-dev sqlite3 libsystemd-dev libcgroup-dev libcmocka-dev
-        curl jq openjdk-17-jdk-headless nodejs npm valgrind
+        curl jq openjdk-17-jdk-headless valgrind
         qemu-system-x86 linux-image-amd64 busybox-static cpio debootstrap e2fsprogs
 )
 
@@ -19,6 +19,8 @@ install_packages() {
         for p in "${PACKAGES[@]}"; do
                 dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
         done
+        # Node.js may come from another packaging that bundles npm (Debian's npm would conflict).
+        command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
         [ ${#missing[@]} -eq 0 ] && return 0
         echo "installing: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
