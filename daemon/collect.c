@@ -11,6 +11,7 @@
 #include "db.h"
 #include "fileio.h"
 #include "host-cpufreq.h"
+#include "host-sysfs.h"
 #include "host-warnings.h"
 #include "jvm-flags.h"
 #include "jvm-gclog.h"
@@ -275,6 +276,13 @@ static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnin
         host_warn_cpus(cpus, n, warnings);
 }
 
+/* Swap in use turns a memory-hungry run's figures into the disk's. */
+static void collect_swap(cJSON *warnings) {
+        struct host_meminfo mi;
+        if (host_read_meminfo("", &mi) >= 0)
+                host_warn_swap(&mi, warnings);
+}
+
 /* The design's keys are always there: null where a figure does not apply to this run. */
 static void add_nulls(cJSON *m, const char *const *keys, size_t n) {
         for (size_t i = 0; i < n; i++)
@@ -313,6 +321,7 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                         log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store its 1 s samples", in->run_id);
         }
         collect_cpus(in, m, warnings);
+        collect_swap(warnings);
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
                                             "gc", "jit", "jvm", "cgroup", "cpu", "load" };
         add_nulls(m, keys, ELEMENTSOF(keys));

@@ -24,9 +24,6 @@ int state_dir_prepare(const char *dir, bool others_traverse) {
                 return log_error_errno(negative_errno(), "state directory %s", dir);
         if (!S_ISDIR(st.st_mode))
                 return log_error_errno(-ENOTDIR, "state directory %s", dir);
-        /* mkdir's mode passes through the umask, and an existing directory keeps its own. */
-        if ((st.st_mode & 07777) != mode && chmod(dir, mode) < 0)
-                return log_error_errno(negative_errno(), "state directory %s: chmod", dir);
         /* root passes access(W_OK) even on a read-only mount, so prove it by making a file. */
         char probe[PATH_MAX];
         snprintf(probe, sizeof probe, "%s/.write-test-XXXXXX", dir);
@@ -34,6 +31,9 @@ int state_dir_prepare(const char *dir, bool others_traverse) {
         if (fd < 0)
                 return log_error_errno(negative_errno(), "state directory %s is not writable", dir);
         unlink(probe);
+        /* mkdir's mode passes through the umask, and an existing directory keeps its own. */
+        if ((st.st_mode & 07777) != mode && chmod(dir, mode) < 0)
+                return log_error_errno(negative_errno(), "state directory %s: chmod", dir);
         char runs[PATH_MAX];
         snprintf(runs, sizeof runs, "%s/runs", dir);
         if (mkdir(runs, mode) < 0 && errno != EEXIST)

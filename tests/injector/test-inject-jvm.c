@@ -154,7 +154,12 @@ static void test_2000_per_second(void **state) {
         struct load l;
         load_start(&l, &j, "cpu_us=100&alloc_kb=32", "32", "3s", "5s");
         cJSON *s;
+        double elapsed0 = now_s();
+        double jvm0 = process_cpu_s(j.p.pid);
         double others = load_wait(&l, &j, &s);
+        /* A server that used nearly all of its CPUs queued requests, and waiting for a free
+         * connection is lag by design: the 1 ms bound is about the injector, not a saturated server. */
+        double jvm_share = (process_cpu_s(j.p.pid) - jvm0) / (now_s() - elapsed0) / (double) (sysconf(_SC_NPROCESSORS_ONLN) > 1 ? sysconf(_SC_NPROCESSORS_ONLN) - 1 : 1);
 
         struct timeline t;
         timeline_load(l.timeline, &t);
@@ -166,11 +171,11 @@ static void test_2000_per_second(void **state) {
         assert_true(measured >= 9900 && measured <= 10100);
         assert_true(json_number(s, "ok") >= 0.99 * (double) measured);
         double lag_p99 = json_number(s, "latency_us.lag.p99");
-        if (others <= IDLE_OTHERS_CPU_FRACTION)
+        if (others <= IDLE_OTHERS_CPU_FRACTION && jvm_share < 0.8)
                 assert_true(lag_p99 < 1000.0);
         else
-                print_message("machine not idle (others used %.2f CPU): lag p99 %.1f us not held to 1 ms\n",
-                              others, lag_p99);
+                print_message("machine not idle (others used %.2f CPU) or server saturated (JVM used %.0f%% of its CPUs): "
+                              "lag p99 %.1f us not held to 1 ms\n", others, 100 * jvm_share, lag_p99);
         timeline_free(&t);
         cJSON_Delete(s);
         tmpdir_remove(l.dir);

@@ -117,7 +117,13 @@ fds_after=$(ls "/proc/$DAEMON_PID/fd" | wc -l)
 rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$DAEMON_PID/status")
 check_eq "the daemon's fd count is exactly the same after 20 runs" "$fds_before" "$fds_after"
 echo "# RSS before $rss_before kB, after $rss_after kB"
-check "the daemon's RSS stays flat (within 4 MiB)" test $((rss_after - rss_before)) -lt 4096
+if ldd "$SLICELABD" | grep -q libasan; then
+        # ASan keeps freed memory in its quarantine (256 MB) on purpose: RSS says nothing there;
+        # the plain build holds the daemon to it.
+        echo "# ASan build: RSS growth not asserted"
+else
+        check "the daemon's RSS stays flat (within 4 MiB)" test $((rss_after - rss_before)) -lt 4096
+fi
 check "no zombie children" bash -c "! ps -o stat= --ppid $DAEMON_PID | grep -q Z"
 daemon_stop
 check_eq "the daemon stops cleanly" "EXIT 0" "$DAEMON_EXIT"

@@ -21,7 +21,7 @@ const MUTATIONS = [
   ['duplicate YAML key', '      operationId: getHealth\n', '      operationId: getHealth\n      operationId: getHealth2\n', 'duplicated mapping key', 'lint.sh'],
   ['duplicate operationId', 'operationId: getHost', 'operationId: getHealth', 'operation-operationId-unique', 'redocly'],
   ['missing build status', '      x-slicelab-status: built\n', '', 'x-slicelab-status', 'check'],
-  ['unknown build status', 'x-slicelab-status: planned', 'x-slicelab-status: someday', 'x-slicelab-status', 'check'],
+  ['unknown build status', '      x-slicelab-status: built', '      x-slicelab-status: someday', 'x-slicelab-status', 'check'],
   ['open object schema', '    Health:\n      type: object\n      additionalProperties: false\n', '    Health:\n      type: object\n', 'not closed', 'check'],
   ['design endpoint missing', '\n  /metrics:\n', '\n  /v1/metrics:\n', 'GET /metrics: endpoint of design.md missing', 'check'],
   ['error answer without the Error body',
