@@ -239,7 +239,11 @@ int storage_open(const char *path, struct storage **ret, struct error *err) {
                           path, version, storage_schema_version());
                 return -EPROTONOSUPPORT;
         }
-        r = conn_configure(c);
+        /* A new file gets 16 KiB pages: timeline blocks (160 KiB blobs) then take a few pages,
+         * not a chain of forty, at ingest and when streamed. Only before the first table. */
+        r = version == 0 ? db_exec(c->db, "PRAGMA page_size=16384") : 0;
+        if (r >= 0)
+                r = conn_configure(c);
         if (r >= 0)
                 r = db_exec(c->db, "PRAGMA journal_mode=WAL");
         if (r < 0) {
