@@ -200,19 +200,6 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         return api_reply_json_cached(req, exp, experiment_status_finished(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(exp, "status"))));
 }
 
-/* Cursors are opaque to clients: the next page's upper bound, in hex. */
-static int parse_cursor(struct api_request *req, int64_t *ret, struct error *err) {
-        const char *c = api_query(req, "cursor");
-        *ret = 0;
-        if (!c)
-                return 0;
-        size_t n = strlen(c);
-        if (n == 0 || n > 16 || strspn(c, "0123456789abcdef") != n)
-                return error_set(err, 400, "invalid_parameter", "cursor",
-                                 "cursor must be a value returned as next_cursor, got '%.32s'", c);
-        *ret = (int64_t) strtoull(c, NULL, 16);
-        return 0;
-}
 
 bool experiment_status_finished(const char *s) {
         return s && strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;
@@ -245,7 +232,7 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
                 return api_reply_errorf(req, 400, "invalid_parameter", "status",
                                         "status must be one of queued, running, succeeded, partial, failed, cancelled; got '%.32s'",
                                         status);
-        if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || parse_cursor(req, &cursor, &err) < 0)
+        if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || api_query_cursor(req, &cursor, &err) < 0)
                 return api_reply_error(req, &err);
 
         struct db_lease lease _cleanup_lease_ = { 0 };
@@ -308,7 +295,7 @@ enum MHD_Result api_get_experiment_runs(struct api_request *req) {
                 return api_reply_errno(req, -ENOENT, "experiment");
         struct error err = { 0 };
         int64_t limit, from;
-        if (api_query_int(req, "limit", 1, 1000, 1000, &limit, &err) < 0 || parse_cursor(req, &from, &err) < 0)
+        if (api_query_int(req, "limit", 1, 1000, 1000, &limit, &err) < 0 || api_query_cursor(req, &from, &err) < 0)
                 return api_reply_error(req, &err);
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *runs = NULL;

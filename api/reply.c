@@ -107,3 +107,17 @@ int api_query_int(struct api_request *req, const char *name, int64_t min, int64_
         *ret = n;
         return 0;
 }
+
+int api_query_cursor(struct api_request *req, int64_t *ret, struct error *err) {
+        const char *c = api_query(req, "cursor");
+        if (!c) {
+                *ret = 0;
+                return 0;
+        }
+        size_t n = strlen(c);
+        if (n == 0 || n > 16 || strspn(c, "0123456789abcdef") != n)
+                return error_set(err, 400, "invalid_parameter", "cursor",
+                                 "cursor must be a value returned as next_cursor, got '%.32s'", c);
+        *ret = (int64_t) strtoull(c, NULL, 16);
+        return 0;
+}

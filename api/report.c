@@ -152,7 +152,10 @@ enum MHD_Result api_get_report(struct api_request *req) {
         _cleanup_(cJSON_Deletep) cJSON *base = NULL;
         if (baseline) {
                 const cJSON *c;
-                cJSON_ArrayForEach(c, cells) if (strcmp(cJSON_GetStringValue(c), baseline) == 0) base = gather(rows, baseline);
+                cJSON_ArrayForEach(c, cells) {
+                        if (!base && strcmp(cJSON_GetStringValue(c), baseline) == 0)
+                                base = gather(rows, baseline);
+                }
                 if (!base)
                         return api_reply_errorf(req, 400, "invalid_parameter", "baseline",
                                                 "baseline must name a cell of the experiment, got '%.64s'", baseline);

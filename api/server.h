@@ -81,6 +81,8 @@ enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error 
 
 /* Query parameters. */
 const char *api_query(struct api_request *req, const char *name);
+/* ?cursor=: opaque to clients, the hex of where the next page starts; absent -> 0. */
+int api_query_cursor(struct api_request *req, int64_t *ret, struct error *err);
 /* Parse an integer query parameter in [min, max]; absent -> *ret = def. Fills err on failure. */
 int api_query_int(struct api_request *req, const char *name, int64_t min, int64_t max, int64_t def,
                   int64_t *ret, struct error *err);

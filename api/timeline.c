@@ -139,20 +139,13 @@ static size_t format_ndjson(const struct timeline_record *r, char *buf) {
 /* ---- the query ----------------------------------------------------------------------------- */
 
 static int parse_query(struct api_request *req, struct timeline_cursor *c, int64_t *limit, struct error *err) {
-        int64_t from_ms, to_ms, cursor;
+        int64_t from_ms, to_ms, cursor = 0;
         if (api_query_int(req, "limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, limit, err) < 0 ||
             api_query_int(req, "from_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MIN, &from_ms, err) < 0 ||
             api_query_int(req, "to_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MAX, &to_ms, err) < 0)
                 return -EINVAL;
-        const char *cur = api_query(req, "cursor");
-        cursor = 0;
-        if (cur) {
-                size_t n = strlen(cur);
-                if (n == 0 || n > 16 || strspn(cur, "0123456789abcdef") != n)
-                        return error_set(err, 400, "invalid_parameter", "cursor",
-                                         "cursor must be a value returned as next_cursor, got '%.32s'", cur);
-                cursor = (int64_t) strtoull(cur, NULL, 16);
-        }
+        if (api_query_cursor(req, &cursor, err) < 0)
+                return -EINVAL;
         const char *phase = api_query(req, "phase");
         if (!phase || strcmp(phase, "measure") == 0)
                 c->phases = PHASE_MEASURE;
