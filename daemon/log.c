@@ -1,6 +1,7 @@
 /* log.c: the one place that decides where a message goes. */
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -67,12 +68,13 @@ int log_get_level(void) {
 
 static void journal_send(int level, const char *msg, const char *experiment_id,
                          const char *run_id) {
-        char message[2100], priority[16], experiment[96], run[96];
-        struct iovec iov[5];
+        char message[2100], priority[16], ident[80], experiment[96], run[96];
+        struct iovec iov[6];
         size_t n = 0;
         iov[n++] = iovec_printf(message, sizeof message, "MESSAGE=%s", msg);
         iov[n++] = iovec_printf(priority, sizeof priority, "PRIORITY=%d", level);
-        iov[n++] = (struct iovec){ .iov_base = (char *) "SYSLOG_IDENTIFIER=slicelabd", .iov_len = 27 };
+        /* The program's own name: the injector links this logger too. */
+        iov[n++] = iovec_printf(ident, sizeof ident, "SYSLOG_IDENTIFIER=%s", program_invocation_short_name);
         if (experiment_id)
                 iov[n++] = iovec_printf(experiment, sizeof experiment, "SLICELAB_EXPERIMENT=%s", experiment_id);
         if (run_id)
