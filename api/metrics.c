@@ -100,13 +100,5 @@ enum MHD_Result api_get_metrics(struct api_request *req) {
                         "ops_per_s of the last succeeded run of a SUT without load, per experiment and cell.");
         cJSON_Delete(latest);
 
-        struct MHD_Response *resp = MHD_create_response_from_buffer(o.len, o.buf, MHD_RESPMEM_MUST_FREE);
-        if (!resp) {
-                free(o.buf);
-                return MHD_NO;
-        }
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-        enum MHD_Result ret = MHD_queue_response(req->connection, 200, resp);
-        MHD_destroy_response(resp);
-        return ret;
+        return api_reply_buffer(req, 200, o.buf, o.len, "text/plain; version=0.0.4; charset=utf-8");
 }

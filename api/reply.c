@@ -9,24 +9,33 @@
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
+static enum MHD_Result queue_buffer(struct MHD_Connection *c, unsigned status, char *text, size_t len,
+                                    const char *content_type, const char *const *headers) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+        if (!r) {
+                free(text);
+                return MHD_NO;
+        }
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
+                MHD_add_response_header(r, h[0], h[1]);
+        enum MHD_Result ret = MHD_queue_response(c, status, r);
+        MHD_destroy_response(r);
+        return ret;
+}
+
+enum MHD_Result api_reply_buffer(struct api_request *req, unsigned status, char *text, size_t len,
+                                 const char *content_type) {
+        return queue_buffer(req->connection, status, text, len, content_type, NULL);
+}
+
 static enum MHD_Result queue_json(struct MHD_Connection *c, unsigned status, cJSON *body,
                                   const char *const *headers) {
         _cleanup_(cJSON_Deletep) cJSON *owned = body;
         char *text = body ? cJSON_PrintUnformatted(body) : strdup("{}");
         if (!text)
                 return MHD_NO;
-        size_t len = strlen(text);
-        struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-        if (!r) {
-                free(text);
-                return MHD_NO;
-        }
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
-                MHD_add_response_header(r, h[0], h[1]);
-        enum MHD_Result ret = MHD_queue_response(c, status, r);
-        MHD_destroy_response(r);
-        return ret;
+        return queue_buffer(c, status, text, strlen(text), "application/json", headers);
 }
 
 enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *body) {

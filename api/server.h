@@ -67,6 +67,9 @@ enum MHD_Result api_reply_json(struct api_request *req, unsigned status, struct 
 enum MHD_Result api_reply_json_headers(struct api_request *req, unsigned status, struct cJSON *body,
                                        const char *const *headers /* name, value, ..., NULL */);
 enum MHD_Result api_reply_error(struct api_request *req, const struct error *err);
+/* A malloc'd body of len bytes, freed by the reply (also when it fails). */
+enum MHD_Result api_reply_buffer(struct api_request *req, unsigned status, char *text, size_t len,
+                                 const char *content_type);
 /* 200 with a strong ETag (304 when If-None-Match has it); Cache-Control says whether the thing
  * can still change (api/cache.c). */
 enum MHD_Result api_reply_json_cached(struct api_request *req, struct cJSON *body, bool finished);

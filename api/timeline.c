@@ -303,16 +303,7 @@ static enum MHD_Result reply_page(struct api_request *req, struct timeline_curso
                 p += sprintf(p, ",\"next_cursor\":\"%" PRIx64 "\"}", (uint64_t) next);
         else
                 p = put_str(p, ",\"next_cursor\":null}");
-        size_t len = (size_t) (p - t.buf);
-        struct MHD_Response *resp = MHD_create_response_from_buffer(len, t.buf, MHD_RESPMEM_MUST_FREE);
-        if (!resp) {
-                free(t.buf);
-                return MHD_NO;
-        }
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-        enum MHD_Result ret = MHD_queue_response(req->connection, 200, resp);
-        MHD_destroy_response(resp);
-        return ret;
+        return api_reply_buffer(req, 200, t.buf, (size_t) (p - t.buf), "application/json");
 }
 
 static bool accepts(struct api_request *req, const char *type) {
