@@ -337,9 +337,10 @@ static int parse_interval(const char *s, size_t len, size_t *i, unsigned *ret, c
 /* glibc's regcomp builds "a+" as "aa*" and "a{m,n}" from copies of a, so stacked or nested
  * repetitions grow the automaton exponentially ("a++++..." or "((a{9}){9}){9}"). This estimates
  * the size of the expanded pattern and refuses it beyond REGEX_NODES_MAX; back-references, which
- * make matching itself exponential, are refused too. */
+ * make matching itself exponential, are refused too, and so are adjacent repetition operators. */
 static int regex_shape(const char *s, const char **why) {
         size_t len = strlen(s), depth = 0;
+        bool after_postfix = false;
         /* per open group: size so far, size of the last atom (what a postfix operator repeats) */
         size_t size[DEFINITION_REGEX_MAX + 1] = { 0 }, last[DEFINITION_REGEX_MAX + 1] = { 0 };
 
@@ -385,6 +386,13 @@ static int regex_shape(const char *s, const char **why) {
                 } else
                         i++;
 
+                /* POSIX leaves adjacent repetitions ("a**", "a+{2}") undefined, and glibc's
+                 * closure computation over them is what blows up: refuse them. */
+                if (postfix && after_postfix) {
+                        *why = "adjacent repetition operators (such as a** or a+?) are not allowed";
+                        return -EINVAL;
+                }
+                after_postfix = postfix;
                 if (postfix) {
                         size[depth] += grown - last[depth];
                         last[depth] = grown;

@@ -48,7 +48,13 @@ run_suite() {
         shift 2
         log=$(mktemp)
         echo "=== $label"
-        meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log" | grep -E '^ *[0-9]+/[0-9]+ ' || true
+        meson test -C "$dir" --print-errorlogs "$@" >"$log" 2>&1
+        grep -E '^ *[0-9]+/[0-9]+ ' "$log" || true
+        # A failing test's own output, so that CI's log says why (its end is where it failed).
+        if grep -qE '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$log"; then
+                echo "--- output of the failing tests (last 150 lines)"
+                sed -n '/^Summary of Failures/q;p' "$log" | grep -vE '^ *[0-9]+/[0-9]+ ' | tail -150
+        fi
         local ok fail xfail xpass skip timeout
         ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
         xfail=$(sed -n 's/^Expected Fail: *\([0-9]*\).*/\1/p' "$log" | tail -1)
