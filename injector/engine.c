@@ -12,8 +12,10 @@
  * the previous one), IDLE, or BUSY with one request. Sockets are edge-triggered (every arrival
  * is an edge, so a complete answer needs no read until EAGAIN, and epoll does not re-poll idle
  * sockets) and wait for EPOLLOUT only while connecting or after a short write: a request costs
- * one send(), one recv() and a share of one epoll_pwait2(). Timeouts need no timer structure: every request has
- * the same timeout, so the list of connections in order of their start is in deadline order. */
+ * one send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per
+ * second a loop ticks rather than waking for every answer (worker_wait). Timeouts need no timer
+ * structure: every request has the same timeout, so the list of connections in order of their
+ * start is in deadline order. */
 #include "engine.h"
 
 #include <errno.h>
@@ -34,6 +36,7 @@
 #include "http-parser.h"
 #include "log.h"
 #include "macro.h"
+#include "recv-stamp.h"
 #include "schedule.h"
 #include "timeline-ring.h"
 
@@ -72,6 +75,7 @@ struct conn {
         bool want_out;
         uint64_t k;             /* the request it carries */
         int64_t start_ns;       /* submit (BUSY) or connect start (CONNECTING) */
+        int64_t received_ns;    /* when the bytes read last arrived (recv-stamp.h) */
         size_t sent;
         int64_t retry_ns;       /* DOWN: may be opened from then on */
         int64_t backoff_ns;
@@ -92,6 +96,7 @@ struct worker {
         int64_t res_ns;
         bool ring_full;
         int64_t last_send_wake; /* batching: when this loop last woke to send */
+        int64_t stamp_offset;   /* recv_stamp_offset() at the last wakeup */
         uint64_t connects, connect_failures, server_closes, ring_full_count;
         pthread_t thread;
         bool started;
@@ -194,6 +199,7 @@ static int conn_open(struct worker *w, struct conn *c) {
                 return negative_errno();
         int one = 1;
         (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        recv_stamp_enable(fd);
         bool connected = connect(fd, (const struct sockaddr *) &cfg->addr, cfg->addr_len) == 0;
         if (!connected && errno != EINPROGRESS)
                 return negative_errno();
@@ -322,9 +328,16 @@ static void conn_write(struct worker *w, struct conn *c, int64_t now) {
         set_interest(w, c, false);
 }
 
+/* An answer is done when its last bytes arrived; never before it was asked for (the stamp and
+ * the submit time come from two clocks, REALTIME moved onto MONOTONIC). */
+static int64_t answer_time(const struct conn *c, int64_t now) {
+        return MIN(MAX(c->received_ns, c->start_ns), now);
+}
+
 static void conn_read(struct worker *w, struct conn *c, int64_t now) {
         for (;;) {
-                ssize_t n = recv(c->fd, w->rbuf, sizeof w->rbuf, 0);
+                ssize_t n = recv_stamped(c->fd, w->rbuf, sizeof w->rbuf, w->stamp_offset, now,
+                                         &c->received_ns);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -336,7 +349,7 @@ static void conn_read(struct worker *w, struct conn *c, int64_t now) {
                         /* The answer ends with the connection, or was cut short by it (which
                          * includes a keep-alive connection the server closed as we sent). */
                         if (http_parser_eof(&c->parser) == HTTP_PARSE_DONE)
-                                request_done(w, c, now, false);
+                                request_done(w, c, answer_time(c, now), false);
                         else
                                 request_fail(w, c, now, TIMELINE_ERR_RESET);
                         return;
@@ -352,7 +365,7 @@ static void conn_read(struct worker *w, struct conn *c, int64_t now) {
                          * written, leave the connection in a state no next request can trust. */
                         bool keep = http_parser_keep_alive(&c->parser) && used == (size_t) n &&
                                     c->sent == w->e->cfg->request->size;
-                        request_done(w, c, now, keep);
+                        request_done(w, c, answer_time(c, now), keep);
                         return;
                 }
                 if ((size_t) n < sizeof w->rbuf)
@@ -474,7 +487,7 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
         c->k = w->res_k;
         w->has_res = false;
         w->busy++;
-        c->start_ns = now;
+        c->start_ns = c->received_ns = now;
         c->sent = 0;
         http_parser_reset(&c->parser, w->e->cfg->request->head);
         c->state = CONN_BUSY;
@@ -542,11 +555,23 @@ static void on_signal(struct engine *e) {
 /* Wait for events until deadline (a send deadline is approached by polling for the last
  * --spin, for accuracy) and handle them. While sending, a connection an answer frees takes the
  * next due request at once, as the server's queue would otherwise drain while the rest of the
- * batch is handled. */
+ * batch is handled. When batching, the loop ticks instead: it sleeps without being woken by each
+ * answer, then handles everything that came at once. On this kind of machine a wakeup from sleep
+ * costs more than the send and receive of a request together, so at high rates the ticks halve the
+ * injector's CPU per request and leave it free to keep up; answers keep the times the kernel
+ * stamped on them (recv-stamp.h), so reading them late does not make them late. */
 static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, bool sending) {
         struct epoll_event events[EVENTS_MAX];
         struct timespec ts, *tp = NULL;
-        if (deadline != INT64_MAX) {
+        if (sending && w->e->batch_ns > 0) {
+                deadline = MIN(deadline, now_ns() + w->e->batch_ns);
+                ts = timespec_from_ns(deadline);
+                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                if (r != 0 && r != EINTR)
+                        return -r;
+                ts = (struct timespec){ 0 };
+                tp = &ts;
+        } else if (deadline != INT64_MAX) {
                 int64_t wait = deadline - now_ns() - (send_deadline ? w->e->o->spin_ns : 0);
                 ts = timespec_from_ns(wait);
                 tp = &ts;
@@ -554,6 +579,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
         int n = epoll_pwait2(w->epfd, events, EVENTS_MAX, tp, NULL);
         if (n < 0)
                 return errno == EINTR ? 0 : negative_errno();
+        w->stamp_offset = recv_stamp_offset();
         for (int i = 0; i < n; i++) {
                 uint64_t token = events[i].data.u64;
                 if (token == SIGNAL_TOKEN) {

@@ -5,7 +5,8 @@
 # generators run pinned to CPU 1, one at a time, over 32 keep-alive connections. Printed:
 #   - wrk's closed-loop maximum req/s, and our --mode max req/s;
 #   - the highest open-loop rate at which we achieve 99% of the target with lag p99 <= 1 ms
-#     (our "saturated": false), found by bisection, and its share of wrk's maximum (goal >= 90%);
+#     (our "saturated": false), as a share of wrk's maximum measured beside each probe, found by
+#     bisection (goal >= 90%);
 #   - CPU microseconds per request (user + system, from GNU time) of both tools;
 #   - peak RSS per million requests of both tools.
 # Figures, not assertions: run it on a quiet machine and read them. Needs root (apt-get).
@@ -118,35 +119,43 @@ max_cpu=$(per_request "$cpu_s" "$max_n")
 max_rss=$(per_million "$rss_kb" "$max_n")
 printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq\n" "slicelab-inject --mode max" "$max_rps" "$max_cpu" "$max_rss"
 
-# 3. ours, open loop: the highest rate that is not "saturated" (achieved >= 99%, lag p99 <= 1 ms).
-probe() { # rate -> 0 when kept up; leaves figures in probe_*
-        timed "$inject" --url "$url" --rate "$1" --connections "$conns" --warmup 1s --duration "${seconds}s" \
+# 3. ours, open loop: the highest share of wrk's maximum at which we are not "saturated"
+# (achieved >= 99%, lag p99 <= 1 ms). The speed of a shared machine drifts by tens of percent
+# within minutes, so every probe is paired with a wrk run just before it and its rate is a share
+# of that run's figure: the share compares the two tools at the same moment.
+wrk_now() { # -> wrk's closed-loop req/s now, in wrk_now_rps
+        taskset -c 1 "${rt[@]}" wrk -t1 -c"$conns" -d"$(( seconds / 2 + 1 ))s" "$url" > "$dir/wrk-now.out" 2>&1
+        wrk_now_rps=$(awk '/^Requests\/sec:/ {print $2}' "$dir/wrk-now.out")
+}
+probe() { # share (per mille of wrk now) -> 0 when kept up; leaves figures in probe_*
+        wrk_now
+        probe_rate=$(printf "%.0f" "$(echo "$wrk_now_rps * $1 / 1000" | bc -l)")
+        timed "$inject" --url "$url" --rate "$probe_rate" --connections "$conns" --warmup 1s --duration "${seconds}s" \
                 --timeline "$dir/rate.bin" --summary "$dir/rate.json"
         probe_n=$(jq .records "$dir/rate.json")
         probe_achieved=$(jq .achieved_rps "$dir/rate.json")
         probe_lag=$(jq .latency_us.lag.p99 "$dir/rate.json")
         probe_cpu=$(per_request "$cpu_s" "$probe_n")
         probe_rss=$(per_million "$rss_kb" "$probe_n")
-        printf "    probe %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req\n" \
-                "$1" "$probe_achieved" "$probe_lag" "$probe_cpu"
+        printf "    probe %5.1f%% of wrk %8.0f = %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req\n" \
+                "$(echo "$1 / 10" | bc -l)" "$wrk_now_rps" "$probe_rate" "$probe_achieved" "$probe_lag" "$probe_cpu"
         [ "$(jq .saturated "$dir/rate.json")" = false ]
 }
-lo=0 hi=$(printf "%.0f" "$(echo "$wrk_rps * 1.1" | bc -l)") best_cpu=- best_rss=- best_lag=-
-rate=$(printf "%.0f" "$(echo "$wrk_rps * 0.5" | bc -l)")
-echo "open loop search (bisection between 0 and 110% of wrk):"
+lo=0 hi=1100 best_rate=0 best_cpu=- best_rss=- best_lag=-
+share=500
+echo "open loop search (bisection between 0 and 110% of wrk, each probe beside a wrk run):"
 for _ in 1 2 3 4 5 6 7; do
-        if probe "$rate"; then
-                lo=$rate best_cpu=$probe_cpu best_rss=$probe_rss best_lag=$probe_lag
+        if probe "$share"; then
+                lo=$share best_rate=$probe_rate best_cpu=$probe_cpu best_rss=$probe_rss best_lag=$probe_lag
         else
-                hi=$rate
+                hi=$share
         fi
-        rate=$(( (lo + hi) / 2 ))
-        [ $(( hi - lo )) -le $(( hi / 50 + 1 )) ] && break
+        share=$(( (lo + hi) / 2 ))
+        [ $(( hi - lo )) -le 15 ] && break
 done
-share=$(echo "scale=1; $lo * 100 / $wrk_rps" | bc -l)
 printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq  (lag p99 %s us)\n" \
-        "slicelab-inject open loop, accurate (best)" "$lo" "$best_cpu" "$best_rss" "$best_lag"
+        "slicelab-inject open loop, accurate (best)" "$best_rate" "$best_cpu" "$best_rss" "$best_lag"
 echo
-echo "open loop accurate rate = ${share}% of wrk's closed-loop maximum (goal >= 90%)"
-echo "CPU per request: ours (max) ${max_cpu} us vs wrk ${wrk_cpu} us (goal: no worse)"
+echo "open loop accurate rate = $(echo "scale=1; $lo / 10" | bc -l)% of wrk's closed-loop maximum (goal >= 90%)"
+echo "CPU per request: ours open loop ${best_cpu} us, ours max ${max_cpu} us, wrk ${wrk_cpu} us (goal: no worse than wrk)"
 echo "(2-CPU machine shared with other work: figures are noisy; compare runs on a quiet machine)"

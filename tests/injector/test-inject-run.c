@@ -307,6 +307,26 @@ static void test_high_rate(void **state) {
         server_stop(&srv);
 }
 
+/* A ticking loop reads answers up to a tick after they came; their done times must still be
+ * when they came (the kernel's stamps), or every latency would grow by the tick. With 1 ms ticks
+ * at 2000/s a request is sent at a tick and its answer read at the next one, 1 ms later. */
+static void test_answer_times_while_ticking(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "1s", "--batch", "1ms", NULL });
+        assert_int_equal(timeline_count(&r.t, true, 200, 0), 2000);
+        double lag_p50 = json_number(r.s, "latency_us.lag.p50");
+        double submit_p50 = json_number(r.s, "latency_us.submit.p50");
+        print_message("ticking every 1 ms: lag p50 %.1f us, latency from submit p50 %.1f us\n", lag_p50,
+                      submit_p50);
+        assert_true(lag_p50 > 200.0);      /* it did tick: sends wait for the next tick */
+        assert_true(submit_p50 < 500.0);   /* answers were not timed by the read a tick later */
+        run_done(&r);
+        server_stop(&srv);
+}
+
 static void test_closed_loop(void **state) {
         struct test_server srv;
         server_start(&srv, NULL);
@@ -463,7 +483,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_refused, test_cleanup),        cmocka_unit_test_teardown(test_reset, test_cleanup),
                 cmocka_unit_test_teardown(test_http_errors, test_cleanup),    cmocka_unit_test_teardown(test_sigterm, test_cleanup),
                 cmocka_unit_test_teardown(test_poisson, test_cleanup),
-                cmocka_unit_test_teardown(test_high_rate, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
+                cmocka_unit_test_teardown(test_high_rate, test_cleanup),
+                cmocka_unit_test_teardown(test_answer_times_while_ticking, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
                 cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),   cmocka_unit_test_teardown(test_hostname, test_cleanup),
                 cmocka_unit_test_teardown(test_convert_csv, test_cleanup),    cmocka_unit_test_teardown(test_usage, test_cleanup),
         };
