@@ -135,6 +135,24 @@ void db_txn_rollbackp(struct db_txn *t) {
         t->open = false;
 }
 
+int db_replace_run_rows(struct db_conn *c, const char *delete_sql, const char *insert_sql, const char *run_id,
+                        struct db_txn *ret_txn, sqlite3_stmt **ret_insert) {
+        struct db_txn txn _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &txn);
+        if (r < 0)
+                return r;
+        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *insert = NULL;
+        if ((r = db_stmt(c, delete_sql, &clear)) < 0)
+                return r;
+        db_bind_text(clear, 1, run_id);
+        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, insert_sql, &insert)) < 0)
+                return r;
+        *ret_txn = txn;
+        txn.open = false;   /* the caller's now */
+        *ret_insert = insert;
+        return 0;
+}
+
 static void conn_free(struct db_conn *c) {
         if (!c)
                 return;

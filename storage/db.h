@@ -77,3 +77,10 @@ int db_txn_begin(struct db_conn *c, struct db_txn *ret);
 int db_txn_commit(struct db_txn *t);
 void db_txn_rollbackp(struct db_txn *t);
 #define _cleanup_txn_ _cleanup_(db_txn_rollbackp)
+
+/* Begin replacing a run's rows: a write transaction in which delete_sql (its one parameter is
+ * the run id) has run and insert_sql is prepared for the new rows. Saving a run's data twice (a
+ * collection retried) leaves one copy. On failure nothing is left open and the outputs are
+ * untouched. */
+int db_replace_run_rows(struct db_conn *c, const char *delete_sql, const char *insert_sql, const char *run_id,
+                        struct db_txn *ret_txn, sqlite3_stmt **ret_insert);

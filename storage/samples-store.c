@@ -11,14 +11,9 @@ int samples_save(struct db_conn *c, const char *run_id, const int64_t *t_ms, cha
         static const char sql_clear[] = "DELETE FROM samples WHERE run_id = ?";
         static const char sql[] = "INSERT OR REPLACE INTO samples(run_id, t_ms, data) VALUES (?, ?, ?)";
         struct db_txn txn _cleanup_txn_ = { 0 };
-        int r = db_txn_begin(c, &txn);
+        sqlite3_stmt *st _cleanup_stmt_ = NULL;
+        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &txn, &st);
         if (r < 0)
-                return r;
-        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *st _cleanup_stmt_ = NULL;
-        if ((r = db_stmt(c, sql_clear, &clear)) < 0)
-                return r;
-        db_bind_text(clear, 1, run_id);
-        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, sql, &st)) < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
                 sqlite3_reset(st);

@@ -12,14 +12,9 @@ int requests_store(struct db_conn *c, const char *run_id, const struct timeline_
                 "INSERT INTO requests(run_id, first_seq, count, first_scheduled_ns, last_scheduled_ns, records)"
                 " VALUES (?, ?, ?, ?, ?, ?)";
         struct db_txn t _cleanup_txn_ = { 0 };
-        int r = db_txn_begin(c, &t);
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &t, &s);
         if (r < 0)
-                return r;
-        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        if ((r = db_stmt(c, sql_clear, &clear)) < 0)
-                return r;
-        db_bind_text(clear, 1, run_id);
-        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, sql, &s)) < 0)
                 return r;
         for (size_t first = 0; first < n; first += REQUESTS_BLOCK_RECORDS) {
                 size_t count = n - first < REQUESTS_BLOCK_RECORDS ? n - first : REQUESTS_BLOCK_RECORDS;
@@ -42,14 +37,9 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
                 "INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind, cause, heap_before, heap_after,"
                 " heap_capacity, gc_id, collector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         struct db_txn t _cleanup_txn_ = { 0 };
-        int r = db_txn_begin(c, &t);
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &t, &s);
         if (r < 0)
-                return r;
-        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        if ((r = db_stmt(c, sql_clear, &clear)) < 0)
-                return r;
-        db_bind_text(clear, 1, run_id);
-        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, sql, &s)) < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
                 const struct gc_event_row *e = &events[i];

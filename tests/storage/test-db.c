@@ -10,6 +10,8 @@
 #include "db.h"
 #include "fileio.h"
 #include "runs.h"
+#include "samples-store.h"
+#include "timeline-store.h"
 
 static char dir[] = "/tmp/slicelab-db-XXXXXX";
 
@@ -143,6 +145,59 @@ static void test_pool_under_concurrent_writers(void **state) {
         storage_close(s);
 }
 
+static int64_t count_of(struct db_conn *c, const char *sql) {
+        sqlite3_stmt *st _cleanup_stmt_ = NULL;
+        assert_int_equal(db_stmt(c, sql, &st), 0);
+        assert_int_equal(db_step(st), 1);
+        return sqlite3_column_int64(st, 0);
+}
+
+/* A run's data saved again (a collection retried after a crash) replaces the first copy. */
+static void test_run_rows_saved_twice_keep_one_copy(void **state) {
+        char path[256];
+        path_for(path, sizeof path, "replace.db");
+        struct storage *s = NULL;
+        struct error err = { 0 };
+        assert_int_equal(storage_open(path, &s, &err), 0);
+        exec_on(path, "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
+                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
+                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state)"
+                      " VALUES ('r', 'e', 0, 0, 0, 'collecting');");
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+
+        static struct timeline_record records[REQUESTS_BLOCK_RECORDS + 10];
+        for (size_t i = 0; i < ELEMENTSOF(records); i++)
+                records[i] = (struct timeline_record){ .scheduled_ns = (int64_t) i, .submit_ns = (int64_t) i,
+                                                       .done_ns = (int64_t) i + 1, .status = 200 };
+        assert_int_equal(requests_store(c, "r", records, ELEMENTSOF(records)), 0);
+        assert_int_equal(requests_store(c, "r", records, 7), 0);
+        assert_int_equal(count_of(c, "SELECT sum(count) FROM requests"), 7);
+
+        const struct gc_event_row gc = { .start_ns = 5, .duration_ns = 1, .kind = "pause", .cause = "x",
+                                         .heap_before = -1, .heap_after = -1, .heap_capacity = -1, .gc_id = -1 };
+        assert_int_equal(gc_events_store(c, "r", (const struct gc_event_row[]){ gc, gc, gc }, 3), 0);
+        assert_int_equal(gc_events_store(c, "r", &gc, 1), 0);
+        assert_int_equal(count_of(c, "SELECT count(*) FROM gc_events"), 1);
+
+        const int64_t t_ms[] = { 0, 1000 };
+        char *rows[] = { "{\"requests\":1}", "{\"requests\":2}" };
+        assert_int_equal(samples_save(c, "r", t_ms, rows, 2), 0);
+        assert_int_equal(samples_save(c, "r", t_ms + 1, rows + 1, 1), 0);
+        assert_int_equal(count_of(c, "SELECT count(*) FROM samples WHERE t_ms = 1000"), 1);
+        assert_int_equal(count_of(c, "SELECT count(*) FROM samples"), 1);
+
+        /* Rows of a run that does not exist are refused whole, and leave no transaction open
+         * (the next save could not begin its own). */
+        assert_true(requests_store(c, "missing", records, 7) < 0);
+        assert_int_equal(count_of(c, "SELECT sum(count) FROM requests"), 7);
+        assert_int_equal(requests_store(c, "r", records, 3), 0);
+        assert_int_equal(count_of(c, "SELECT sum(count) FROM requests"), 3);
+        storage_release(s, c);
+        storage_close(s);
+}
+
 int main(void) {
         if (!mkdtemp(dir))
                 return 1;
@@ -150,6 +205,7 @@ int main(void) {
                 cmocka_unit_test(test_new_and_version0_files_migrate),
                 cmocka_unit_test(test_refusals_leave_file_untouched),
                 cmocka_unit_test(test_pool_under_concurrent_writers),
+                cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         char cmd[300];
