@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json-util.h"
+#include "jvm-collectors.h"
 #include "jvm-lines.h"
 
 #define FLAGS_HEADER "[Global flags]"
@@ -27,18 +28,6 @@ static const struct known_flag {
         BOOL_FLAG("UseContainerSupport", use_container_support),
 #undef INT_FLAG
 #undef BOOL_FLAG
-};
-
-/* The collector flags, in no order of preference: HotSpot refuses to start with two. */
-static const struct {
-        const char *flag, *name;
-} collector_flags[] = {
-        { "UseSerialGC", "SerialGC" },
-        { "UseParallelGC", "ParallelGC" },
-        { "UseG1GC", "G1GC" },
-        { "UseZGC", "ZGC" },
-        { "UseShenandoahGC", "ShenandoahGC" },
-        { "UseEpsilonGC", "EpsilonGC" },
 };
 
 void jvm_info_init(struct jvm_info *info) {
@@ -97,9 +86,10 @@ static bool parse_flag_line(const char *line, struct jvm_info *info) {
         if (value == brace + 1)         /* empty value (a ccstr) */
                 value_len = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(collector_flags); i++)
-                if (token_is(name, name_len, collector_flags[i].flag) && token_is(value, value_len, "true"))
-                        info->gc = collector_flags[i].name;
+        /* HotSpot refuses to start with two collectors, so at most one of them is true. */
+        const char *collector = jvm_collector_by_flag(name, name_len);
+        if (collector && token_is(value, value_len, "true"))
+                info->gc = collector;
 
         for (size_t i = 0; i < ELEMENTSOF(known_flags); i++) {
                 const struct known_flag *k = &known_flags[i];

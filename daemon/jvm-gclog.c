@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json-util.h"
+#include "jvm-collectors.h"
 #include "jvm-lines.h"
 
 /* Bounds on what a number in the log may say; beyond them the line is not HotSpot's. */
@@ -117,23 +118,6 @@ static bool parse_bracket(struct cursor *c, struct cursor *ret) {
 static bool span_equals(const struct cursor *s, const char *lit) {
         size_t n = strlen(lit);
         return (size_t) (s->end - s->p) == n && memcmp(s->p, lit, n) == 0;
-}
-
-static const char *collector_from_using(const struct cursor *what) {
-        static const struct {
-                const char *log, *name;
-        } table[] = {
-                { "Serial", "SerialGC" },
-                { "Parallel", "ParallelGC" },
-                { "G1", "G1GC" },
-                { "The Z Garbage Collector", "ZGC" },
-                { "Shenandoah", "ShenandoahGC" },
-                { "Epsilon", "EpsilonGC" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                if (span_equals(what, table[i].log))
-                        return table[i].name;
-        return NULL;
 }
 
 static void event_init(struct jvm_gc_event *ev, const struct jvm_gclog_parser *p, enum jvm_gc_event_kind kind) {
@@ -263,7 +247,7 @@ int jvm_gclog_parse_line(struct jvm_gclog_parser *p, const char *line, size_t le
         if (span_equals(&tags, "gc")) {
                 struct cursor what = c;
                 if (skip_literal(&what, "Using ")) {
-                        const char *name = collector_from_using(&what);
+                        const char *name = jvm_collector_by_log_name(what.p, (size_t) (what.end - what.p));
                         if (name)
                                 p->info.collector = name;
                         return 0;
