@@ -39,12 +39,19 @@ static void exec_on(const char *path, const char *sql) {
         sqlite3_close(db);
 }
 
-static void test_new_and_version0_files_migrate(void **state) {
-        char path[256];
-        path_for(path, sizeof path, "new.db");
+/* A new store file in the test's directory; its path in path. */
+static struct storage *store_new(char *path, size_t size, const char *name) {
+        path_for(path, size, name);
         struct storage *s = NULL;
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);
+        return s;
+}
+
+static void test_new_and_version0_files_migrate(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "new.db");
+        struct error err = { 0 };
         storage_close(s);
         assert_int_equal(user_version(path), storage_schema_version());
 
@@ -119,10 +126,7 @@ static void *writer_main(void *p) {
 
 static void test_pool_under_concurrent_writers(void **state) {
         char path[256];
-        path_for(path, sizeof path, "pool.db");
-        struct storage *s = NULL;
-        struct error err = { 0 };
-        assert_int_equal(storage_open(path, &s, &err), 0);
+        struct storage *s = store_new(path, sizeof path, "pool.db");
         pthread_t th[8];
         struct writer w[8];
         for (int i = 0; i < 8; i++) {
@@ -155,10 +159,7 @@ static int64_t count_of(struct db_conn *c, const char *sql) {
 /* A run's data saved again (a collection retried after a crash) replaces the first copy. */
 static void test_run_rows_saved_twice_keep_one_copy(void **state) {
         char path[256];
-        path_for(path, sizeof path, "replace.db");
-        struct storage *s = NULL;
-        struct error err = { 0 };
-        assert_int_equal(storage_open(path, &s, &err), 0);
+        struct storage *s = store_new(path, sizeof path, "replace.db");
         exec_on(path, "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
                       " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
                       "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
