@@ -72,6 +72,36 @@ vm_boot() {
     esac
 }
 
+# vm_test_unit ROOTFS DESCRIPTION COMMAND: a unit that runs the guest's tests at boot, with their
+# output on the serial console the host reads.
+vm_test_unit() {
+    local rootfs=$1 description=$2 command=$3
+    cat > "$rootfs/etc/systemd/system/slicelab-vmtest.service" <<UNIT
+[Unit]
+Description=$description
+[Service]
+Type=simple
+ExecStart=$command
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+[Install]
+WantedBy=multi-user.target
+UNIT
+    ln -sf /etc/systemd/system/slicelab-vmtest.service \
+        "$rootfs/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+}
+
+# vm_boot_systemd LOG WORKDIR ROOTFS KVER KERNEL-ARGS: ROOTFS as an ext4 image in WORKDIR, booted
+# with kernel KVER from /boot and systemd as PID 1; returns as vm_boot.
+vm_boot_systemd() {
+    local log=$1 work=$2 rootfs=$3 kver=$4 args=$5
+    mkfs.ext4 -q -F -L root -d "$rootfs" "$work/rootfs.img" 2G || { vm_log "mkfs.ext4 failed"; return 2; }
+    vm_boot "$log" -kernel "/boot/vmlinuz-$kver" -initrd "/boot/initrd.img-$kver" \
+        -drive file="$work/rootfs.img",format=raw,if=virtio \
+        -append "root=/dev/vda rw console=ttyS0 $args panic=-1 quiet"
+}
+
 # vm_verdict RC LOG NAME: print the console and exit with the test's result.
 vm_verdict() {
     local rc=$1 log=$2 name=$3

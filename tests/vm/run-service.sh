@@ -76,20 +76,7 @@ fi
 mkdir -p "$ROOT/tests"
 cp "$HERE/service-guest.sh" "$HERE/../lib.sh" "$ROOT/tests/"
 echo "$MODE" > "$ROOT/tests/mode"
-cat > "$ROOT/etc/systemd/system/slicelab-vmtest.service" <<'UNIT'
-[Unit]
-Description=slicelab service tests
-[Service]
-Type=simple
-ExecStart=/bin/bash /tests/service-guest.sh
-StandardOutput=tty
-StandardError=tty
-TTYPath=/dev/ttyS0
-[Install]
-WantedBy=multi-user.target
-UNIT
-ln -sf /etc/systemd/system/slicelab-vmtest.service \
-    "$ROOT/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+vm_test_unit "$ROOT" "slicelab service tests" "/bin/bash /tests/service-guest.sh"
 
 # systemd 252 boots the legacy layout with these two (SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 is
 # only asked for from systemd 256 on); with the first alone it boots the hybrid layout.
@@ -98,9 +85,6 @@ case $MODE in
     v1) CGROUP_ARGS="systemd.unified_cgroup_hierarchy=0 systemd.legacy_systemd_cgroup_controller=1" ;;
     hybrid) CGROUP_ARGS="systemd.unified_cgroup_hierarchy=0" ;;
 esac
-mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/rootfs.img" 2G
 rc=0
-vm_boot "$WORK/console.log" -kernel "/boot/vmlinuz-$KVER" -initrd "/boot/initrd.img-$KVER" \
-    -drive file="$WORK/rootfs.img",format=raw,if=virtio \
-    -append "root=/dev/vda rw console=ttyS0 $CGROUP_ARGS panic=-1 quiet" || rc=$?
+vm_boot_systemd "$WORK/console.log" "$WORK" "$ROOT" "$KVER" "$CGROUP_ARGS" || rc=$?
 vm_verdict $rc "$WORK/console.log" "slicelabd service on cgroup $MODE"

@@ -56,26 +56,10 @@ for t in /tests/*; do
 done
 verdict $fail
 GUEST
-cat > "$ROOTFS/etc/systemd/system/slicelab-vmtest.service" <<'UNIT'
-[Unit]
-Description=slicelab cgroup tests under systemd
-[Service]
-Type=simple
-ExecStart=/usr/local/sbin/slicelab-vmtest
-StandardOutput=tty
-StandardError=tty
-TTYPath=/dev/ttyS0
-[Install]
-WantedBy=multi-user.target
-UNIT
-ln -sf /etc/systemd/system/slicelab-vmtest.service \
-    "$ROOTFS/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+vm_test_unit "$ROOTFS" "slicelab cgroup tests under systemd" /usr/local/sbin/slicelab-vmtest
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-systemd.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkfs.ext4 -q -F -L root -d "$ROOTFS" "$WORK/rootfs.img" 2G
 rc=0
-vm_boot "$WORK/console.log" -kernel "/boot/vmlinuz-$KVER" -initrd "/boot/initrd.img-$KVER" \
-    -drive file="$WORK/rootfs.img",format=raw,if=virtio \
-    -append "root=/dev/vda rw console=ttyS0 systemd.unified_cgroup_hierarchy=1 panic=-1 quiet" || rc=$?
+vm_boot_systemd "$WORK/console.log" "$WORK" "$ROOTFS" "$KVER" systemd.unified_cgroup_hierarchy=1 || rc=$?
 vm_verdict $rc "$WORK/console.log" "systemd guest"
