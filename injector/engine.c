@@ -30,6 +30,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -50,6 +51,7 @@
 #define NO_CONN UINT32_MAX
 #define SIGNAL_TOKEN UINT64_MAX
 #define WAKE_TOKEN (UINT64_MAX - 1)
+#define TIMER_TOKEN (UINT64_MAX - 2)
 
 enum conn_state {
         CONN_DOWN,
@@ -89,6 +91,7 @@ struct worker {
         struct engine *e;
         unsigned id;
         int epfd;
+        int timerfd;            /* deadlines where epoll_pwait2() is missing, else -1 */
         struct conn_list idle, timed, down;
         unsigned busy;
         bool has_res;
@@ -118,6 +121,7 @@ struct engine {
         atomic_int_fast64_t stop_ns;    /* 0 while running */
         atomic_int stop_signal;
         atomic_int error;
+        atomic_bool no_epoll_pwait2;    /* kernel before 5.11, or a sandbox that refuses it */
         int sigfd;
         int wakefd;                     /* eventfd: written once on stop, wakes every loop */
 };
@@ -552,6 +556,39 @@ static void on_signal(struct engine *e) {
 }
 
 
+/* epoll_pwait2() without it: the deadline goes to a timerfd in the epoll set (ns precision,
+ * one more syscall per wait), and the wait itself has no timeout. */
+static int epoll_wait_timerfd(struct worker *w, struct epoll_event *events, const struct timespec *timeout) {
+        if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)
+                return epoll_wait(w->epfd, events, EVENTS_MAX, 0);
+        if (timeout) {
+                if (w->timerfd < 0) {
+                        _cleanup_close_ int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+                        if (fd < 0)
+                                return -1;
+                        struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = TIMER_TOKEN };
+                        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+                                return -1;
+                        w->timerfd = TAKE_FD(fd);
+                }
+                struct itimerspec its = { .it_value = *timeout };
+                if (timerfd_settime(w->timerfd, 0, &its, NULL) < 0)
+                        return -1;
+        }
+        return epoll_wait(w->epfd, events, EVENTS_MAX, -1);
+}
+
+/* epoll_pwait2(), or the same through a timerfd where the kernel lacks it; -1 with errno. */
+static int wait_events(struct worker *w, struct epoll_event *events, const struct timespec *timeout) {
+        if (!atomic_load_explicit(&w->e->no_epoll_pwait2, memory_order_relaxed)) {
+                int n = epoll_pwait2(w->epfd, events, EVENTS_MAX, timeout, NULL);
+                if (n >= 0 || errno != ENOSYS)
+                        return n;
+                atomic_store_explicit(&w->e->no_epoll_pwait2, true, memory_order_relaxed);
+        }
+        return epoll_wait_timerfd(w, events, timeout);
+}
+
 /* Wait for events until deadline (a send deadline is approached by polling for the last
  * --spin, for accuracy) and handle them. While sending, a connection an answer frees takes the
  * next due request at once, as the server's queue would otherwise drain while the rest of the
@@ -576,7 +613,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 ts = timespec_from_ns(wait);
                 tp = &ts;
         }
-        int n = epoll_pwait2(w->epfd, events, EVENTS_MAX, tp, NULL);
+        int n = wait_events(w, events, tp);
         if (n < 0)
                 return errno == EINTR ? 0 : negative_errno();
         w->stamp_offset = recv_stamp_offset();
@@ -588,6 +625,11 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 }
                 if (token == WAKE_TOKEN)
                         continue;   /* the loop rereads the stop time */
+                if (token == TIMER_TOKEN) {
+                        uint64_t expirations;
+                        (void) !read(w->timerfd, &expirations, sizeof expirations);
+                        continue;
+                }
                 struct conn *c = &w->e->conns[(uint32_t) token];
                 if (c->gen != (uint32_t) (token >> 32) || c->fd < 0)
                         continue;
@@ -732,9 +774,12 @@ static void stop_signals(sigset_t *mask) {
 
 static void engine_free(struct engine *e) {
         if (e->workers)
-                for (unsigned i = 0; i < e->n_workers; i++)
+                for (unsigned i = 0; i < e->n_workers; i++) {
                         if (e->workers[i].epfd >= 0)
                                 close(e->workers[i].epfd);
+                        if (e->workers[i].timerfd >= 0)
+                                close(e->workers[i].timerfd);
+                }
         if (e->conns)
                 for (unsigned i = 0; i < e->o->connections; i++)
                         if (e->conns[i].fd >= 0)
@@ -756,7 +801,7 @@ static int engine_setup(struct engine *e) {
         if (!e->conns || !e->workers)
                 return -ENOMEM;
         for (unsigned i = 0; i < e->n_workers; i++)
-                e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1 };
+                e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1, .timerfd = -1 };
         for (unsigned i = 0; i < o->connections; i++) {
                 e->conns[i] = (struct conn){ .fd = -1, .index = i, .state = CONN_DOWN };
                 list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
@@ -858,6 +903,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
         atomic_init(&e.stop_ns, 0);
         atomic_init(&e.stop_signal, 0);
         atomic_init(&e.error, 0);
+        atomic_init(&e.no_epoll_pwait2, false);
         pthread_mutex_init(&e.lock, NULL);
 
         /* Sleeps end within a microsecond of their deadline instead of the default 50 us slack;

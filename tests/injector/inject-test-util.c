@@ -304,17 +304,24 @@ bool json_bool(const cJSON *j, const char *path) {
         return cJSON_IsTrue(v);
 }
 
-int inject_run(const char *const *args, int timeout_ms) {
+int inject_run_under(const char *const *wrapper, const char *const *args, int timeout_ms) {
         char path[4096];
         build_path(path, sizeof path, "injector/slicelab-inject");
-        char *argv[64] = { path };
-        size_t n = 1;
-        for (; args[n - 1] && n < 63; n++)
-                argv[n] = (char *) args[n - 1];
+        char *argv[64];
+        size_t n = 0;
+        for (size_t i = 0; wrapper && wrapper[i] && n < 62; i++)
+                argv[n++] = (char *) wrapper[i];
+        argv[n++] = path;
+        for (size_t i = 0; args[i] && n < 63; i++)
+                argv[n++] = (char *) args[i];
         argv[n] = NULL;
         struct proc p;
         proc_spawn(&p, argv, false);
         return proc_wait(&p, timeout_ms);
+}
+
+int inject_run(const char *const *args, int timeout_ms) {
+        return inject_run_under(NULL, args, timeout_ms);
 }
 
 void test_filter_from_env(void) {

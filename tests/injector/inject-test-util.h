@@ -63,3 +63,5 @@ bool json_bool(const cJSON *j, const char *path);
 
 /* Run slicelab-inject with args (NULL-terminated, no argv[0]); returns its exit status. */
 int inject_run(const char *const *args, int timeout_ms);
+/* The same, as the last argument of a wrapper command (NULL-terminated; wrapper[0] a path). */
+int inject_run_under(const char *const *wrapper, const char *const *args, int timeout_ms);
