@@ -556,34 +556,45 @@ static void on_signal(struct engine *e) {
 }
 
 
-/* epoll_pwait2() without it: the deadline goes to a timerfd in the epoll set (ns precision,
- * one more syscall per wait), and the wait itself has no timeout. */
-static int epoll_wait_timerfd(struct worker *w, struct epoll_event *events, const struct timespec *timeout) {
-        if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)
-                return epoll_wait(w->epfd, events, EVENTS_MAX, 0);
-        if (timeout) {
-                if (w->timerfd < 0) {
-                        _cleanup_close_ int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-                        if (fd < 0)
-                                return -1;
-                        struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = TIMER_TOKEN };
-                        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-                                return -1;
-                        w->timerfd = TAKE_FD(fd);
-                }
-                struct itimerspec its = { .it_value = *timeout };
-                if (timerfd_settime(w->timerfd, 0, &its, NULL) < 0)
-                        return -1;
+/* Arm the worker's timerfd (made and added to its epoll set on first use) to fire after timeout. */
+static int timer_arm(struct worker *w, const struct timespec *timeout) {
+        if (w->timerfd < 0) {
+                _cleanup_close_ int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+                if (fd < 0)
+                        return negative_errno();
+                struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = TIMER_TOKEN };
+                if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+                        return negative_errno();
+                w->timerfd = TAKE_FD(fd);
         }
-        return epoll_wait(w->epfd, events, EVENTS_MAX, -1);
+        struct itimerspec its = { .it_value = *timeout };
+        return timerfd_settime(w->timerfd, 0, &its, NULL) < 0 ? negative_errno() : 0;
 }
 
-/* epoll_pwait2(), or the same through a timerfd where the kernel lacks it; -1 with errno. */
+/* epoll_pwait2() without it: the deadline goes to a timerfd in the epoll set (ns precision,
+ * one more syscall per wait), and the wait itself has no timeout. Events, or a negative errno. */
+static int epoll_wait_timerfd(struct worker *w, struct epoll_event *events, const struct timespec *timeout) {
+        int wait_ms = -1;
+        if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0)
+                wait_ms = 0;    /* a zero it_value would disarm the timer, not fire it */
+        else if (timeout) {
+                int r = timer_arm(w, timeout);
+                if (r < 0)
+                        return r;
+        }
+        int n = epoll_wait(w->epfd, events, EVENTS_MAX, wait_ms);
+        return n < 0 ? negative_errno() : n;
+}
+
+/* epoll_pwait2(), or the same through a timerfd where the kernel lacks it. Events, or a
+ * negative errno. */
 static int wait_events(struct worker *w, struct epoll_event *events, const struct timespec *timeout) {
         if (!atomic_load_explicit(&w->e->no_epoll_pwait2, memory_order_relaxed)) {
                 int n = epoll_pwait2(w->epfd, events, EVENTS_MAX, timeout, NULL);
-                if (n >= 0 || errno != ENOSYS)
+                if (n >= 0)
                         return n;
+                if (errno != ENOSYS)
+                        return negative_errno();
                 atomic_store_explicit(&w->e->no_epoll_pwait2, true, memory_order_relaxed);
         }
         return epoll_wait_timerfd(w, events, timeout);
@@ -615,7 +626,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
         }
         int n = wait_events(w, events, tp);
         if (n < 0)
-                return errno == EINTR ? 0 : negative_errno();
+                return n == -EINTR ? 0 : n;
         w->stamp_offset = recv_stamp_offset();
         for (int i = 0; i < n; i++) {
                 uint64_t token = events[i].data.u64;
