@@ -4,15 +4,16 @@
  *  - coordinated omission: the server stopped (SIGSTOP) for 500 ms mid-run at 2000 req/s shows
  *    in the latency from scheduled (p99 >= 300 ms) but not in the latency from submit (p99 under
  *    50 ms), because requests due during the pause wait in the injector, not on the wire.
- * Whether the machine was idle is measured, not assumed: the CPU time used by everything but the
- * JVM and the injector during the run (from /proc/stat); on a busy machine the lag bound is
- * reported and not asserted, since then it measures the neighbours. As in a real run, the
- * injector gets a CPU of its own (the last one) and the JVM the others. */
+ * As in a real run, the injector gets a CPU of its own (the last one) and the JVM the others.
+ * Whether that CPU was left to the injector is measured, not assumed: its busy time (from
+ * /proc/stat) less the injector's own CPU time; when others took it, the lag bound is reported
+ * and not asserted, since then it measures the neighbours. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +81,24 @@ static double now_s(void) {
 }
 
 /* Busy CPU seconds of the whole machine, and of one process (utime + stime). */
-static double machine_busy_s(void) {
+/* CPU seconds the injector's CPU (the last one; every CPU on a 1-CPU machine) has been busy. */
+static double injector_cpu_busy_s(void) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        char want[32];
+        if (n < 2)
+                snprintf(want, sizeof want, "cpu");
+        else
+                snprintf(want, sizeof want, "cpu%ld", n - 1);
         FILE *f = fopen("/proc/stat", "re");
         assert_non_null(f);
-        unsigned long long v[10] = { 0 };
-        assert_int_equal(fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                                &v[4], &v[5], &v[6], &v[7]), 8);
+        char name[32];
+        unsigned long long v[8] = { 0 };
+        bool found = false;
+        while (!found && fscanf(f, "%31s %llu %llu %llu %llu %llu %llu %llu %llu%*[^\n]", name, &v[0], &v[1], &v[2],
+                                &v[3], &v[4], &v[5], &v[6], &v[7]) == 9)
+                found = strcmp(name, want) == 0;
         fclose(f);
+        assert_true(found);
         return (double) (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double) sysconf(_SC_CLK_TCK);
 }
 
@@ -114,7 +126,7 @@ struct load {
 };
 
 static void load_start(struct load *l, const struct jvm *j, const char *work, const char *connections,
-                       const char *warmup, const char *duration) {
+                       const char *spin, const char *warmup, const char *duration) {
         tmpdir_make(l->dir, sizeof l->dir);
         snprintf(l->timeline, sizeof l->timeline, "%s/timeline.bin", l->dir);
         snprintf(l->summary, sizeof l->summary, "%s/summary.json", l->dir);
@@ -123,27 +135,28 @@ static void load_start(struct load *l, const struct jvm *j, const char *work, co
         build_path(path, sizeof path, "injector/slicelab-inject");
         char *argv[32];
         size_t n = pin_prefix(argv, cpus, sizeof cpus, true);
-        const char *inject[] = { path, "--url", l->url, "--rate", "2000", "--connections", connections, "--warmup", warmup,
-                                 "--duration", duration, "--timeline", l->timeline, "--summary", l->summary, NULL };
+        const char *inject[] = { path, "--url", l->url, "--rate", "2000", "--connections", connections, "--spin", spin,
+                                 "--warmup", warmup, "--duration", duration, "--timeline", l->timeline, "--summary", l->summary, NULL };
         for (size_t i = 0; i < sizeof inject / sizeof inject[0]; i++)
                 argv[n++] = (char *) inject[i];
-        l->busy0 = machine_busy_s();
+        l->busy0 = injector_cpu_busy_s();
         l->jvm0 = process_cpu_s(j->p.pid);
         l->t_start = now_s();
         proc_spawn(&l->p, argv, false);
 }
 
-/* Wait for the injector; returns the CPU seconds per second used by other processes. */
+/* Wait for the injector; returns the CPU seconds per second that anything else (other programs,
+ * the kernel's own work) took on the injector's CPU. */
 static double load_wait(struct load *l, const struct jvm *j, cJSON **summary) {
         int status = proc_wait(&l->p, 120000);
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
         double elapsed = now_s() - l->t_start;
-        double busy = machine_busy_s() - l->busy0, jvm = process_cpu_s(j->p.pid) - l->jvm0;
+        double busy = injector_cpu_busy_s() - l->busy0, jvm = process_cpu_s(j->p.pid) - l->jvm0;
         *summary = json_load(l->summary);
         double inj = json_number(*summary, "rusage.user_s") + json_number(*summary, "rusage.sys_s");
-        double others = (busy - jvm - inj) / elapsed;
-        print_message("run %.1f s: jvm %.2f CPU-s, injector %.2f CPU-s, others %.2f CPU-s/s\n",
+        double others = (busy - inj - (sysconf(_SC_NPROCESSORS_ONLN) < 2 ? jvm : 0)) / elapsed;
+        print_message("run %.1f s: jvm %.2f CPU-s, injector %.2f CPU-s, others on its CPU %.2f CPU-s/s\n",
                       elapsed, jvm, inj, others);
         return others;
 }
@@ -152,7 +165,13 @@ static void test_2000_per_second(void **state) {
         struct jvm j;
         jvm_start(&j, true);
         struct load l;
-        load_start(&l, &j, "cpu_us=100&alloc_kb=32", "32", "3s", "5s");
+        /* A server with room to spare (a light request, 64 connections for its GC pauses): a
+         * request that finds every connection busy waits, which is lag by design, and would
+         * stand in for the injector's own lag, which is what the bound is about. The injector
+         * has its CPU to itself and spins on it (--spin 1ms, longer than the 500 us between
+         * requests): an idle virtual CPU can take milliseconds to wake (seen here: 1-2.6 ms, a
+         * few dozen times in 8 s), which is the machine's lag, not the injector's. */
+        load_start(&l, &j, "cpu_us=20&alloc_kb=4", "64", "1ms", "3s", "5s");
         cJSON *s;
         double elapsed0 = now_s();
         double jvm0 = process_cpu_s(j.p.pid);
@@ -197,7 +216,7 @@ static void test_coordinated_omission(void **state) {
         struct jvm j;
         jvm_start(&j, false);
         struct load l;
-        load_start(&l, &j, "cpu_us=20&alloc_kb=4", "16", "3s", "5s");
+        load_start(&l, &j, "cpu_us=20&alloc_kb=4", "16", "20us", "3s", "5s");
         /* The pause is placed in time, 2 s into the 5 s measure phase; checked below against the
          * injector's own phase boundaries. */
         sleep_until(l.t_start + 5.0);
