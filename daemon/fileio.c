@@ -8,6 +8,36 @@
 
 #include "macro.h"
 
+ssize_t read_full(int fd, void *buf, size_t size, off_t offset) {
+        size_t got = 0;
+        while (got < size) {
+                ssize_t k = offset >= 0 ? pread(fd, (char *) buf + got, size - got, offset + (off_t) got) :
+                                          read(fd, (char *) buf + got, size - got);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                got += (size_t) k;
+        }
+        return (ssize_t) got;
+}
+
+int write_full(int fd, const void *data, size_t size) {
+        const char *p = data;
+        while (size > 0) {
+                ssize_t k = write(fd, p, size);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                p += k;
+                size -= (size_t) k;
+        }
+        return 0;
+}
+
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -28,15 +58,12 @@ int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size
                         buf = n;
                         cap = ncap;
                 }
-                ssize_t k = read(fd, buf + len, cap - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
+                ssize_t k = read_full(fd, buf + len, cap - len, -1);
+                if (k < 0)
+                        return (int) k;
                 len += (size_t) k;
+                if (len < cap)
+                        break;   /* the end of the file */
         }
         if (len > max)
                 return -EFBIG;
@@ -107,30 +134,12 @@ int read_file_into(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        size_t len = 0;
-        for (;;) {
-                if (len == size - 1) {
-                        /* one more byte decides between "exactly full" and "too large" */
-                        char extra;
-                        ssize_t k = read(fd, &extra, 1);
-                        if (k < 0 && errno == EINTR)
-                                continue;
-                        if (k < 0)
-                                return negative_errno();
-                        if (k > 0)
-                                return -EFBIG;
-                        break;
-                }
-                ssize_t k = read(fd, buf + len, size - 1 - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
+        /* Room for size bytes, one more than may stay: reading it proves the file is too large. */
+        ssize_t len = read_full(fd, buf, size, -1);
+        if (len < 0)
+                return (int) len;
+        if ((size_t) len == size)
+                return -EFBIG;
         buf[len] = '\0';
         return 0;
 }

@@ -4,6 +4,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Read into buf until it holds size bytes or the file ends, retrying EINTR: from the file
+ * position, or with pread() at offset (the position untouched) when offset >= 0. Returns the
+ * bytes read (fewer than size only at the end of the file) or a negative errno. */
+ssize_t read_full(int fd, void *buf, size_t size, off_t offset);
+/* Write all of data, through short writes and EINTR. 0 or a negative errno. */
+int write_full(int fd, const void *data, size_t size);
+
 /* Read at most max bytes of path into a NUL-terminated malloc'd buffer; trailing newline kept. */
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Read a whole small file into buf (NUL-terminated), no allocation: sysfs, procfs and cgroupfs

@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "jvm-lines.h"
 #include "macro.h"
+#include "time-util.h"
 
 #define PROLOGUE_SIZE 32
 #define ENTRY_HEADER_SIZE 20
@@ -142,12 +143,6 @@ int jvm_hsperf_parse(const void *buf, size_t size, struct jvm_hsperf_sample *ret
         return 0;
 }
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int jvm_hsperf_read(int fd, struct jvm_hsperf_sample *ret) {
         struct stat st;
 
@@ -157,25 +152,17 @@ int jvm_hsperf_read(int fd, struct jvm_hsperf_sample *ret) {
                 return -EBADMSG;
         if (st.st_size < PROLOGUE_SIZE || (uint64_t) st.st_size > JVM_HSPERF_MAX_SIZE)
                 return -EBADMSG;
-        size_t size = (size_t) st.st_size, got = 0;
+        size_t size = (size_t) st.st_size;
         _cleanup_free_ uint8_t *buf = malloc(size);
         if (!buf)
                 return -ENOMEM;
 
-        int64_t sampled = now_ns();
-        while (got < size) {
-                ssize_t k = pread(fd, buf + got, size - got, (off_t) got);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                got += (size_t) k;
-        }
+        int64_t sampled = now_mono_ns();
+        ssize_t got = read_full(fd, buf, size, 0);
+        if (got < 0)
+                return (int) got;
         struct jvm_hsperf_sample s;
-        int r = jvm_hsperf_parse(buf, got, &s);
+        int r = jvm_hsperf_parse(buf, (size_t) got, &s);
         if (r < 0)
                 return r;
         s.sampled_ns = sampled;

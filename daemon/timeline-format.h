@@ -38,7 +38,8 @@ enum timeline_error {
 struct timeline_record {
         int64_t scheduled_ns;   /* when the schedule said this request is due */
         int64_t submit_ns;      /* when its first byte was written */
-        int64_t done_ns;        /* when its last byte was read (or the error was seen) */
+        int64_t done_ns;        /* when its answer's last bytes reached the host (slicelab-inject: the
+                                 * kernel's receive stamp), or when the error was seen */
         uint16_t status;        /* HTTP status; 0 = transport error */
         uint16_t error;         /* enum timeline_error */
         uint32_t bytes;         /* response bytes, headers included */
@@ -49,6 +50,16 @@ struct timeline_record {
 static_assert(sizeof(struct timeline_header) == 32, "timeline header is 32 bytes");
 static_assert(sizeof(struct timeline_record) == 40, "timeline record is 40 bytes");
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the timeline is written in host order");
+
+static inline struct timeline_header timeline_header_make(int64_t start_ns, int64_t measure_start_ns) {
+        return (struct timeline_header){
+                .magic = { 'S', 'L', 'T', 'L' },   /* TIMELINE_MAGIC */
+                .version = TIMELINE_VERSION,
+                .record_size = sizeof(struct timeline_record),
+                .measure_start_ns = measure_start_ns,
+                .start_ns = start_ns,
+        };
+}
 
 static inline const char *timeline_error_name(unsigned e) {
         static const char *const names[] = {

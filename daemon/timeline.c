@@ -9,21 +9,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "radix-sort.h"
 #include "stats.h"
 
+/* Exactly size bytes, or -EBADMSG: the file is shorter than its header says. */
 static int read_all(int fd, void *buf, size_t size) {
-        size_t done = 0;
-        while (done < size) {
-                ssize_t n = read(fd, (char *) buf + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? negative_errno() : -EBADMSG;
-                done += (size_t) n;
-        }
-        return 0;
+        ssize_t n = read_full(fd, buf, size, -1);
+        if (n < 0)
+                return (int) n;
+        return (size_t) n == size ? 0 : -EBADMSG;
 }
 
 static bool sorted_by_scheduled(const struct timeline_record *r, size_t n) {

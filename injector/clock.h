@@ -1,20 +1,16 @@
-/* clock.h: the injector's one clock. Every timeline field is CLOCK_MONOTONIC in ns, the clock
- * HotSpot's gc.log `timenanos` uses too, so GC pauses line up with requests without translation.
- * clock_gettime() on it is a vDSO call, not a syscall, so reading it per request is fine. */
+/* clock.h: the injector's one clock. Every timeline field is CLOCK_MONOTONIC in ns (now_mono_ns()),
+ * the clock HotSpot's gc.log `timenanos` uses too, so GC pauses line up with requests without
+ * translation. Reading it is a vDSO call, not a syscall, so reading it per request is fine. */
 #pragma once
 
 #include <stdint.h>
 #include <time.h>
 
+#include "time-util.h"   /* now_mono_ns() */
+
 #define NSEC_PER_SEC INT64_C(1000000000)
 #define NSEC_PER_MSEC INT64_C(1000000)
 #define NSEC_PER_USEC INT64_C(1000)
-
-static inline int64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static inline struct timespec timespec_from_ns(int64_t ns) {
         if (ns < 0)

@@ -166,13 +166,7 @@ int csv_convert(const char *in_path, const char *out_path, int64_t warmup_ns, st
         for (uint64_t i = 0; i < im.n; i++)
                 if (recs[i].scheduled_ns < measure_start)
                         recs[i].flags |= TIMELINE_WARMUP;
-        struct timeline_header h = {
-                .version = TIMELINE_VERSION,
-                .record_size = sizeof(struct timeline_record),
-                .measure_start_ns = measure_start,
-                .start_ns = start,
-        };
-        memcpy(h.magic, TIMELINE_MAGIC, sizeof h.magic);
+        struct timeline_header h = timeline_header_make(start, measure_start);
         memcpy(im.data, &h, sizeof h);
         r = replace_file(out_path, im.data, sizeof h + im.n * sizeof *recs, 0644);
         free(im.data);

@@ -159,7 +159,7 @@ static uint64_t conn_token(const struct conn *c) {
 
 static void engine_stop(struct engine *e) {
         int_fast64_t expected = 0;
-        if (atomic_compare_exchange_strong(&e->stop_ns, &expected, now_ns()))
+        if (atomic_compare_exchange_strong(&e->stop_ns, &expected, now_mono_ns()))
                 (void) eventfd_write(e->wakefd, 1);
 }
 
@@ -448,7 +448,7 @@ static bool claim(struct worker *w) {
         pthread_mutex_lock(&e->lock);
         if (e->o->mode == INJECT_MODE_MAX) {
                 k = e->next_k;
-                due = now_ns();   /* under the lock, so numbers and times agree in order */
+                due = now_mono_ns();   /* under the lock, so numbers and times agree in order */
                 if (due >= engine_cutoff(e)) {
                         pthread_mutex_unlock(&e->lock);
                         return false;
@@ -510,13 +510,13 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
 /* Send every due request a connection can take. */
 static void dispatch(struct worker *w) {
         for (;;) {
-                int64_t now = now_ns();
+                int64_t now = now_mono_ns();
                 struct conn *c = free_conn(w, now);
                 if (!c)
                         return;
                 if (!w->has_res && !claim(w))
                         return;
-                now = now_ns();
+                now = now_mono_ns();
                 if (w->res_ns > now)
                         return;
                 request_start(w, c, now);
@@ -612,7 +612,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
         struct epoll_event events[EVENTS_MAX];
         struct timespec ts, *tp = NULL;
         if (sending && w->e->batch_ns > 0) {
-                deadline = MIN(deadline, now_ns() + w->e->batch_ns);
+                deadline = MIN(deadline, now_mono_ns() + w->e->batch_ns);
                 ts = timespec_from_ns(deadline);
                 int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
                 if (r != 0 && r != EINTR)
@@ -620,7 +620,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 ts = (struct timespec){ 0 };
                 tp = &ts;
         } else if (deadline != INT64_MAX) {
-                int64_t wait = deadline - now_ns() - (send_deadline ? w->e->o->spin_ns : 0);
+                int64_t wait = deadline - now_mono_ns() - (send_deadline ? w->e->o->spin_ns : 0);
                 ts = timespec_from_ns(wait);
                 tp = &ts;
         }
@@ -644,7 +644,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 struct conn *c = &w->e->conns[(uint32_t) token];
                 if (c->gen != (uint32_t) (token >> 32) || c->fd < 0)
                         continue;
-                conn_event(w, c, events[i].events, now_ns());
+                conn_event(w, c, events[i].events, now_mono_ns());
                 if (sending && w->idle.head)
                         dispatch(w);
         }
@@ -666,7 +666,7 @@ static void worker_run(struct worker *w) {
         struct engine *e = w->e;
         const int64_t timeout = e->o->timeout_ns;
         for (;;) {
-                int64_t now = now_ns();
+                int64_t now = now_mono_ns();
                 int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
                 int64_t cutoff = engine_cutoff(e);
                 int64_t deadline = INT64_MAX;
@@ -674,7 +674,7 @@ static void worker_run(struct worker *w) {
                 expire(w, now);
                 if (now < cutoff) {
                         dispatch(w);
-                        now = now_ns();
+                        now = now_mono_ns();
                         if (w->has_res && free_conn(w, now)) {
                                 /* At high rates, one wakeup per batch interval sends all that
                                  * is due by then, instead of one wakeup (and one of the
@@ -724,11 +724,11 @@ static void *worker_thread(void *userdata) {
 /* Before t0: open every connection and wait until each is open or has failed. */
 static void worker_settle(struct worker *w) {
         struct engine *e = w->e;
-        int64_t now = now_ns();
+        int64_t now = now_mono_ns();
         for (unsigned i = w->id; i < e->o->connections; i += e->n_workers)
                 conn_prepare(w, &e->conns[i], now);
         while (w->timed.head && atomic_load(&w->e->stop_ns) == 0) {
-                now = now_ns();
+                now = now_mono_ns();
                 expire(w, now);
                 if (!w->timed.head)
                         break;
@@ -846,7 +846,7 @@ static int engine_setup(struct engine *e) {
 static int engine_start(struct engine *e) {
         for (unsigned i = 0; i < e->n_workers; i++)
                 worker_settle(&e->workers[i]);
-        e->t0 = now_ns();
+        e->t0 = now_mono_ns();
         e->measure_start = e->t0 + e->o->warmup_ns;
         e->end = e->measure_start + e->o->duration_ns;
         int r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);

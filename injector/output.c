@@ -9,20 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
-
-static int write_all(int fd, const char *p, size_t size) {
-        while (size > 0) {
-                ssize_t n = write(fd, p, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                p += n;
-                size -= (size_t) n;
-        }
-        return 0;
-}
 
 int replace_file(const char *path, const void *data, size_t size, mode_t mode) {
         /* A device, pipe or socket (/dev/null, /dev/stdout) is written to, never replaced. */
@@ -33,7 +21,7 @@ int replace_file(const char *path, const void *data, size_t size, mode_t mode) {
                 _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
                 if (fd < 0)
                         return negative_errno();
-                return write_all(fd, data, size);
+                return write_full(fd, data, size);
         }
         char tmp[PATH_MAX];
         if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int) sizeof tmp)
@@ -41,7 +29,7 @@ int replace_file(const char *path, const void *data, size_t size, mode_t mode) {
         _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
-        int r = write_all(fd, data, size);
+        int r = write_full(fd, data, size);
         if (r == 0 && fchmod(fd, mode) < 0)
                 r = negative_errno();
         if (r == 0 && rename(tmp, path) < 0)

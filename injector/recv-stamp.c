@@ -13,9 +13,7 @@ void recv_stamp_enable(int fd) {
 }
 
 int64_t recv_stamp_offset(void) {
-        struct timespec real;
-        clock_gettime(CLOCK_REALTIME, &real);
-        return (int64_t) real.tv_sec * NSEC_PER_SEC + real.tv_nsec - now_ns();
+        return now_wall_ns() - now_mono_ns();
 }
 
 static int64_t stamp_of(struct msghdr *m, int64_t offset_ns, int64_t fallback_ns) {

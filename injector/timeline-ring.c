@@ -8,32 +8,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 
-static int write_all(int fd, const void *data, size_t size) {
-        const char *p = data;
-        while (size > 0) {
-                ssize_t n = write(fd, p, size);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += n;
-                size -= (size_t) n;
-        }
-        return 0;
-}
-
 int timeline_write_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
-        struct timeline_header h = {
-                .version = TIMELINE_VERSION,
-                .record_size = sizeof(struct timeline_record),
-                .measure_start_ns = measure_start_ns,
-                .start_ns = start_ns,
-        };
-        memcpy(h.magic, TIMELINE_MAGIC, sizeof h.magic);
-        return write_all(fd, &h, sizeof h);
+        struct timeline_header h = timeline_header_make(start_ns, measure_start_ns);
+        return write_full(fd, &h, sizeof h);
 }
 
 int timeline_ring_init(struct timeline_ring *r, int fd, uint64_t capacity) {
@@ -102,7 +82,7 @@ static int write_records(struct timeline_ring *r, uint64_t from, uint64_t n) {
         struct timeline_record *first = timeline_ring_slot(r, from);
         if (atomic_load_explicit(&r->discarded, memory_order_relaxed) == 0) {
                 r->written += n;
-                return write_all(r->fd, first, n * sizeof *first);
+                return write_full(r->fd, first, n * sizeof *first);
         }
         struct iovec iov[64];
         int niov = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 
 #define READ_RECORDS 16384
@@ -70,18 +71,13 @@ static int for_each_record(struct reader *rd, void (*fn)(const struct timeline_r
                            void *userdata) {
         for (uint64_t done = 0; done < rd->count;) {
                 size_t want = (size_t) MIN((uint64_t) READ_RECORDS, rd->count - done);
-                size_t bytes = want * sizeof(struct timeline_record), got = 0;
-                while (got < bytes) {
-                        ssize_t n = pread(rd->fd, (char *) rd->buf + got, bytes - got,
-                                          rd->offset + (off_t) (done * sizeof(struct timeline_record) + got));
-                        if (n < 0 && errno == EINTR)
-                                continue;
-                        if (n < 0)
-                                return negative_errno();
-                        if (n == 0)
-                                return -EIO;   /* shorter than the caller said */
-                        got += (size_t) n;
-                }
+                size_t bytes = want * sizeof(struct timeline_record);
+                ssize_t got = read_full(rd->fd, rd->buf, bytes,
+                                        rd->offset + (off_t) (done * sizeof(struct timeline_record)));
+                if (got < 0)
+                        return (int) got;
+                if ((size_t) got < bytes)
+                        return -EIO;   /* shorter than the caller said */
                 for (size_t i = 0; i < want; i++)
                         fn(&rd->buf[i], userdata);
                 done += want;

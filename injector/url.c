@@ -123,7 +123,7 @@ static int probe(const struct addrinfo *ai, int64_t deadline) {
         if (errno != EINPROGRESS)
                 return negative_errno();
         for (;;) {
-                int64_t left = deadline - now_ns();
+                int64_t left = deadline - now_mono_ns();
                 if (left <= 0)
                         return -ETIMEDOUT;
                 struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -155,7 +155,7 @@ int url_resolve(const struct url *u, int64_t timeout_ns, struct sockaddr_storage
                 return -EHOSTUNREACH;
 
         const struct addrinfo *pick = res;
-        int64_t deadline = now_ns() + timeout_ns;
+        int64_t deadline = now_mono_ns() + timeout_ns;
         if (res->ai_next)   /* a choice to make: take the first that answers */
                 for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
                         if (probe(ai, deadline) == 0) {

@@ -29,9 +29,7 @@ int main(int argc, char **argv) {
         FILE *f = fopen(argv[1], "we");
         if (!f)
                 return 1;
-        struct timeline_header h = { .version = TIMELINE_VERSION, .record_size = sizeof(struct timeline_record),
-                                     .start_ns = t0, .measure_start_ns = t0 + (int64_t) ((double) warmup * 1e9 / rate) };
-        memcpy(h.magic, TIMELINE_MAGIC, 4);
+        struct timeline_header h = timeline_header_make(t0, t0 + (int64_t) ((double) warmup * 1e9 / rate));
         fwrite(&h, sizeof h, 1, f);
         uint64_t seed = 42;
         /* Completion order differs from schedule order: write in blocks, each reversed. */

@@ -1,12 +1,16 @@
-/* test-fileio.c: bounded reads, exclusive atomic writes, mkdir -p. */
+/* test-fileio.c: bounded reads at their limits, whole reads and writes, exclusive atomic writes,
+ * mkdir -p. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "macro.h"
@@ -33,10 +37,38 @@ static void test_write_then_read(void **state) {
         assert_int_equal(read_one_line("/nonexistent/x", &big), -ENOENT);
 }
 
+/* A file of exactly the buffer's room fits; one byte more is -EFBIG, never cut short. */
+static void test_bounds_are_exact(void **state) {
+        char path[256], buf[8];
+        snprintf(path, sizeof path, "%s/seven", dir);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write_full(fd, "1234567", 7), 0);
+        assert_int_equal(read_file_into(path, buf, sizeof buf), 0);
+        assert_string_equal(buf, "1234567");
+        char *s = NULL;
+        size_t len = 0;
+        assert_int_equal(read_file_bounded(path, 7, &s, &len), 0);
+        assert_int_equal(len, 7);
+        free(s);
+        assert_int_equal(read_file_bounded(path, 6, &s, NULL), -EFBIG);
+
+        assert_int_equal(write_full(fd, "8", 1), 0);
+        assert_int_equal(read_file_into(path, buf, sizeof buf), -EFBIG);
+
+        /* Positional reads leave the position alone; the end of the file ends them short. */
+        _cleanup_close_ int rfd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(rfd >= 0);
+        assert_int_equal(read_full(rfd, buf, 4, 5), 3);
+        assert_memory_equal(buf, "678", 3);
+        assert_int_equal(read_full(rfd, buf, 2, -1), 2);
+        assert_memory_equal(buf, "12", 2);
+}
+
 int main(void) {
         if (!mkdtemp(dir))
                 return 1;
-        const struct CMUnitTest tests[] = { cmocka_unit_test(test_write_then_read) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_write_then_read), cmocka_unit_test(test_bounds_are_exact) };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
