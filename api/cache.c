@@ -9,7 +9,7 @@
 
 #include <pthread.h>
 
-#include "handlers.h"
+#include "api/handlers.h"
 
 #define CACHE_SLOTS 128
 #define CACHE_KEY_MAX 160

@@ -5,13 +5,13 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "db.h"
-#include "definition.h"
-#include "experiments.h"
-#include "handlers.h"
-#include "id.h"
-#include "log.h"
-#include "runs.h"
+#include "storage/db.h"
+#include "definition/definition.h"
+#include "storage/experiments.h"
+#include "api/handlers.h"
+#include "basic/id.h"
+#include "basic/log.h"
+#include "storage/runs.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -1,7 +1,7 @@
 /* handlers.h: the API's request handlers, one file per resource. */
 #pragma once
 
-#include "server.h"
+#include "api/server.h"
 
 #include <stdbool.h>
 

@@ -1,9 +1,9 @@
 /* health.c: GET /v1/health: is the daemon up, which version, which cgroup mode, how deep the queue. */
 #include <cJSON.h>
 
-#include "db.h"
-#include "handlers.h"
-#include "runs.h"
+#include "storage/db.h"
+#include "api/handlers.h"
+#include "storage/runs.h"
 
 enum MHD_Result api_get_health(struct api_request *req) {
         struct db_lease lease _cleanup_lease_ = { 0 };

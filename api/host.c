@@ -2,8 +2,8 @@
  * cgroup mode the daemon drives. */
 #include <cJSON.h>
 
-#include "handlers.h"
-#include "host-info.h"
+#include "api/handlers.h"
+#include "host/host-info.h"
 
 enum MHD_Result api_get_host(struct api_request *req) {
         cJSON *host = NULL;

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "handlers.h"
-#include "id.h"
+#include "api/handlers.h"
+#include "basic/id.h"
 
 #define TAIL_LINES_MAX 100000
 #define TAIL_BYTES_MAX (4u << 20)

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
-#include "handlers.h"
-#include "runs.h"
+#include "storage/db.h"
+#include "api/handlers.h"
+#include "storage/runs.h"
 
 #define METRICS_EXPERIMENTS 20
 #define METRICS_MAX (256 * 1024)

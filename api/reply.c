@@ -4,8 +4,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "log.h"
-#include "server.h"
+#include "basic/log.h"
+#include "api/server.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -7,11 +7,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "db.h"
-#include "experiments.h"
-#include "handlers.h"
-#include "id.h"
-#include "stats.h"
+#include "storage/db.h"
+#include "storage/experiments.h"
+#include "api/handlers.h"
+#include "basic/id.h"
+#include "basic/stats.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -1,7 +1,7 @@
 /* routes.c: the route table: which handler serves which method and path, and which query
  * parameters each accepts (any other is a 400). */
-#include "handlers.h"
-#include "macro.h"
+#include "api/handlers.h"
+#include "basic/macro.h"
 
 static const char *const list_query[] = { "status", "limit", "cursor", NULL };
 static const char *const report_query[] = { "baseline", NULL };

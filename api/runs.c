@@ -1,11 +1,11 @@
 /* runs.c: GET /v1/runs/{id}: a run's state and its history so far. */
 #include <cJSON.h>
 
-#include "db.h"
-#include "handlers.h"
-#include "id.h"
-#include "runs.h"
-#include "samples-store.h"
+#include "storage/db.h"
+#include "api/handlers.h"
+#include "basic/id.h"
+#include "storage/runs.h"
+#include "storage/samples-store.h"
 
 enum MHD_Result api_get_run(struct api_request *req) {
         if (!id_valid(req->path_params[0]))

@@ -1,13 +1,13 @@
 /* server.c: libmicrohttpd plumbing: routing, authentication, request limits, body collection.
  * Everything that can be refused is refused before the body is read. */
-#include "server.h"
+#include "api/server.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
-#include "macro.h"
+#include "basic/log.h"
+#include "basic/macro.h"
 
 #define BODY_MAX (1024 * 1024)
 

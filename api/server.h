@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "definition.h"
-#include "error.h"
+#include "definition/definition.h"
+#include "basic/error.h"
 
 struct storage;
 struct cJSON;

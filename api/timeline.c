@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "handlers.h"
-#include "id.h"
-#include "log.h"
-#include "timeline-store.h"
+#include "storage/db.h"
+#include "api/handlers.h"
+#include "basic/id.h"
+#include "basic/log.h"
+#include "storage/timeline-store.h"
 
 #define PAGE_LIMIT_DEFAULT 10000
 #define PAGE_LIMIT_MAX 100000

@@ -1,13 +1,13 @@
 /* capture.c: child output to capped files, line by line. */
-#include "capture.h"
+#include "daemon/capture.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "macro.h"
+#include "basic/log.h"
+#include "basic/macro.h"
 
 static const char cut_marker[] = "\n[slicelab: output cut at 64 MiB]\n";
 

@@ -1,5 +1,5 @@
 /* collect.c: a run's raw files into its metrics. */
-#include "collect.h"
+#include "daemon/collect.h"
 
 #include <cJSON.h>
 #include <limits.h>
@@ -8,21 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
-#include "fileio.h"
-#include "host-cpufreq.h"
-#include "host-sysfs.h"
-#include "host-warnings.h"
-#include "jvm-flags.h"
-#include "jvm-gclog.h"
-#include "jvm-hsperf.h"
-#include "log.h"
-#include "runs.h"
-#include "samples.h"
-#include "macro.h"
-#include "time-util.h"
-#include "timeline-store.h"
-#include "timeline.h"
+#include "storage/db.h"
+#include "basic/fileio.h"
+#include "host/host-cpufreq.h"
+#include "host/host-sysfs.h"
+#include "host/host-warnings.h"
+#include "jvm/jvm-flags.h"
+#include "jvm/jvm-gclog.h"
+#include "jvm/jvm-hsperf.h"
+#include "basic/log.h"
+#include "storage/runs.h"
+#include "daemon/samples.h"
+#include "basic/macro.h"
+#include "basic/time-util.h"
+#include "storage/timeline-store.h"
+#include "daemon/timeline.h"
 
 #define GC_EVENTS_MAX 1000000
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroup.h"
-#include "definition.h"
+#include "cgroup/cgroup.h"
+#include "definition/definition.h"
 
 struct cJSON;
 struct db_conn;

@@ -1,12 +1,12 @@
 /* preflight.c: host requirements and placement checks before a run starts. */
-#include "preflight.h"
+#include "daemon/preflight.h"
 
 #include <cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "host-preflight.h"
-#include "macro.h"
+#include "host/host-preflight.h"
+#include "basic/macro.h"
 
 static void sut_cpus(const struct definition *d, size_t cell, struct cpulist *ret) {
         if (d->cells[cell].has_cpus)

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "definition.h"
+#include "definition/definition.h"
 
 struct cJSON;
 

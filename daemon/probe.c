@@ -1,5 +1,5 @@
 /* probe.c: readiness probes on the event loop. */
-#include "probe.h"
+#include "daemon/probe.h"
 
 #include <netdb.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "macro.h"
-#include "time-util.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "basic/time-util.h"
 
 #define PROBE_INTERVAL_US 100000
 

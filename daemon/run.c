@@ -1,5 +1,5 @@
 /* run.c: one run's state machine on the event loop. */
-#include "run.h"
+#include "daemon/run.h"
 
 #include <cJSON.h>
 #include <fcntl.h>
@@ -13,20 +13,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "cgroup.h"
-#include "collect.h"
-#include "db.h"
-#include "definition.h"
-#include "host-limits.h"
-#include "id.h"
-#include "log.h"
-#include "macro.h"
-#include "preflight.h"
-#include "host-cpufreq.h"
-#include "probe.h"
-#include "samples.h"
-#include "time-util.h"
+#include "daemon/capture.h"
+#include "cgroup/cgroup.h"
+#include "daemon/collect.h"
+#include "storage/db.h"
+#include "definition/definition.h"
+#include "basic/host-limits.h"
+#include "basic/id.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "daemon/preflight.h"
+#include "host/host-cpufreq.h"
+#include "daemon/probe.h"
+#include "daemon/samples.h"
+#include "basic/time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
 #define DEADLINE_GRACE_MIN_S 30

@@ -9,8 +9,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "cpulist.h"
-#include "runs.h"
+#include "basic/cpulist.h"
+#include "storage/runs.h"
 
 struct cgroup_manager;
 struct db_conn;

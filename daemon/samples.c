@@ -1,20 +1,20 @@
 /* samples.c: the 1 s series of a run. */
-#include "samples.h"
+#include "daemon/samples.h"
 
 #include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "host-cpufreq.h"
-#include "jvm-gclog.h"
-#include "jvm-hsperf.h"
-#include "macro.h"
-#include "radix-sort.h"
-#include "samples-store.h"
-#include "stats.h"
-#include "time-util.h"
-#include "timeline.h"
+#include "storage/db.h"
+#include "host/host-cpufreq.h"
+#include "jvm/jvm-gclog.h"
+#include "jvm/jvm-hsperf.h"
+#include "basic/macro.h"
+#include "basic/radix-sort.h"
+#include "storage/samples-store.h"
+#include "basic/stats.h"
+#include "basic/time-util.h"
+#include "daemon/timeline.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
-#include "cpulist.h"
+#include "cgroup/cgroup.h"
+#include "basic/cpulist.h"
 
 #define SAMPLES_MAX 86400       /* a day of seconds */
 

@@ -1,5 +1,5 @@
 /* scheduler.c: taking queued runs in order, within --max-parallel and disjoint cpusets. */
-#include "scheduler.h"
+#include "daemon/scheduler.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -8,10 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "definition.h"
-#include "log.h"
-#include "macro.h"
+#include "cgroup/cgroup.h"
+#include "definition/definition.h"
+#include "basic/log.h"
+#include "basic/macro.h"
 
 #define ACTIVE_MAX 64
 

@@ -3,7 +3,7 @@
  * CPUs (SUT and load) are disjoint from theirs. Cancels are honoured when the loop is woken. */
 #pragma once
 
-#include "run.h"
+#include "daemon/run.h"
 
 struct scheduler;
 

@@ -1,5 +1,5 @@
 /* timeline.c: loading a timeline and computing its latency figures. */
-#include "timeline.h"
+#include "daemon/timeline.h"
 
 #include <cJSON.h>
 #include <fcntl.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "macro.h"
-#include "radix-sort.h"
-#include "stats.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "basic/radix-sort.h"
+#include "basic/stats.h"
 
 /* Exactly size bytes, or -EBADMSG: the file is shorter than its header says. */
 static int read_all(int fd, void *buf, size_t size) {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "timeline-format.h"
+#include "basic/timeline-format.h"
 
 #define TIMELINE_MAX_RECORDS (UINT64_C(200) * 1000 * 1000)
 

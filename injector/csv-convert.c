@@ -1,5 +1,5 @@
 /* csv-convert.c: CSV (scheduled_ns,submit_ns,done_ns,status) to timeline. */
-#include "csv-convert.h"
+#include "injector/csv-convert.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
-#include "output.h"
-#include "timeline-format.h"
+#include "basic/macro.h"
+#include "injector/output.h"
+#include "basic/timeline-format.h"
 
 #define CSV_HEADER "scheduled_ns,submit_ns,done_ns,status"
 

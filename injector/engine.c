@@ -16,7 +16,7 @@
  * second a loop ticks rather than waking for every answer (worker_wait). Timeouts need no timer
  * structure: every request has the same timeout, so the list of connections in order of their
  * start is in deadline order. */
-#include "engine.h"
+#include "injector/engine.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -33,13 +33,13 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "http-parser.h"
-#include "log.h"
-#include "macro.h"
-#include "recv-stamp.h"
-#include "schedule.h"
-#include "timeline-ring.h"
+#include "basic/time-util.h"
+#include "injector/http-parser.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "injector/recv-stamp.h"
+#include "injector/schedule.h"
+#include "injector/timeline-ring.h"
 
 #define EVENTS_MAX 256
 #define RECV_BUFFER (64u << 10)

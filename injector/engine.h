@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "http-request.h"
-#include "options.h"
+#include "injector/http-request.h"
+#include "injector/options.h"
 
 struct engine_config {
         const struct inject_options *opts;

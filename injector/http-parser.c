@@ -1,11 +1,11 @@
 /* http-parser.c: the injector's incremental HTTP/1.x response parser. */
-#include "http-parser.h"
+#include "injector/http-parser.h"
 
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 
-#include "macro.h"
+#include "basic/macro.h"
 
 enum {
         HP_STATUS,

@@ -1,5 +1,5 @@
 /* http-request.c: building the injector's request. */
-#include "http-request.h"
+#include "injector/http-request.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "macro.h"
+#include "basic/macro.h"
 
 #define HEADER_MAX 8192
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "url.h"
+#include "injector/url.h"
 
 #define HTTP_REQUEST_MAX_BODY (16u << 20)
 

@@ -11,18 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "csv-convert.h"
-#include "engine.h"
-#include "fileio.h"
-#include "http-request.h"
-#include "log.h"
-#include "macro.h"
-#include "options.h"
-#include "output.h"
-#include "summary.h"
-#include "timeline-stats.h"
-#include "url.h"
+#include "basic/time-util.h"
+#include "injector/csv-convert.h"
+#include "injector/engine.h"
+#include "basic/fileio.h"
+#include "injector/http-request.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "injector/options.h"
+#include "injector/output.h"
+#include "injector/summary.h"
+#include "injector/timeline-stats.h"
+#include "injector/url.h"
 
 enum {
         EXIT_RUN_FAILED = 1,

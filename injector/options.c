@@ -1,5 +1,5 @@
 /* options.c: slicelab-inject's command line. */
-#include "options.h"
+#include "injector/options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "macro.h"
+#include "basic/time-util.h"
+#include "basic/macro.h"
 
 const char *inject_mode_name(enum inject_mode m) {
         return m == INJECT_MODE_MAX ? "max" : "rate";

@@ -1,5 +1,5 @@
 /* output.c: all-or-nothing result files. */
-#include "output.h"
+#include "injector/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "macro.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 
 int replace_file(const char *path, const void *data, size_t size, mode_t mode) {
         /* A device, pipe or socket (/dev/null, /dev/stdout) is written to, never replaced. */

@@ -1,11 +1,11 @@
 /* recv-stamp.c: kernel receive timestamps for answers (see recv-stamp.h). */
-#include "recv-stamp.h"
+#include "injector/recv-stamp.h"
 
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
-#include "clock.h"
+#include "basic/time-util.h"
 
 void recv_stamp_enable(int fd) {
         int one = 1;

@@ -1,9 +1,9 @@
 /* schedule.c: arrival times of the open loop. */
-#include "schedule.h"
+#include "injector/schedule.h"
 
 #include <math.h>
 
-#include "clock.h"
+#include "basic/time-util.h"
 
 static uint64_t splitmix64(uint64_t *x) {
         uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));

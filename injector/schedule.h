@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "options.h"
+#include "injector/options.h"
 
 struct rng {
         uint64_t s[4];

@@ -1,15 +1,15 @@
 /* summary.c: the JSON summary: what was asked, what happened, and whether the injector kept up.
  * Figures cover the measure phase; latencies are exact nearest-rank percentiles in microseconds
  * (with ns precision), from scheduled (coordinated-omission corrected), from submit, and lag. */
-#include "summary.h"
+#include "injector/summary.h"
 
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 
-#include "clock.h"
-#include "macro.h"
+#include "basic/time-util.h"
+#include "basic/macro.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -1,9 +1,9 @@
 /* summary.h: the injector's JSON summary of a run (--summary FILE, or standard output). */
 #pragma once
 
-#include "engine.h"
-#include "options.h"
-#include "timeline-stats.h"
+#include "injector/engine.h"
+#include "injector/options.h"
+#include "injector/timeline-stats.h"
 
 /* Target below which the open loop counts as not keeping up: achieved rate under 99% of the
  * target, or lag p99 above 1 ms. */

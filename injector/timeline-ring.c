@@ -1,5 +1,5 @@
 /* timeline-ring.c: ordering and block-writing the per-request records. */
-#include "timeline-ring.h"
+#include "injector/timeline-ring.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,8 +8,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "macro.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 
 int timeline_write_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
         struct timeline_header h = timeline_header_make(start_ns, measure_start_ns);

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "timeline-format.h"
+#include "basic/timeline-format.h"
 
 #define TIMELINE_BLOCK_RECORDS 2048u
 

@@ -1,5 +1,5 @@
 /* timeline-stats.c: counts and exact percentiles of a timeline file. */
-#include "timeline-stats.h"
+#include "injector/timeline-stats.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "macro.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 
 #define READ_RECORDS 16384
 #define BUCKET_BITS 12

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "timeline-format.h"
+#include "basic/timeline-format.h"
 
 enum latency_kind {
         LATENCY_SCHEDULED,      /* done - scheduled: coordinated-omission corrected */

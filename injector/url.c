@@ -1,5 +1,5 @@
 /* url.c: parsing and resolving the injector's target. */
-#include "url.h"
+#include "injector/url.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -9,8 +9,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "macro.h"
+#include "basic/time-util.h"
+#include "basic/macro.h"
 
 static bool is_host_char(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -1,11 +1,11 @@
 /* db.c: opening the store, migrating it, and lending connections to threads. */
-#include "db.h"
+#include "storage/db.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "log.h"
-#include "schema.h"
+#include "basic/log.h"
+#include "storage/schema.h"
 
 #define POOL_MAX 32
 #define STMT_CACHE 48

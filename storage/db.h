@@ -6,8 +6,8 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
-#include "error.h"
-#include "macro.h"
+#include "basic/error.h"
+#include "basic/macro.h"
 
 struct storage;
 

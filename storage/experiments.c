@@ -1,13 +1,13 @@
 /* experiments.c: experiments, cells and runs in the store. */
-#include "experiments.h"
+#include "storage/experiments.h"
 
 #include <cJSON.h>
 #include <string.h>
 
-#include "log.h"
-#include "row-json.h"
-#include "runs.h"
-#include "time-util.h"
+#include "basic/log.h"
+#include "storage/row-json.h"
+#include "storage/runs.h"
+#include "basic/time-util.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
-#include "error.h"
-#include "id.h"
+#include "storage/db.h"
+#include "basic/error.h"
+#include "basic/id.h"
 
 struct cJSON;
 

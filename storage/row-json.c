@@ -1,9 +1,9 @@
 /* row-json.c: result-row columns as cJSON members. */
-#include "row-json.h"
+#include "storage/row-json.h"
 
 #include <stdio.h>
 
-#include "time-util.h"
+#include "basic/time-util.h"
 
 void row_add_time(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
         if (sqlite3_column_type(s, col) == SQLITE_NULL) {

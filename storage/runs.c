@@ -1,14 +1,14 @@
 /* runs.c: run states, transitions and reads. */
-#include "runs.h"
+#include "storage/runs.h"
 
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments.h"
-#include "row-json.h"
-#include "time-util.h"
+#include "storage/experiments.h"
+#include "storage/row-json.h"
+#include "basic/time-util.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

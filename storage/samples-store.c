@@ -1,9 +1,9 @@
 /* samples-store.c: a run's 1 s series in the store. */
-#include "samples-store.h"
+#include "storage/samples-store.h"
 
 #include <cJSON.h>
 
-#include "macro.h"
+#include "basic/macro.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "storage/db.h"
 
 struct cJSON;
 

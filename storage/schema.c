@@ -1,8 +1,8 @@
 /* schema.c: the schema, as an append-only list of migrations. Never edit a released entry:
  * add a new one, so that every existing file upgrades the same way. */
-#include "schema.h"
+#include "storage/schema.h"
 
-#include "macro.h"
+#include "basic/macro.h"
 
 static const char schema_v1[] =
         /* Experiments: the definition as stored (canonical JSON), newest-first paging by rowid. */

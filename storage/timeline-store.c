@@ -1,10 +1,10 @@
 /* timeline-store.c: bulk inserts of a run's raw data, prepared once, in one transaction. */
-#include "timeline-store.h"
+#include "storage/timeline-store.h"
 
 #include <cJSON.h>
 #include <string.h>
 
-#include "row-json.h"
+#include "storage/row-json.h"
 
 int requests_store(struct db_conn *c, const char *run_id, const struct timeline_record *records, size_t n) {
         static const char sql_clear[] = "DELETE FROM requests WHERE run_id = ?";

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
-#include "timeline-format.h"
+#include "storage/db.h"
+#include "basic/timeline-format.h"
 
 #define REQUESTS_BLOCK_RECORDS 4096
 

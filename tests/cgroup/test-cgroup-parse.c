@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "cgroup-internal.h"
-#include "host-limits.h"
+#include "cgroup/cgroup-internal.h"
+#include "basic/host-limits.h"
 
 static void test_keyed(void **state) {
         const char *v2 = "usage_usec 1000123\nuser_usec 9\nsystem_usec 1\nnr_periods 20\n"
@@ -72,90 +72,12 @@ static void test_names(void **state) {
         assert_false(cg_valid_name(long_name, 64, true));
 }
 
-static struct host_limits fake_host(void) {
-        struct host_limits h = { .memory_bytes = 8ULL << 30 };
-        assert_int_equal(cpulist_parse("0-7", &h.cpus), 0);
-        assert_int_equal(cpulist_parse("0", &h.mems), 0);
-        return h;
-}
-
-static void expect_bad(const struct slice_limits *l, const char *field, const char *words) {
-        struct host_limits h = fake_host();
-        struct error err = { 0 };
-        assert_int_equal(slice_limits_check(l, &h, "cells[2]", &err), -EINVAL);
-        assert_int_equal(err.status, 400);
-        assert_string_equal(err.field, field);
-        if (!strstr(err.message, words))
-                fail_msg("message \"%s\" lacks \"%s\"", err.message, words);
-}
-
-static void test_limits_check(void **state) {
-        struct host_limits h = fake_host();
-        struct error err = { 0 };
-        struct slice_limits l = { 0 };
-        assert_int_equal(slice_limits_check(&l, &h, "cells[2]", &err), 0); /* all defaults */
-        assert_int_equal(cpulist_parse("4-7", &l.cpus), 0);
-        l.cpu_quota = 4.0;
-        l.cpu_burst_us = 50000;
-        l.memory_max = 4ULL << 30;
-        assert_int_equal(slice_limits_check(&l, &h, "cells[2]", &err), 0);
-        l.cpu_quota = 0.01; /* exactly 1 ms per 100 ms period */
-        l.cpu_burst_us = 0;
-        assert_int_equal(slice_limits_check(&l, &h, "cells[2]", &err), 0);
-
-        struct slice_limits b = l;
-        assert_int_equal(cpulist_parse("6-9", &b.cpus), 0);
-        expect_bad(&b, "cells[2].cpus", "8-9 not online");
-        b = l;
-        b.cpu_quota = 4.5;
-        expect_bad(&b, "cells[2].cpu_quota", "exceeds the 4 CPUs");
-        b = l;
-        b.cpu_quota = 0.009;
-        expect_bad(&b, "cells[2].cpu_quota", "below 1 ms");
-        b = l;
-        b.cpu_quota = NAN;
-        expect_bad(&b, "cells[2].cpu_quota", "positive");
-        b = l;
-        b.cpu_quota = -1;
-        expect_bad(&b, "cells[2].cpu_quota", "positive");
-        b = l;
-        b.cpu_period_us = 999;
-        expect_bad(&b, "cells[2].cpu_period_us", "1000..1000000");
-        b = l;
-        b.cpu_quota = 0;
-        b.cpu_burst_us = 1000;
-        expect_bad(&b, "cells[2].cpu_burst_us", "needs a cpu_quota");
-        b = l;
-        b.cpu_quota = 1;
-        b.cpu_burst_us = 100001;
-        expect_bad(&b, "cells[2].cpu_burst_us", "exceed");
-        b = l;
-        b.memory_max = (8ULL << 30) + 1;
-        expect_bad(&b, "cells[2].memory_max", "exceeds the host");
-        b = l;
-        b.has_mems = true;
-        assert_int_equal(cpulist_parse("1", &b.mems), 0);
-        expect_bad(&b, "cells[2].mems", "1 not online");
-        b.mems = (struct cpulist){ 0 };
-        expect_bad(&b, "cells[2].mems", "at least one");
-        b = l;
-        b.pids_max = 5000000;
-        expect_bad(&b, "cells[2].pids_max", "4194304");
-        /* no cpus: the quota may use every online CPU */
-        b = (struct slice_limits){ .cpu_quota = 8.0 };
-        assert_int_equal(slice_limits_check(&b, &h, "", &err), 0);
-        b.cpu_quota = 8.5;
-        assert_int_equal(slice_limits_check(&b, &h, "", &err), -EINVAL);
-        assert_string_equal(err.field, "cpu_quota");
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_keyed),
                 cmocka_unit_test(test_psi),
                 cmocka_unit_test(test_meminfo),
                 cmocka_unit_test(test_names),
-                cmocka_unit_test(test_limits_check),
         };
         return cmocka_run_group_tests_name("cgroup-parse", tests, NULL, NULL);
 }

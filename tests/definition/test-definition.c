@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "definition.h"
-#include "fileio.h"
-#include "macro.h"
+#include "basic/cpulist.h"
+#include "definition/definition.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 
 static struct definition_host host2, host16, host_real;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "definition-internal.h"
+#include "definition/definition-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

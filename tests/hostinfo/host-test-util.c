@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "basic/fileio.h"
 
 const char *fixture_root(const char *name) {
         static char buf[PATH_MAX];

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host-preflight.h"
+#include "host/host-preflight.h"
 #include "host-test-util.h"
-#include "host-warnings.h"
-#include "json-util.h"
+#include "host/host-warnings.h"
+#include "basic/json-util.h"
 
 /* Runs preflight and checks the exact sentences, in order. */
 static void expect_preflight(const char *fixture, const char *cpus_text, struct host_requirements req,

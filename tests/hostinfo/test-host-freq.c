@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "alloc-count.h"
-#include "host-cpufreq.h"
+#include "host/host-cpufreq.h"
 #include "host-test-util.h"
-#include "json-util.h"
+#include "basic/json-util.h"
 
 static void set_freq(const char *root, unsigned cpu, const char *khz) {
         char path[128];

@@ -13,10 +13,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "host-info.h"
-#include "host-java.h"
+#include "host/host-info.h"
+#include "host/host-java.h"
 #include "host-test-util.h"
-#include "macro.h"
+#include "basic/macro.h"
 
 static const struct host_info_options no_java = { .skip_java = true };
 

@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "host-java.h"
+#include "basic/fileio.h"
+#include "host/host-java.h"
 #include "host-test-util.h"
-#include "macro.h"
+#include "basic/macro.h"
 
 /* root/bin/java with this script body, executable. */
 static void fake_java(const char *root, const char *body) {

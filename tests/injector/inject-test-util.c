@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "basic/macro.h"
 
 extern char **environ;
 

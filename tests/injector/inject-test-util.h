@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "timeline-format.h"
+#include "basic/timeline-format.h"
 
 struct proc {
         pid_t pid;

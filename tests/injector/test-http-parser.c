@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "http-parser.h"
+#include "injector/http-parser.h"
 
 /* Feed the answer in pieces of `step` bytes; returns the parse result and the bytes used. */
 static int feed_steps(struct http_parser *p, const char *s, size_t len, size_t step, size_t *used) {

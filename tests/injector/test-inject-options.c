@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
-#include "http-request.h"
-#include "options.h"
-#include "url.h"
+#include "basic/time-util.h"
+#include "injector/http-request.h"
+#include "injector/options.h"
+#include "injector/url.h"
 
 #define ARGV(...) ((char *[]){ "slicelab-inject", __VA_ARGS__, NULL })
 #define ARGC(...) ((int) (sizeof((char *[]){ "slicelab-inject", __VA_ARGS__ }) / sizeof(char *)))

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "clock.h"
-#include "schedule.h"
+#include "basic/time-util.h"
+#include "injector/schedule.h"
 
 static void test_uniform(void **state) {
         struct schedule s;

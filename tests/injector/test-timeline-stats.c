@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "schedule.h"
-#include "timeline-stats.h"
+#include "injector/schedule.h"
+#include "injector/timeline-stats.h"
 
 static int write_records(const struct timeline_record *r, size_t n) {
         int fd = memfd_create("timeline", MFD_CLOEXEC);

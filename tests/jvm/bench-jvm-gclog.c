@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "jvm-gclog.h"
-#include "macro.h"
+#include "jvm/jvm-gclog.h"
+#include "basic/macro.h"
 
 static double seconds(void) {
         struct timespec ts;

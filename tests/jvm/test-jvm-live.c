@@ -33,10 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jvm-flags.h"
-#include "jvm-gclog.h"
-#include "jvm-hsperf.h"
-#include "macro.h"
+#include "jvm/jvm-flags.h"
+#include "jvm/jvm-gclog.h"
+#include "jvm/jvm-hsperf.h"
+#include "basic/macro.h"
 
 #define READY_TIMEOUT_MS (180 * 1000)
 #define CGROUP_V1_CPU "/sys/fs/cgroup/cpu"

@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json-util.h"
-#include "jvm-flags.h"
-#include "jvm-gclog.h"
-#include "jvm-hsperf.h"
-#include "jvm-lines.h"
-#include "macro.h"
+#include "basic/json-util.h"
+#include "jvm/jvm-flags.h"
+#include "jvm/jvm-gclog.h"
+#include "jvm/jvm-hsperf.h"
+#include "jvm/jvm-lines.h"
+#include "basic/macro.h"
 
 static void fixture_path(char *buf, size_t size, const char *name) {
         const char *src = getenv("SLICELAB_SRC");

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "alloc-count.h"
-#include "json-util.h"
-#include "stats.h"
+#include "basic/json-util.h"
+#include "basic/stats.h"
 
 #define assert_close(a, b, tol)                                                          \
         do {                                                                             \

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
-#include "fileio.h"
-#include "runs.h"
-#include "samples-store.h"
-#include "timeline-store.h"
+#include "storage/db.h"
+#include "basic/fileio.h"
+#include "storage/runs.h"
+#include "storage/samples-store.h"
+#include "storage/timeline-store.h"
 
 static char dir[] = "/tmp/slicelab-db-XXXXXX";
 

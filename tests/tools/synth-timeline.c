@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "timeline-format.h"
+#include "basic/timeline-format.h"
 
 static uint64_t next(uint64_t *s) {
         *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;

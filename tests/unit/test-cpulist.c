@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cpulist.h"
+#include "basic/cpulist.h"
 
 static void roundtrip(const char *in, const char *canonical) {
         struct cpulist c;

@@ -1,0 +1,430 @@
+/* stats.c: percentiles, descriptive statistics, Student t quantiles and ratio intervals for
+ * run metrics and experiment reports. Definitions are in stats.h. */
+#include "basic/stats.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/json-util.h"
+#include "basic/macro.h"
+
+/* ---- percentiles ---- */
+
+/* p in units of 1e-6 of the population; with it the rank is exact integer arithmetic. */
+#define RANK_SCALE UINT64_C(1000000)
+
+size_t stats_nearest_rank(size_t n, double p) {
+        if (n == 0)
+                return 0;
+        if (!(p > 0)) /* also NaN */
+                return 1;
+        if (p >= 100)
+                return n;
+        uint64_t micro = (uint64_t) llround(p * 1e4);
+        /* ceil(micro * n / SCALE) without overflow, splitting n = q * SCALE + rem */
+        uint64_t q = n / RANK_SCALE, rem = n % RANK_SCALE;
+        uint64_t rank = micro * q + (micro * rem + RANK_SCALE - 1) / RANK_SCALE;
+        return (size_t) MAX(rank, UINT64_C(1));
+}
+
+double stats_percentile_sorted(const double *sorted, size_t n, double p) {
+        return n == 0 ? NAN : sorted[stats_nearest_rank(n, p) - 1];
+}
+
+int64_t stats_percentile_sorted_i64(const int64_t *sorted, size_t n, double p) {
+        return n == 0 ? INT64_MIN : sorted[stats_nearest_rank(n, p) - 1];
+}
+
+/* In-place selection: afterwards v[k] holds the k-th smallest (0-based), smaller-or-equal
+ * values before it and larger-or-equal after. Used instead of qsort(), which may allocate. */
+static void select_kth(double *v, size_t n, size_t k) {
+        size_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                /* median of three as pivot keeps sorted and reversed inputs linear */
+                double a = v[lo], b = v[mid], c = v[hi];
+                double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+                size_t i = lo, j = hi;
+                while (i <= j) {
+                        while (v[i] < pivot)
+                                i++;
+                        while (v[j] > pivot)
+                                j--;
+                        if (i <= j) {
+                                double t = v[i];
+                                v[i] = v[j];
+                                v[j] = t;
+                                i++;
+                                if (j == 0)
+                                        break;
+                                j--;
+                        }
+                }
+                /* now v[lo..j] <= pivot <= v[i..hi], and j < i */
+                if (k <= j)
+                        hi = j;
+                else if (k >= i)
+                        lo = i;
+                else
+                        return;
+        }
+}
+
+static double max_of(const double *v, size_t n) {
+        double m = v[0];
+        for (size_t i = 1; i < n; i++)
+                m = MAX(m, v[i]);
+        return m;
+}
+
+/* Nearest-rank percentile of an unsorted array, reordering it. */
+static double select_percentile(double *v, size_t n, double p) {
+        size_t k = stats_nearest_rank(n, p) - 1;
+        select_kth(v, n, k);
+        return v[k];
+}
+
+/* ---- Student t and normal quantiles ---- */
+
+#define TINY 1e-300
+
+/* Continued fraction of the regularized incomplete beta function (DLMF 8.17.22), evaluated
+ * with the modified Lentz method: returns 1 + d1/(1 + d2/(1 + ...)). Converges quickly for
+ * x < (a + 1) / (a + b + 2). */
+static double ibeta_fraction(double a, double b, double x) {
+        double f = 1, c = 1, d = 0;
+        for (int m = 1; m <= 100000; m++) {
+                int k = m / 2;
+                double dm = (m % 2)
+                        ? -(a + k) * (a + b + k) * x / ((a + 2 * k) * (a + 2 * k + 1))
+                        : k * (b - k) * x / ((a + 2 * k - 1) * (a + 2 * k));
+                d = 1 + dm * d;
+                if (fabs(d) < TINY)
+                        d = TINY;
+                c = 1 + dm / c;
+                if (fabs(c) < TINY)
+                        c = TINY;
+                d = 1 / d;
+                double delta = c * d;
+                f *= delta;
+                if (fabs(delta - 1) < 1e-15)
+                        break;
+        }
+        return f;
+}
+
+/* Regularized incomplete beta I_x(a, b); y = 1 - x is passed separately because callers can
+ * compute it without cancellation. */
+static double ibeta(double a, double b, double x, double y) {
+        if (x <= 0)
+                return 0;
+        if (y <= 0)
+                return 1;
+        double lfront = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(y);
+        if (x < (a + 1) / (a + b + 2))
+                return exp(lfront) / (a * ibeta_fraction(a, b, x));
+        return 1 - exp(lfront) / (b * ibeta_fraction(b, a, y));
+}
+
+/* P(T > t) for t >= 0: I_{df/(df+t^2)}(df/2, 1/2) / 2. */
+static double t_upper_tail(double t, double df) {
+        double t2 = t * t;
+        return 0.5 * ibeta(df / 2, 0.5, df / (df + t2), t2 / (df + t2));
+}
+
+static double normal_upper_tail(double z, double unused) {
+        return 0.5 * erfc(z / M_SQRT2);
+}
+
+/* The x >= 0 with tail(x) = q for a decreasing tail function with tail(0) = 0.5: bracket by
+ * doubling, then bisect to the resolution of doubles. Not fast, but exact enough and robust for
+ * any df; quantiles are computed a few times per report. */
+static double solve_upper_tail(double (*tail)(double, double), double param, double q) {
+        double lo = 0, hi = 1;
+        while (tail(hi, param) > q) {
+                lo = hi;
+                hi *= 2;
+                if (hi > 1e300)
+                        return INFINITY;
+        }
+        for (int i = 0; i < 2000 && hi - lo > 4 * DBL_EPSILON * hi; i++) {
+                double mid = lo + (hi - lo) / 2;
+                if (tail(mid, param) > q)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return lo + (hi - lo) / 2;
+}
+
+double stats_normal_quantile(double p) {
+        if (!(p > 0 && p < 1))
+                return NAN;
+        if (p < 0.5)
+                return -solve_upper_tail(normal_upper_tail, 0, p);
+        return solve_upper_tail(normal_upper_tail, 0, 1 - p);
+}
+
+double stats_t_quantile(double p, double df) {
+        if (!(p > 0 && p < 1) || !(df > 0))
+                return NAN;
+        if (p < 0.5)
+                return -stats_t_quantile(1 - p, df);
+        if (p == 0.5)
+                return 0;
+        if (df > 1e6) {
+                /* Cornish-Fisher expansion in 1/df around the normal quantile: its next term is
+                 * below 1e-17 here, and the continued fraction would need thousands of steps. */
+                double z = stats_normal_quantile(p), z3 = z * z * z, z5 = z3 * z * z;
+                return isinf(df) ? z : z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
+        }
+        return solve_upper_tail(t_upper_tail, df, 1 - p);
+}
+
+/* ---- descriptive statistics ---- */
+
+static bool all_finite(const double *x, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (!isfinite(x[i]))
+                        return false;
+        return true;
+}
+
+/* Two-pass mean: the second pass corrects the rounding error of the first. */
+static double mean_of(const double *x, size_t n) {
+        double s = 0, c = 0;
+        for (size_t i = 0; i < n; i++)
+                s += x[i];
+        double m = s / (double) n;
+        for (size_t i = 0; i < n; i++)
+                c += x[i] - m;
+        return m + c / (double) n;
+}
+
+/* Sample variance (divisor n - 1) around a known mean; n >= 2. */
+static double variance_of(const double *x, size_t n, double mean) {
+        double ss = 0;
+        for (size_t i = 0; i < n; i++)
+                ss += (x[i] - mean) * (x[i] - mean);
+        return ss / (double) (n - 1);
+}
+
+static double median_of(double *scratch, size_t n) {
+        size_t k = n / 2;
+        select_kth(scratch, n, k);
+        if (n % 2)
+                return scratch[k];
+        /* the other middle value is the largest of the lower half */
+        return (max_of(scratch, k) + scratch[k]) / 2;
+}
+
+int stats_describe(const double *x, size_t n, struct stats_summary *ret) {
+        if (n == 0 || !all_finite(x, n))
+                return -EINVAL;
+        _cleanup_free_ double *scratch = malloc(n * sizeof(double));
+        if (!scratch)
+                return -ENOMEM;
+        memcpy(scratch, x, n * sizeof(double));
+
+        struct stats_summary s = { .n = n, .mean = mean_of(x, n), .min = x[0], .max = x[0] };
+        for (size_t i = 1; i < n; i++) {
+                s.min = MIN(s.min, x[i]);
+                s.max = MAX(s.max, x[i]);
+        }
+        s.median = median_of(scratch, n);
+        if (n >= 2) {
+                s.have_stddev = true;
+                s.stddev = sqrt(variance_of(x, n, s.mean));
+                if (s.mean != 0) {
+                        s.have_cov = true;
+                        s.cov = s.stddev / s.mean;
+                }
+                double half = stats_t_quantile(0.975, (double) (n - 1)) * s.stddev / sqrt((double) n);
+                s.have_ci = true;
+                s.ci_low = s.mean - half;
+                s.ci_high = s.mean + half;
+        }
+        *ret = s;
+        return 0;
+}
+
+/* ---- ratio of means ---- */
+
+struct stats_bootstrap {
+        uint64_t seed, state;
+        size_t resamples;
+        double ratios[]; /* one per resample */
+};
+
+int stats_bootstrap_new(size_t resamples, uint64_t seed, struct stats_bootstrap **ret) {
+        if (resamples < 1000 || resamples > SIZE_MAX / sizeof(double) / 2)
+                return -EINVAL;
+        struct stats_bootstrap *b = malloc(sizeof *b + resamples * sizeof(double));
+        if (!b)
+                return -ENOMEM;
+        *b = (struct stats_bootstrap){ .seed = seed, .resamples = resamples };
+        *ret = b;
+        return 0;
+}
+
+struct stats_bootstrap *stats_bootstrap_free(struct stats_bootstrap *b) {
+        free(b);
+        return NULL;
+}
+
+/* SplitMix64 (Steele, Lea, Flood 2014): a small, well-tested 64-bit generator. */
+static uint64_t rng_next(uint64_t *state) {
+        uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        return z ^ (z >> 31);
+}
+
+__extension__ typedef unsigned __int128 u128;
+
+/* Uniform in [0, range) without modulo bias (Lemire's multiply-and-reject). */
+static size_t rng_below(uint64_t *state, uint64_t range) {
+        u128 m = (u128) rng_next(state) * range;
+        uint64_t low = (uint64_t) m;
+        if (low < range) {
+                uint64_t threshold = -range % range;
+                while (low < threshold) {
+                        m = (u128) rng_next(state) * range;
+                        low = (uint64_t) m;
+                }
+        }
+        return (size_t) (m >> 64);
+}
+
+static double resampled_mean(uint64_t *state, const double *x, size_t n) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+                s += x[rng_below(state, n)];
+        return s / (double) n;
+}
+
+static void ratio_set_ci(struct stats_ratio *r, double lo, double hi) {
+        r->have_ci = true;
+        r->ci_low = lo;
+        r->ci_high = hi;
+        r->excludes_one = lo > 1 || hi < 1;
+}
+
+/* Point estimate shared by both interval methods. */
+static int ratio_point(const double *x, size_t nx, const double *base, size_t nbase,
+                       struct stats_ratio *r, double *ret_mx, double *ret_mb) {
+        if (nx == 0 || nbase == 0 || !all_finite(x, nx) || !all_finite(base, nbase))
+                return -EINVAL;
+        double mx = mean_of(x, nx), mb = mean_of(base, nbase);
+        *r = (struct stats_ratio){ 0 };
+        if (mb != 0) {
+                r->have_ratio = true;
+                r->ratio = mx / mb;
+        }
+        *ret_mx = mx;
+        *ret_mb = mb;
+        return 0;
+}
+
+int stats_ratio_bootstrap(struct stats_bootstrap *b, const double *x, size_t nx,
+                          const double *baseline, size_t nbase, struct stats_ratio *ret) {
+        struct stats_ratio r;
+        double mx, mb;
+        int k = ratio_point(x, nx, baseline, nbase, &r, &mx, &mb);
+        if (k < 0)
+                return k;
+        if (r.have_ratio && nx >= 2 && nbase >= 2) {
+                bool bounded = true;
+                b->state = b->seed;
+                for (size_t i = 0; i < b->resamples && bounded; i++) {
+                        double num = resampled_mean(&b->state, x, nx);
+                        double den = resampled_mean(&b->state, baseline, nbase);
+                        bounded = den != 0;
+                        b->ratios[i] = bounded ? num / den : 0;
+                }
+                if (bounded) {
+                        double hi = select_percentile(b->ratios, b->resamples, 97.5);
+                        double lo = select_percentile(b->ratios, b->resamples, 2.5);
+                        ratio_set_ci(&r, lo, hi);
+                }
+        }
+        *ret = r;
+        return 0;
+}
+
+int stats_ratio_fieller(const double *x, size_t nx, const double *baseline, size_t nbase,
+                        struct stats_ratio *ret) {
+        struct stats_ratio r;
+        double mx, mb;
+        int k = ratio_point(x, nx, baseline, nbase, &r, &mx, &mb);
+        if (k < 0)
+                return k;
+        if (r.have_ratio && nx >= 2 && nbase >= 2) {
+                /* variances of the two means */
+                double vx = variance_of(x, nx, mx) / (double) nx;
+                double vb = variance_of(baseline, nbase, mb) / (double) nbase;
+                /* Welch-Satterthwaite df for Var(mean(x) - ratio * mean(baseline)) */
+                double wx = vx, wb = r.ratio * r.ratio * vb;
+                double den = wx * wx / (double) (nx - 1) + wb * wb / (double) (nbase - 1);
+                double df = den > 0 ? (wx + wb) * (wx + wb) / den : (double) (nx + nbase - 2);
+                double t = stats_t_quantile(0.975, df), t2 = t * t;
+                /* roots of (mx - q mb)^2 = t^2 (vx + q^2 vb) */
+                double a = mb * mb - t2 * vb;
+                double disc = t2 * (vx * mb * mb + vb * mx * mx - t2 * vx * vb);
+                if (a > 0 && disc >= 0) {
+                        double s = sqrt(disc);
+                        ratio_set_ci(&r, (mx * mb - s) / a, (mx * mb + s) / a);
+                }
+        }
+        *ret = r;
+        return 0;
+}
+
+/* ---- JSON ---- */
+
+static int add_interval(cJSON *obj, bool have, double lo, double hi) {
+        if (!have)
+                return cJSON_AddNullToObject(obj, "ci95") ? 0 : -ENOMEM;
+        cJSON *ci = cJSON_AddObjectToObject(obj, "ci95");
+        if (!ci)
+                return -ENOMEM;
+        int r = json_add_number(ci, "low", lo);
+        return r < 0 ? r : json_add_number(ci, "high", hi);
+}
+
+int stats_summary_json(const struct stats_summary *s, cJSON **ret) {
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        int r;
+        if ((r = json_add_number(o, "n", (double) s->n)) < 0 ||
+            (r = json_add_number(o, "mean", s->mean)) < 0 ||
+            (r = json_add_number(o, "median", s->median)) < 0 ||
+            (r = json_add_number_or_null(o, "stddev", s->have_stddev, s->stddev)) < 0 ||
+            (r = json_add_number_or_null(o, "cov", s->have_cov, s->cov)) < 0 ||
+            (r = json_add_number(o, "min", s->min)) < 0 ||
+            (r = json_add_number(o, "max", s->max)) < 0 ||
+            (r = add_interval(o, s->have_ci, s->ci_low, s->ci_high)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int stats_ratio_json(const struct stats_ratio *ratio, cJSON **ret) {
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        int r;
+        if ((r = json_add_number_or_null(o, "ratio", ratio->have_ratio, ratio->ratio)) < 0 ||
+            (r = add_interval(o, ratio->have_ci, ratio->ci_low, ratio->ci_high)) < 0)
+                return r;
+        cJSON *ex = ratio->have_ci ? cJSON_AddBoolToObject(o, "excludes_one", ratio->excludes_one)
+                                   : cJSON_AddNullToObject(o, "excludes_one");
+        if (!ex)
+                return -ENOMEM;
+        *ret = TAKE_PTR(o);
+        return 0;
+}

@@ -1,0 +1,219 @@
+/* cgroup-manager.c: the driver-independent half of daemon/cgroup.h: the manager, runs and their
+ * slices (names, rollback, teardown) and reconciliation of groups left by a previous daemon. */
+#include <dirent.h>
+#include <string.h>
+
+#include "cgroup/cgroup-internal.h"
+#include "basic/log.h"
+
+int cgroup_manager_new(const char *root_name, struct cgroup_manager **ret) {
+        if (!cg_valid_name(root_name, 64, true))
+                return -EINVAL;
+        struct cgroup_mode mode;
+        int r = cgroup_detect(&mode);
+        if (r < 0)
+                return log_error_errno(r, "cgroup: no cgroup filesystem at /sys/fs/cgroup");
+        _cleanup_free_ struct cgroup_manager *m = calloc(1, sizeof *m);
+        if (!m)
+                return -ENOMEM;
+        m->mode = mode;
+        m->driver = mode.version == CGROUP_V2 ? &cg_driver_v2 : &cg_driver_v1;
+        r = m->driver->init(m, root_name);
+        if (r < 0)
+                return r;
+        log_info("cgroup: mode %s, driver %s, root %s%s", mode.name, mode.driver, m->root,
+                 m->delegated ? " (systemd delegation)" : "");
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+void cgroup_manager_free(struct cgroup_manager *m) {
+        if (!m)
+                return;
+        m->driver->fini(m);
+        free(m);
+}
+
+const struct cgroup_mode *cgroup_manager_mode(const struct cgroup_manager *m) {
+        return &m->mode;
+}
+
+const char *cgroup_manager_root(const struct cgroup_manager *m) {
+        return m->root;
+}
+
+bool cgroup_manager_delegated(const struct cgroup_manager *m) {
+        return m->delegated;
+}
+
+/* Is name one item of the comma-separated list? */
+static bool controller_in_list(const char *list, const char *name) {
+        size_t len = strlen(name);
+        for (const char *c = list; c;) {
+                if (strncmp(c, name, len) == 0 && (c[len] == ',' || c[len] == '\0'))
+                        return true;
+                c = strchr(c, ',');
+                if (c)
+                        c++;
+        }
+        return false;
+}
+
+int cgroup_manager_dir(const struct cgroup_manager *m, const char *controller, const char *cgpath,
+                       char *buf, size_t size) {
+        if (m->mode.version == CGROUP_V2)
+                return cg_path(buf, size, "%s%s", m->mount, cgpath);
+        for (size_t i = 0; i < m->n_hier; i++)
+                if (controller_in_list(m->hier[i].controllers, controller))
+                        return cg_path(buf, size, "%s%s", m->hier[i].mount, cgpath);
+        return -ENOENT;
+}
+
+/* The union of two slices' cpus/mems, an empty side meaning the whole root, for the run group. */
+static void run_group_limits(const struct cgroup_manager *m, const struct slice_limits *a,
+                             const struct slice_limits *b, struct slice_limits *ret) {
+        *ret = (struct slice_limits){ 0 };
+        const struct slice_limits *both[] = { a, b };
+        ret->has_mems = true;
+        for (size_t i = 0; i < ELEMENTSOF(both); i++) {
+                cpulist_union(&ret->cpus, cpulist_count(&both[i]->cpus) ? &both[i]->cpus : &m->root_cpus);
+                cpulist_union(&ret->mems, both[i]->has_mems ? &both[i]->mems : &m->root_mems);
+        }
+}
+
+int cgroup_run_create(struct cgroup_manager *m, const char *run_id, const struct slice_limits *sut,
+                      const struct slice_limits *load, struct cgroup_run **ret) {
+        if (!cg_valid_name(run_id, CG_RUN_ID_MAX, false) || !sut || !load)
+                return -EINVAL;
+        _cleanup_free_ struct cgroup_run *r = calloc(1, sizeof *r);
+        if (!r)
+                return -ENOMEM;
+        r->manager = m;
+        snprintf(r->id, sizeof r->id, "%s", run_id);
+        int k = cg_path(r->path, sizeof r->path, "%s/run-%s", m->root, run_id);
+        const struct slice_limits *lim[_SLICE_KIND_MAX] = { [SLICE_SUT] = sut, [SLICE_LOAD] = load };
+        for (int i = 0; k >= 0 && i < _SLICE_KIND_MAX; i++)
+                k = cg_path(r->slice[i], sizeof r->slice[i], "%s/%s", r->path, slice_kind_to_string(i));
+        if (k < 0)
+                return k;
+
+        struct slice_limits parent;
+        run_group_limits(m, sut, load, &parent);
+        k = m->driver->create(m, r->path, &parent, true);
+        if (k == -EEXIST)
+                return log_error_errno(k, "cgroup: run %s: %s exists already", run_id, r->path);
+        for (int i = 0; k >= 0 && i < _SLICE_KIND_MAX; i++)
+                k = m->driver->create(m, r->slice[i], lim[i], false);
+        if (k < 0) {
+                log_run(LOG_ERR, NULL, run_id, "cgroup: creating the slices of run %s failed: %s",
+                        run_id, strerror(-k));
+                int q = m->driver->remove(m, r->path);
+                if (q < 0)
+                        log_error_errno(q, "cgroup: rolling back %s", r->path);
+                return k;
+        }
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+int cgroup_run_destroy(struct cgroup_run *r) {
+        int k = r->manager->driver->remove(r->manager, r->path);
+        if (k < 0)
+                log_run(LOG_ERR, NULL, r->id, "cgroup: removing %s failed: %s", r->path, strerror(-k));
+        return k;
+}
+
+void cgroup_run_free(struct cgroup_run *r) {
+        free(r);
+}
+
+const char *cgroup_run_id(const struct cgroup_run *r) {
+        return r->id;
+}
+
+const char *slice_cgroup_path(const struct cgroup_run *r, enum slice_kind kind) {
+        return (unsigned) kind < _SLICE_KIND_MAX ? r->slice[kind] : NULL;
+}
+
+int slice_read_stats(const struct cgroup_run *r, enum slice_kind kind, struct slice_stats *ret) {
+        if ((unsigned) kind >= _SLICE_KIND_MAX)
+                return -EINVAL;
+        return r->manager->driver->read_stats(r->manager, r->slice[kind], ret);
+}
+
+int slice_kill(struct cgroup_run *r, enum slice_kind kind) {
+        if ((unsigned) kind >= _SLICE_KIND_MAX)
+                return -EINVAL;
+        return r->manager->driver->kill(r->manager, r->slice[kind]);
+}
+
+/* Names of run groups under the root, from every hierarchy (a half-made group may exist in
+ * some only), without duplicates. */
+struct name_set {
+        char (*names)[CG_RUN_ID_MAX + 1];
+        size_t n, cap;
+};
+
+static int name_set_add(struct name_set *s, const char *id) {
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->names[i], id) == 0)
+                        return 0;
+        if (s->n == s->cap) {
+                size_t ncap = s->cap ? s->cap * 2 : 16;
+                void *n = realloc(s->names, ncap * sizeof *s->names);
+                if (!n)
+                        return -ENOMEM;
+                s->names = n;
+                s->cap = ncap;
+        }
+        snprintf(s->names[s->n++], sizeof s->names[0], "%s", id);
+        return 0;
+}
+
+static int collect_runs(const char *dir, struct name_set *s) {
+        DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : negative_errno();
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(d)))
+                if (de->d_type == DT_DIR && strncmp(de->d_name, "run-", 4) == 0 &&
+                    cg_valid_name(de->d_name + 4, CG_RUN_ID_MAX, false))
+                        r = name_set_add(s, de->d_name + 4);
+        closedir(d);
+        return r;
+}
+
+int cgroup_reconcile(struct cgroup_manager *m,
+                     bool (*is_live)(const char *run_id, void *userdata), void *userdata) {
+        char dirs[CG_V1_MAX_HIER][PATH_MAX];
+        size_t n = m->driver->dirs(m, m->root, dirs, ELEMENTSOF(dirs));
+        struct name_set s = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = collect_runs(dirs[i], &s);
+        if (r < 0) {
+                free(s.names);
+                return log_error_errno(r, "cgroup: listing %s", m->root);
+        }
+        int removed = 0;
+        for (size_t i = 0; i < s.n; i++) {
+                if (is_live(s.names[i], userdata))
+                        continue;
+                char path[PATH_MAX];
+                int k = cg_path(path, sizeof path, "%s/run-%s", m->root, s.names[i]);
+                if (k >= 0)
+                        k = m->driver->remove(m, path);
+                if (k < 0) {
+                        log_run(LOG_ERR, NULL, s.names[i], "cgroup: could not remove left-over %s: %s",
+                                path, strerror(-k));
+                        r = k;
+                        continue;
+                }
+                log_run(LOG_NOTICE, NULL, s.names[i], "cgroup: removed %s left by run %s (not live)",
+                        path, s.names[i]);
+                removed++;
+        }
+        free(s.names);
+        return r < 0 ? r : removed;
+}

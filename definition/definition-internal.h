@@ -1,0 +1,102 @@
+/* definition-internal.h: helpers shared by the definition-*.c files (JSON access with error
+ * paths, value syntaxes); not for use outside api/definition*. */
+#pragma once
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "definition/definition.h"
+
+#define DEF_PATH_MAX 128        /* = sizeof(struct error.field) */
+
+DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
+
+/* JSON names of the enums, indexed by value (definition.c); NULL where a value has no name. */
+extern const char *const def_order_names[3];
+extern const char *const def_mode_names[2];
+extern const char *const def_arrival_names[2];
+extern const char *const def_smt_names[3];
+extern const char *const def_thp_names[4];
+extern const char *const def_on_mismatch_names[2];
+
+/* error_set() with status 400. */
+int def_error(struct error *err, const char *code, const char *path, const char *fmt, ...)
+        _printf_(4, 5);
+int def_oom(struct error *err);
+
+/* Child paths: "a.b" ("b" at the root), "a[3]". Truncation cannot happen with the schema's
+ * own keys; hostile keys are never put into a path (see json_check_members). */
+void def_path_key(char *buf, const char *parent, const char *key);
+void def_path_index(char *buf, const char *parent, size_t index);
+
+/* s quoted for a message: valid printable UTF-8 kept, other bytes as \xNN, cut at ~60 bytes. */
+void def_quote(char *buf, size_t size, const char *s);
+const char *def_type_name(const cJSON *v);
+/* d has no fractional part (infinities pass: check isfinite first); without libm, which the
+ * API library does not link. */
+bool def_is_integral(double d);
+/* The shortest text that reads back as v (integral values without exponent), as JSON wants it
+ * for finite v. */
+void def_format_double(char *buf, size_t size, double v);
+
+/* The body is one RFC 8259 JSON value, checked more strictly than cJSON does: strict UTF-8, no
+ * control bytes outside JSON whitespace, none in strings, no \u0000 (cJSON would cut the string
+ * there), RFC 8259 numbers (cJSON takes "01" and "1."), no byte-order mark, nesting depth <=
+ * DEFINITION_DEPTH_MAX (which also bounds cJSON's recursion), a bounded number of values. */
+int def_json_prescan(const char *s, size_t len, struct error *err);
+
+/* Decode one UTF-8 sequence strictly (no overlongs, surrogates or > U+10FFFF); bytes used, or
+ * -1. */
+int def_utf8_decode(const unsigned char *s, size_t len, uint32_t *ret);
+
+/* Every member of obj (an object) is one of known[] and appears once. */
+int def_check_members(const cJSON *obj, const char *path, const char *const *known, size_t n_known,
+                      struct error *err);
+/* Type checks that name the path and the type seen (null included). */
+int def_expect_object(const cJSON *v, const char *path, struct error *err);
+int def_expect_array(const cJSON *v, const char *path, size_t min, size_t max, struct error *err);
+
+enum def_string_flags {
+        DEF_STRING_ALLOW_EMPTY = 1 << 0,
+        DEF_STRING_NAME = 1 << 1,       /* also no bidi/format characters, no edge spaces */
+};
+/* A string of at most max_len bytes, valid UTF-8, no control characters; *ret strdup'ed. */
+int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned flags, char **ret,
+                   struct error *err);
+/* An integral number in [min, max]. */
+int def_get_uint(const cJSON *v, const char *path, uint64_t min, uint64_t max, uint64_t *ret,
+                 struct error *err);
+/* A finite number in (min_exclusive, max]. */
+int def_get_number(const cJSON *v, const char *path, double min_exclusive, double max, double *ret,
+                   struct error *err);
+int def_get_bool(const cJSON *v, const char *path, bool *ret, struct error *err);
+/* A string equal to one of names[] (NULL entries skipped); *ret its index. */
+int def_get_enum(const cJSON *v, const char *path, const char *const *names, size_t n, int *ret,
+                 struct error *err);
+/* An array of 1..max strings (0..max with allow_empty_list), each <= DEFINITION_ARG_MAX bytes,
+ * as a NULL-terminated strv. */
+int def_get_strv(const cJSON *v, const char *path, size_t min, size_t max, char ***ret,
+                 size_t *n, struct error *err);
+
+/* Value syntaxes (definition-values.c). Each parses text found at path. */
+int def_parse_memory(const cJSON *v, const char *path, const struct definition_host *host,
+                     uint64_t *ret, struct error *err);
+int def_parse_url(const char *s, const char *path, struct definition_url *ret, struct error *err);
+int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *ret_ipv6,
+                        uint16_t *ret_port, struct error *err);
+int def_check_regex(const char *s, const char *path, struct error *err);
+int def_check_command(char **argv, const char *path, struct error *err);
+int def_check_env_key(const char *key, const char *path, struct error *err);
+int def_check_timeline_path(const char *s, const char *path, struct error *err);
+int def_parse_cpulist(const cJSON *v, const char *path, const struct cpulist *online,
+                      const char *what, struct cpulist *ret, struct error *err);
+/* A parsed size such as "-Xmx1g"'s "1g" in bytes (k/m/g/t, either case); -EINVAL otherwise. */
+int def_parse_jvm_size(const char *s, uint64_t *ret);
+
+/* "host:port", "[v6]:port"; size >= DEFINITION_URL_MAX. */
+void def_format_host_port(char *buf, size_t size, const char *host, bool ipv6, uint16_t port);
+void def_format_url(char *buf, size_t size, const struct definition_url *u);
+void def_url_done(struct definition_url *u);
+void def_env_done(struct definition_env *e);

@@ -1,0 +1,580 @@
+/* definition-json.c: the JSON layer of the definition parser: a strict pre-scan of the raw body
+ * for what cJSON lets through, and typed access to cJSON values that reports the JSON path and
+ * the value seen on every rejection. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "definition/definition-internal.h"
+
+/* Bound on JSON values in a body, so a 1 MiB body of [0,0,...] cannot cost hundreds of MiB of
+ * cJSON nodes; the largest meaningful definition has some 40000. */
+#define DEF_VALUES_MAX 65536
+
+int def_error(struct error *err, const char *code, const char *path, const char *fmt, ...) {
+        char msg[sizeof err->message];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        return error_set(err, 400, code, path, "%s", msg);
+}
+
+int def_oom(struct error *err) {
+        error_set(err, 500, "internal", "", "out of memory");
+        return -ENOMEM;
+}
+
+void def_path_key(char *buf, const char *parent, const char *key) {
+        snprintf(buf, DEF_PATH_MAX, "%s%s%s", parent, *parent ? "." : "", key);
+}
+
+void def_path_index(char *buf, const char *parent, size_t index) {
+        snprintf(buf, DEF_PATH_MAX, "%s[%zu]", parent, index);
+}
+
+int def_utf8_decode(const unsigned char *s, size_t len, uint32_t *ret) {
+        uint32_t cp;
+        size_t n;
+        unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+
+        if (len == 0)
+                return -1;
+        if (s[0] < 0x80) {
+                *ret = s[0];
+                return 1;
+        }
+        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+                n = 2;
+                cp = s[0] & 0x1f;
+        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+                n = 3;
+                cp = s[0] & 0x0f;
+                if (s[0] == 0xe0)
+                        lo = 0xa0; /* overlong */
+                else if (s[0] == 0xed)
+                        hi = 0x9f; /* surrogates */
+        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+                n = 4;
+                cp = s[0] & 0x07;
+                if (s[0] == 0xf0)
+                        lo = 0x90; /* overlong */
+                else if (s[0] == 0xf4)
+                        hi = 0x8f; /* > U+10FFFF */
+        } else
+                return -1;
+        if (len < n || s[1] < lo || s[1] > hi)
+                return -1;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return -1;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        *ret = cp;
+        return (int) n;
+}
+
+static bool is_control(uint32_t cp) {
+        return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
+}
+
+/* Characters that change how a name is displayed without being seen. */
+static bool is_invisible_format(uint32_t cp) {
+        return cp == 0xad || cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
+               (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff ||
+               (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
+void def_quote(char *buf, size_t size, const char *s) {
+        const size_t limit = 60;
+        size_t o = 0, i = 0, len = strlen(s);
+
+        if (size < 16) {
+                if (size > 0)
+                        buf[0] = '\0';
+                return;
+        }
+        buf[o++] = '"';
+        while (i < len && o + 8 < size) {
+                uint32_t cp;
+                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
+                if (o > limit) {
+                        o += (size_t) snprintf(buf + o, size - o, "...");
+                        break;
+                }
+                if (n > 0 && !is_control(cp) && cp != '"' && cp != '\\') {
+                        memcpy(buf + o, s + i, (size_t) n);
+                        o += (size_t) n;
+                        i += (size_t) n;
+                } else if (n > 0 && (cp == '"' || cp == '\\')) {
+                        buf[o++] = '\\';
+                        buf[o++] = (char) cp;
+                        i++;
+                } else {
+                        o += (size_t) snprintf(buf + o, size - o, "\\x%02x", (unsigned char) s[i]);
+                        i++;
+                }
+        }
+        if (o + 2 > size)
+                o = size - 2;
+        buf[o++] = '"';
+        buf[o] = '\0';
+}
+
+const char *def_type_name(const cJSON *v) {
+        if (cJSON_IsNull(v))
+                return "null";
+        if (cJSON_IsBool(v))
+                return "a boolean";
+        if (cJSON_IsNumber(v))
+                return "a number";
+        if (cJSON_IsString(v))
+                return "a string";
+        if (cJSON_IsArray(v))
+                return "an array";
+        if (cJSON_IsObject(v))
+                return "an object";
+        return "an invalid value";
+}
+
+bool def_is_integral(double d) {
+        /* from 2^53 on every double is an integer; below, the cast truncates exactly */
+        return fabs(d) >= 9007199254740992.0 || d == (double) (int64_t) d;
+}
+
+void def_format_double(char *buf, size_t size, double v) {
+        if (def_is_integral(v) && fabs(v) < 9007199254740992.0) {
+                snprintf(buf, size, "%.0f", v);
+                return;
+        }
+        for (int prec = 1; prec <= 17; prec++) {
+                snprintf(buf, size, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                        return;
+        }
+}
+
+static int prescan_error(struct error *err, size_t at, const char *what) {
+        return def_error(err, "invalid_json", "", "body is not valid JSON: %s at byte %zu", what, at);
+}
+
+/* RFC 8259 number at s[*i]; cJSON would also take "01" and "1." via strtod. */
+static int prescan_number(const char *s, size_t len, size_t *i, struct error *err) {
+        size_t p = *i, start = *i;
+#define DIGIT(k) ((k) < len && s[k] >= '0' && s[k] <= '9')
+        if (s[p] == '-')
+                p++;
+        if (!DIGIT(p))
+                return prescan_error(err, start, "malformed number");
+        if (s[p] == '0')
+                p++;
+        else
+                while (DIGIT(p))
+                        p++;
+        if (p < len && s[p] == '.') {
+                p++;
+                if (!DIGIT(p))
+                        return prescan_error(err, start, "malformed number");
+                while (DIGIT(p))
+                        p++;
+        }
+        if (p < len && (s[p] == 'e' || s[p] == 'E')) {
+                p++;
+                if (p < len && (s[p] == '+' || s[p] == '-'))
+                        p++;
+                if (!DIGIT(p))
+                        return prescan_error(err, start, "malformed number");
+                while (DIGIT(p))
+                        p++;
+        }
+        if (p < len && strchr("0123456789.eE+-", s[p]))
+                return prescan_error(err, start, "malformed number");
+        /* cJSON reads at most 63 characters of a number */
+        if (p - start > 40)
+                return prescan_error(err, start, "number longer than 40 characters");
+#undef DIGIT
+        *i = p;
+        return 0;
+}
+
+/* \uXXXX at s[p]: the UTF-16 code unit, or -1. */
+static int hex4(const char *s, size_t len, size_t p) {
+        int v = 0;
+        if (p + 6 > len || s[p] != '\\' || s[p + 1] != 'u')
+                return -1;
+        for (size_t k = p + 2; k < p + 6; k++) {
+                int d = isdigit((unsigned char) s[k]) ? s[k] - '0'
+                        : isxdigit((unsigned char) s[k]) ? (tolower((unsigned char) s[k]) - 'a' + 10)
+                                                         : -1;
+                if (d < 0)
+                        return -1;
+                v = v * 16 + d;
+        }
+        return v;
+}
+
+/* The escape at s[p] == '\\'; its length, or 0. cJSON decodes \u escapes with bad hex digits
+ * as NUL and would cut the string there, so they, \u0000 and unpaired surrogates are refused
+ * here. */
+static size_t escape_length(const char *s, size_t len, size_t p, const char **why) {
+        if (p + 1 < len && strchr("\"\\/bfnrt", s[p + 1]) && s[p + 1] != '\0')
+                return 2;
+        int u = hex4(s, len, p);
+        if (u < 0) {
+                *why = "invalid escape in a string";
+                return 0;
+        }
+        if (u == 0) {
+                *why = "\\u0000 in a string";
+                return 0;
+        }
+        if (u >= 0xdc00 && u <= 0xdfff) {
+                *why = "unpaired surrogate in a string";
+                return 0;
+        }
+        if (u >= 0xd800 && u <= 0xdbff) {
+                int low = hex4(s, len, p + 6);
+                if (low < 0xdc00 || low > 0xdfff) {
+                        *why = "unpaired surrogate in a string";
+                        return 0;
+                }
+                return 12;
+        }
+        return 6;
+}
+
+/* The string starting after the opening quote at s[*i]; leaves *i after the closing quote. */
+static int prescan_string(const char *s, size_t len, size_t *i, struct error *err) {
+        size_t p = *i;
+        while (p < len) {
+                unsigned char c = (unsigned char) s[p];
+                if (c == '"') {
+                        *i = p + 1;
+                        return 0;
+                }
+                if (c < 0x20)
+                        return prescan_error(err, p, "control character in a string");
+                if (c == '\\') {
+                        const char *why = NULL;
+                        size_t n = escape_length(s, len, p, &why);
+                        if (n == 0)
+                                return prescan_error(err, p, why);
+                        p += n;
+                        continue;
+                }
+                if (c >= 0x80) {
+                        uint32_t cp;
+                        int n = def_utf8_decode((const unsigned char *) s + p, len - p, &cp);
+                        if (n < 0)
+                                return prescan_error(err, p, "invalid UTF-8");
+                        p += (size_t) n;
+                        continue;
+                }
+                p++;
+        }
+        return prescan_error(err, p, "unterminated string");
+}
+
+/* What the validator expects next. */
+enum expect {
+        EXPECT_VALUE,
+        EXPECT_VALUE_OR_CLOSE,  /* after '[' */
+        EXPECT_KEY_OR_CLOSE,    /* after '{' */
+        EXPECT_KEY,             /* after ',' in an object */
+        EXPECT_COLON,
+        EXPECT_COMMA_OR_CLOSE,  /* after a value inside a container */
+        EXPECT_END,             /* after the top-level value */
+};
+
+static bool is_space(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int prescan_literal(const char *s, size_t len, size_t *i, struct error *err) {
+        static const char *const literals[] = { "true", "false", "null" };
+        for (size_t k = 0; k < ELEMENTSOF(literals); k++) {
+                size_t n = strlen(literals[k]);
+                if (len - *i >= n && memcmp(s + *i, literals[k], n) == 0 &&
+                    (len - *i == n || !isalnum((unsigned char) s[*i + n]))) {
+                        *i += n;
+                        return 0;
+                }
+        }
+        return prescan_error(err, *i, "expected a value");
+}
+
+/* A whole RFC 8259 grammar check, so that cJSON is only handed bodies it will accept: it keeps
+ * the position of its last failure in a global, which concurrent API threads would race on. */
+int def_json_prescan(const char *s, size_t len, struct error *err) {
+        bool in_object[DEFINITION_DEPTH_MAX + 1] = { 0 };
+        enum expect expect = EXPECT_VALUE;
+        unsigned depth = 0;
+        size_t values = 0;
+        int r;
+
+        for (size_t i = 0; i < len;) {
+                char c = s[i];
+
+                if (is_space(c)) {
+                        i++;
+                        continue;
+                }
+                if (expect == EXPECT_END)
+                        return prescan_error(err, i, "data after the JSON value");
+                if (expect == EXPECT_COLON) {
+                        if (c != ':')
+                                return prescan_error(err, i, "expected ':'");
+                        i++;
+                        expect = EXPECT_VALUE;
+                        continue;
+                }
+                if (expect == EXPECT_COMMA_OR_CLOSE && c == ',') {
+                        i++;
+                        expect = in_object[depth] ? EXPECT_KEY : EXPECT_VALUE;
+                        continue;
+                }
+                if ((c == '}' && (expect == EXPECT_KEY_OR_CLOSE ||
+                                  (expect == EXPECT_COMMA_OR_CLOSE && in_object[depth]))) ||
+                    (c == ']' && (expect == EXPECT_VALUE_OR_CLOSE ||
+                                  (expect == EXPECT_COMMA_OR_CLOSE && !in_object[depth])))) {
+                        i++;
+                        depth--;
+                        expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+                        continue;
+                }
+                if (expect == EXPECT_COMMA_OR_CLOSE)
+                        return prescan_error(err, i, "expected ',' or the end of the container");
+
+                /* a key or a value */
+                if (++values > DEF_VALUES_MAX)
+                        return def_error(err, "too_many_values", "", "body has more than %d JSON values",
+                                         DEF_VALUES_MAX);
+                if (expect == EXPECT_KEY || expect == EXPECT_KEY_OR_CLOSE) {
+                        if (c != '"')
+                                return prescan_error(err, i, "expected a key string");
+                        i++;
+                        r = prescan_string(s, len, &i, err);
+                        if (r < 0)
+                                return r;
+                        expect = EXPECT_COLON;
+                        continue;
+                }
+                if (c == '{' || c == '[') {
+                        if (depth == DEFINITION_DEPTH_MAX)
+                                return def_error(err, "too_deep", "",
+                                                 "body nests objects and arrays more than %d deep",
+                                                 DEFINITION_DEPTH_MAX);
+                        in_object[++depth] = c == '{';
+                        i++;
+                        expect = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+                        continue;
+                }
+                if (c == '"') {
+                        i++;
+                        r = prescan_string(s, len, &i, err);
+                } else if (c == '-' || (c >= '0' && c <= '9'))
+                        r = prescan_number(s, len, &i, err);
+                else if (c == 't' || c == 'f' || c == 'n')
+                        r = prescan_literal(s, len, &i, err);
+                else if ((unsigned char) c < 0x20 || (unsigned char) c >= 0x7f)
+                        r = prescan_error(err, i, (unsigned char) c < 0x80 ? "control character"
+                                                                          : "byte outside a string");
+                else
+                        r = prescan_error(err, i, "expected a value");
+                if (r < 0)
+                        return r;
+                expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+        }
+        if (expect != EXPECT_END)
+                return prescan_error(err, len, "unexpected end of body");
+        return 0;
+}
+
+int def_check_members(const cJSON *obj, const char *path, const char *const *known, size_t n_known,
+                      struct error *err) {
+        uint64_t seen = 0;
+        const cJSON *c;
+
+        cJSON_ArrayForEach(c, obj) {
+                size_t k;
+                for (k = 0; k < n_known; k++)
+                        if (strcmp(c->string, known[k]) == 0)
+                                break;
+                if (k == n_known) {
+                        char list[256] = "", q[96];
+                        size_t o = 0;
+                        for (size_t j = 0; j < n_known && o < sizeof list; j++)
+                                o += (size_t) snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "",
+                                                       known[j]);
+                        def_quote(q, sizeof q, c->string);
+                        /* only a plain key goes into the path: the field must stay readable */
+                        bool plain = strlen(c->string) <= 48 && c->string[0] &&
+                                     strspn(c->string, "abcdefghijklmnopqrstuvwxyz"
+                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                                             strlen(c->string);
+                        char p[DEF_PATH_MAX];
+                        if (plain)
+                                def_path_key(p, path, c->string);
+                        else
+                                snprintf(p, sizeof p, "%s", path);
+                        return def_error(err, "unknown_field", p, "unknown field %s (allowed: %s)", q, list);
+                }
+                if (seen & (UINT64_C(1) << k)) {
+                        char p[DEF_PATH_MAX];
+                        def_path_key(p, path, known[k]);
+                        return def_error(err, "duplicate_field", p, "field \"%s\" appears more than once",
+                                         known[k]);
+                }
+                seen |= UINT64_C(1) << k;
+        }
+        return 0;
+}
+
+int def_expect_object(const cJSON *v, const char *path, struct error *err) {
+        if (!cJSON_IsObject(v))
+                return def_error(err, "wrong_type", path, "must be an object, got %s", def_type_name(v));
+        return 0;
+}
+
+int def_expect_array(const cJSON *v, const char *path, size_t min, size_t max, struct error *err) {
+        if (!cJSON_IsArray(v))
+                return def_error(err, "wrong_type", path, "must be an array, got %s", def_type_name(v));
+        size_t n = (size_t) cJSON_GetArraySize(v);
+        if (n < min || n > max)
+                return def_error(err, "out_of_range", path, "must have %zu to %zu entries, got %zu", min,
+                                 max, n);
+        return 0;
+}
+
+int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned flags, char **ret,
+                   struct error *err) {
+        if (!cJSON_IsString(v) || !v->valuestring)
+                return def_error(err, "wrong_type", path, "must be a string, got %s", def_type_name(v));
+
+        const char *s = v->valuestring;
+        size_t len = strlen(s);
+        if (len == 0 && !(flags & DEF_STRING_ALLOW_EMPTY))
+                return def_error(err, "invalid_value", path, "must not be empty");
+        if (len > max_len)
+                return def_error(err, "out_of_range", path, "must be at most %zu bytes long, got %zu bytes",
+                                 max_len, len);
+        for (size_t i = 0; i < len;) {
+                uint32_t cp;
+                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
+                if (n < 0)
+                        return def_error(err, "invalid_value", path, "is not valid UTF-8 (byte %zu)", i);
+                if (is_control(cp))
+                        return def_error(err, "invalid_value", path,
+                                         "must not contain control characters, got U+%04X at byte %zu",
+                                         (unsigned) cp, i);
+                if ((flags & DEF_STRING_NAME) && is_invisible_format(cp))
+                        return def_error(err, "invalid_value", path,
+                                         "must not contain invisible formatting characters, got U+%04X at byte %zu",
+                                         (unsigned) cp, i);
+                i += (size_t) n;
+        }
+        if ((flags & DEF_STRING_NAME) && len > 0 && (s[0] == ' ' || s[len - 1] == ' ')) {
+                char q[96];
+                def_quote(q, sizeof q, s);
+                return def_error(err, "invalid_value", path,
+                                 "must not begin or end with a space, got %s", q);
+        }
+        char *copy = strdup(s);
+        if (!copy)
+                return def_oom(err);
+        *ret = copy;
+        return 0;
+}
+
+int def_get_uint(const cJSON *v, const char *path, uint64_t min, uint64_t max, uint64_t *ret,
+                 struct error *err) {
+        if (!cJSON_IsNumber(v))
+                return def_error(err, "wrong_type", path, "must be an integer, got %s", def_type_name(v));
+        double d = v->valuedouble;
+        if (!isfinite(d))
+                return def_error(err, "out_of_range", path,
+                                 "must be an integer from %llu to %llu, got a number beyond any range",
+                                 (unsigned long long) min, (unsigned long long) max);
+        char seen[64];
+        def_format_double(seen, sizeof seen, d);
+        if (!def_is_integral(d))
+                return def_error(err, "wrong_type", path, "must be an integer, got %s", seen);
+        if (d < (double) min || d > (double) max)
+                return def_error(err, "out_of_range", path, "must be from %llu to %llu, got %s",
+                                 (unsigned long long) min, (unsigned long long) max, seen);
+        *ret = (uint64_t) d;
+        return 0;
+}
+
+int def_get_number(const cJSON *v, const char *path, double min_exclusive, double max, double *ret,
+                   struct error *err) {
+        if (!cJSON_IsNumber(v))
+                return def_error(err, "wrong_type", path, "must be a number, got %s", def_type_name(v));
+        double d = v->valuedouble;
+        if (!isfinite(d))
+                return def_error(err, "out_of_range", path,
+                                 "must be more than %g and at most %g, got a number beyond any range",
+                                 min_exclusive, max);
+        char seen[64];
+        def_format_double(seen, sizeof seen, d);
+        if (!(d > min_exclusive && d <= max))
+                return def_error(err, "out_of_range", path, "must be more than %g and at most %g, got %s",
+                                 min_exclusive, max, seen);
+        *ret = d;
+        return 0;
+}
+
+int def_get_bool(const cJSON *v, const char *path, bool *ret, struct error *err) {
+        if (!cJSON_IsBool(v))
+                return def_error(err, "wrong_type", path, "must be true or false, got %s",
+                                 def_type_name(v));
+        *ret = cJSON_IsTrue(v);
+        return 0;
+}
+
+int def_get_enum(const cJSON *v, const char *path, const char *const *names, size_t n, int *ret,
+                 struct error *err) {
+        char list[256] = "", q[96];
+        size_t o = 0;
+
+        for (size_t k = 0; k < n; k++)
+                if (names[k] && cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, names[k]) == 0) {
+                        *ret = (int) k;
+                        return 0;
+                }
+        for (size_t k = 0; k < n && o < sizeof list; k++)
+                if (names[k])
+                        o += (size_t) snprintf(list + o, sizeof list - o, "%s\"%s\"", o ? ", " : "",
+                                               names[k]);
+        if (!cJSON_IsString(v) || !v->valuestring)
+                return def_error(err, "wrong_type", path, "must be one of %s, got %s", list,
+                                 def_type_name(v));
+        def_quote(q, sizeof q, v->valuestring);
+        return def_error(err, "invalid_value", path, "must be one of %s, got %s", list, q);
+}
+
+int def_get_strv(const cJSON *v, const char *path, size_t min, size_t max, char ***ret,
+                 size_t *n, struct error *err) {
+        int r = def_expect_array(v, path, min, max, err);
+        if (r < 0)
+                return r;
+
+        size_t count = (size_t) cJSON_GetArraySize(v), i = 0;
+        _cleanup_(definition_strv_freep) char **l = calloc(count + 1, sizeof(char *));
+        if (!l)
+                return def_oom(err);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) {
+                char p[DEF_PATH_MAX];
+                def_path_index(p, path, i);
+                r = def_get_string(e, p, DEFINITION_ARG_MAX, DEF_STRING_ALLOW_EMPTY, &l[i], err);
+                if (r < 0)
+                        return r;
+                i++;
+        }
+        *ret = TAKE_PTR(l);
+        *n = count;
+        return 0;
+}

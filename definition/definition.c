@@ -1,0 +1,880 @@
+/* definition.c: parsing and validating an experiment definition, section by section, into
+ * struct definition; cross-field rules and warnings; freeing. See definition.h for the rules
+ * that are decisions. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "definition/definition-internal.h"
+
+#define READY_TIMEOUT_DEFAULT_S 60
+
+/* The JSON names of the enums, indexed by value; NULL = not expressible (the default "any"). */
+const char *const def_order_names[3] = {
+        [DEFINITION_ORDER_INTERLEAVED] = "interleaved",
+        [DEFINITION_ORDER_SEQUENTIAL] = "sequential",
+        [DEFINITION_ORDER_RANDOM] = "random",
+};
+const char *const def_mode_names[2] = { [DEFINITION_MODE_RATE] = "rate", [DEFINITION_MODE_MAX] = "max" };
+const char *const def_arrival_names[2] = { [DEFINITION_ARRIVAL_UNIFORM] = "uniform",
+                                           [DEFINITION_ARRIVAL_POISSON] = "poisson" };
+const char *const def_smt_names[3] = { [DEFINITION_SMT_ANY] = NULL, [DEFINITION_SMT_ON] = "on",
+                                       [DEFINITION_SMT_OFF] = "off" };
+const char *const def_thp_names[4] = { [DEFINITION_THP_ANY] = NULL,
+                                       [DEFINITION_THP_ALWAYS] = "always",
+                                       [DEFINITION_THP_MADVISE] = "madvise",
+                                       [DEFINITION_THP_NEVER] = "never" };
+const char *const def_on_mismatch_names[2] = { [DEFINITION_ON_MISMATCH_FAIL] = "fail",
+                                               [DEFINITION_ON_MISMATCH_WARN] = "warn" };
+
+const char *definition_order_to_string(enum definition_order o) {
+        return (size_t) o < ELEMENTSOF(def_order_names) ? def_order_names[o] : NULL;
+}
+
+static int add_warning(struct definition *d, const char *fmt, ...) _printf_(2, 3);
+static int add_warning(struct definition *d, const char *fmt, ...) {
+        if (d->n_warnings >= DEFINITION_WARNINGS_MAX)
+                return 0;
+        char **l = realloc(d->warnings, (d->n_warnings + 2) * sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        d->warnings = l;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&l[d->n_warnings], fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                l[d->n_warnings] = NULL;
+                return -ENOMEM;
+        }
+        l[++d->n_warnings] = NULL;
+        return 0;
+}
+
+void def_env_done(struct definition_env *e) {
+        for (size_t i = 0; i < e->n; i++) {
+                free(e->keys[i]);
+                free(e->values[i]);
+        }
+        free(e->keys);
+        free(e->values);
+        *e = (struct definition_env){ 0 };
+}
+
+static int member_key_cmp(const void *a, const void *b) {
+        return strcmp((*(const cJSON *const *) a)->string, (*(const cJSON *const *) b)->string);
+}
+
+/* An object of variable names to string values, stored sorted by key. */
+static int parse_env(const cJSON *v, const char *path, struct definition_env *ret, struct error *err) {
+        _cleanup_free_ const cJSON **members = NULL;
+        struct definition_env e = { 0 };
+        size_t n = 0;
+        const cJSON *c;
+        int r;
+
+        r = def_expect_object(v, path, err);
+        if (r < 0)
+                return r;
+        n = (size_t) cJSON_GetArraySize(v);
+        if (n > DEFINITION_ENV_MAX)
+                return def_error(err, "out_of_range", path, "must have at most %d variables, got %zu",
+                                 DEFINITION_ENV_MAX, n);
+        if (n == 0) {
+                *ret = e;
+                return 0;
+        }
+        members = calloc(n, sizeof *members);
+        e.keys = calloc(n, sizeof(char *));
+        e.values = calloc(n, sizeof(char *));
+        if (!members || !e.keys || !e.values) {
+                def_env_done(&e);
+                return def_oom(err);
+        }
+        n = 0;
+        cJSON_ArrayForEach(c, v) {
+                r = def_check_env_key(c->string, path, err);
+                if (r < 0)
+                        goto fail;
+                members[n++] = c;
+        }
+        qsort(members, n, sizeof *members, member_key_cmp);
+        for (size_t i = 0; i < n; i++) {
+                char p[DEF_PATH_MAX];
+                def_path_key(p, path, members[i]->string);
+                if (i > 0 && strcmp(members[i - 1]->string, members[i]->string) == 0) {
+                        r = def_error(err, "duplicate_field", p, "variable \"%s\" appears more than once",
+                                      members[i]->string);
+                        goto fail;
+                }
+                r = def_get_string(members[i], p, DEFINITION_ENV_VALUE_MAX, DEF_STRING_ALLOW_EMPTY,
+                                   &e.values[e.n], err);
+                if (r < 0)
+                        goto fail;
+                e.keys[e.n] = strdup(members[i]->string);
+                e.n++;
+                if (!e.keys[e.n - 1]) {
+                        r = def_oom(err);
+                        goto fail;
+                }
+        }
+        *ret = e;
+        return 0;
+fail:
+        def_env_done(&e);
+        return r;
+}
+
+static int parse_ready(const cJSON *v, const struct definition_host *host,
+                       struct definition_ready *ret, struct error *err) {
+        static const char *const known[] = { "tcp", "http", "log", "timeout_s" };
+        const char *path = "sut.ready";
+        struct definition_ready ready = { .timeout_s = READY_TIMEOUT_DEFAULT_S };
+        _cleanup_free_ char *text = NULL;
+        const cJSON *c;
+        uint64_t u;
+        int r;
+
+        r = def_expect_object(v, path, err);
+        if (r < 0)
+                return r;
+        r = def_check_members(v, path, known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+
+        unsigned kinds = 0;
+        for (size_t k = 0; k < 3; k++)
+                if (cJSON_GetObjectItemCaseSensitive(v, known[k]))
+                        kinds++;
+        if (kinds != 1)
+                return def_error(err, kinds ? "conflict" : "missing_field", path,
+                                 "needs exactly one of tcp, http or log, got %u", kinds);
+
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "timeout_s"))) {
+                r = def_get_uint(c, "sut.ready.timeout_s", 1, 3600, &u, err);
+                if (r < 0)
+                        return r;
+                ready.timeout_s = (unsigned) u;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "tcp"))) {
+                r = def_get_string(c, "sut.ready.tcp", DEFINITION_URL_MAX, 0, &text, err);
+                if (r < 0)
+                        return r;
+                r = def_parse_host_port(text, "sut.ready.tcp", &ready.tcp_host, &ready.tcp_ipv6,
+                                        &ready.tcp_port, err);
+                if (r < 0)
+                        return r;
+                ready.kind = DEFINITION_READY_TCP;
+        } else if ((c = cJSON_GetObjectItemCaseSensitive(v, "http"))) {
+                r = def_get_string(c, "sut.ready.http", DEFINITION_URL_MAX, 0, &text, err);
+                if (r < 0)
+                        return r;
+                r = def_parse_url(text, "sut.ready.http", &ready.http, err);
+                if (r < 0)
+                        return r;
+                ready.kind = DEFINITION_READY_HTTP;
+        } else {
+                c = cJSON_GetObjectItemCaseSensitive(v, "log");
+                r = def_get_string(c, "sut.ready.log", DEFINITION_REGEX_MAX, 0, &ready.log_regex, err);
+                if (r < 0)
+                        return r;
+                r = def_check_regex(ready.log_regex, "sut.ready.log", err);
+                if (r < 0) {
+                        free(ready.log_regex);
+                        return r;
+                }
+                ready.kind = DEFINITION_READY_LOG;
+        }
+        *ret = ready;
+        return 0;
+}
+
+static int parse_sut(const cJSON *v, const struct definition_host *host, struct definition_sut *sut,
+                     struct error *err) {
+        static const char *const known[] = { "command", "jvm", "env", "ready", "memory_max" };
+        const cJSON *c;
+        int r;
+
+        r = def_expect_object(v, "sut", err);
+        if (r < 0)
+                return r;
+        r = def_check_members(v, "sut", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+
+        c = cJSON_GetObjectItemCaseSensitive(v, "command");
+        if (!c)
+                return def_error(err, "missing_field", "sut.command", "is required");
+        r = def_get_strv(c, "sut.command", 1, DEFINITION_ARGV_MAX, &sut->command, &sut->n_command, err);
+        if (r < 0)
+                return r;
+        r = def_check_command(sut->command, "sut.command", err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "jvm"))) {
+                r = def_get_bool(c, "sut.jvm", &sut->jvm, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "env"))) {
+                r = parse_env(c, "sut.env", &sut->env, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "ready"))) {
+                r = parse_ready(c, host, &sut->ready, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "memory_max"))) {
+                r = def_parse_memory(c, "sut.memory_max", host, &sut->memory_max, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* An optional integer member with a default. */
+static int get_uint_field(const cJSON *obj, const char *parent, const char *key, uint64_t min,
+                          uint64_t max, uint64_t def, uint64_t *ret, struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+        char p[DEF_PATH_MAX];
+
+        if (!c) {
+                *ret = def;
+                return 0;
+        }
+        def_path_key(p, parent, key);
+        return def_get_uint(c, p, min, max, ret, err);
+}
+
+static int parse_load_cpus(const cJSON *v, const struct definition_host *host,
+                           struct definition_load *load, struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(v, "cpus");
+        if (!c)
+                return 0;
+        int r = def_parse_cpulist(c, "load.cpus", host ? &host->online_cpus : NULL, "cpus", &load->cpus,
+                                  err);
+        if (r < 0)
+                return r;
+        load->has_cpus = true;
+        return 0;
+}
+
+static int parse_load_injector(const cJSON *v, const struct definition_host *host,
+                               struct definition_load *load, struct error *err) {
+        static const char *const known[] = { "target",      "mode",       "rate",     "arrival",
+                                             "connections", "timeout_ms", "warmup_s", "measure_s",
+                                             "cpus" };
+        _cleanup_free_ char *target = NULL;
+        const cJSON *c;
+        uint64_t u;
+        int r, e;
+
+        r = def_check_members(v, "load", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+        r = def_get_string(cJSON_GetObjectItemCaseSensitive(v, "target"), "load.target",
+                           DEFINITION_URL_MAX, 0, &target, err);
+        if (r < 0)
+                return r;
+        r = def_parse_url(target, "load.target", &load->target, err);
+        if (r < 0)
+                return r;
+        load->kind = DEFINITION_LOAD_INJECTOR;
+
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "mode"))) {
+                r = def_get_enum(c, "load.mode", def_mode_names, ELEMENTSOF(def_mode_names), &e, err);
+                if (r < 0)
+                        return r;
+                load->mode = (enum definition_load_mode) e;
+        }
+        const cJSON *rate = cJSON_GetObjectItemCaseSensitive(v, "rate");
+        const cJSON *arrival = cJSON_GetObjectItemCaseSensitive(v, "arrival");
+        if (load->mode == DEFINITION_MODE_MAX) {
+                if (rate || arrival)
+                        return def_error(err, "conflict", rate ? "load.rate" : "load.arrival",
+                                         "applies only to mode \"rate\", not \"max\"");
+        } else {
+                if (!rate)
+                        return def_error(err, "missing_field", "load.rate",
+                                         "is required with mode \"rate\" (requests per second)");
+                r = def_get_number(rate, "load.rate", 0, DEFINITION_RATE_MAX, &load->rate, err);
+                if (r < 0)
+                        return r;
+                if (arrival) {
+                        r = def_get_enum(arrival, "load.arrival", def_arrival_names, ELEMENTSOF(def_arrival_names), &e,
+                                         err);
+                        if (r < 0)
+                                return r;
+                        load->arrival = (enum definition_arrival) e;
+                }
+        }
+        r = get_uint_field(v, "load", "connections", 1, DEFINITION_CONNECTIONS_MAX, 32, &u, err);
+        if (r < 0)
+                return r;
+        load->connections = (unsigned) u;
+        r = get_uint_field(v, "load", "timeout_ms", 1, 600000, 5000, &u, err);
+        if (r < 0)
+                return r;
+        load->timeout_ms = (unsigned) u;
+        r = get_uint_field(v, "load", "warmup_s", 0, 3600, 30, &u, err);
+        if (r < 0)
+                return r;
+        load->warmup_s = (unsigned) u;
+        r = get_uint_field(v, "load", "measure_s", 1, 86400, 60, &u, err);
+        if (r < 0)
+                return r;
+        load->measure_s = (unsigned) u;
+        return parse_load_cpus(v, host, load, err);
+}
+
+static int parse_load_external(const cJSON *v, const struct definition_host *host,
+                               struct definition_load *load, struct error *err) {
+        static const char *const known[] = { "command", "timeline", "timeout_s", "cpus" };
+        const cJSON *command = cJSON_GetObjectItemCaseSensitive(v, "command");
+        const cJSON *timeline = cJSON_GetObjectItemCaseSensitive(v, "timeline");
+        int r;
+
+        r = def_check_members(v, "load", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+        if (!command || !timeline)
+                return def_error(err, "missing_field", command ? "load.timeline" : "load.command",
+                                 "an external load needs both command and timeline");
+        load->kind = DEFINITION_LOAD_EXTERNAL;
+        r = def_get_strv(command, "load.command", 1, DEFINITION_ARGV_MAX, &load->command,
+                         &load->n_command, err);
+        if (r < 0)
+                return r;
+        r = def_check_command(load->command, "load.command", err);
+        if (r < 0)
+                return r;
+        r = def_get_string(timeline, "load.timeline", DEFINITION_TIMELINE_MAX, 0, &load->timeline, err);
+        if (r < 0)
+                return r;
+        r = def_check_timeline_path(load->timeline, "load.timeline", err);
+        if (r < 0)
+                return r;
+        uint64_t u;
+        r = get_uint_field(v, "load", "timeout_s", 1, 86400, 3600, &u, err);
+        if (r < 0)
+                return r;
+        load->timeout_s = (unsigned) u;
+        return parse_load_cpus(v, host, load, err);
+}
+
+static int parse_load(const cJSON *v, const struct definition_host *host, struct definition_load *load,
+                      struct error *err) {
+        int r = def_expect_object(v, "load", err);
+        if (r < 0)
+                return r;
+        bool injector = cJSON_GetObjectItemCaseSensitive(v, "target");
+        bool external = cJSON_GetObjectItemCaseSensitive(v, "command") ||
+                        cJSON_GetObjectItemCaseSensitive(v, "timeline");
+        if (injector && external)
+                return def_error(err, "conflict", "load",
+                                 "takes either target (built-in injector) or command and timeline "
+                                 "(external injector), not both");
+        if (external)
+                return parse_load_external(v, host, load, err);
+        if (!injector)
+                return def_error(err, "missing_field", "load.target",
+                                 "load needs target, or command and timeline; omit load for none");
+        return parse_load_injector(v, host, load, err);
+}
+
+static void cell_done(struct definition_cell *c) {
+        free(c->name);
+        def_env_done(&c->env);
+        definition_strv_free(c->jvm_args);
+}
+
+/* cpu_quota, cpu_period_us and cpu_burst_us of a cell, against its cpuset. */
+static int parse_cell_cpu(const cJSON *v, const char *path, const struct definition_host *host,
+                          struct definition_cell *cell, struct error *err) {
+        const cJSON *quota = cJSON_GetObjectItemCaseSensitive(v, "cpu_quota");
+        const cJSON *period = cJSON_GetObjectItemCaseSensitive(v, "cpu_period_us");
+        const cJSON *burst = cJSON_GetObjectItemCaseSensitive(v, "cpu_burst_us");
+        char p[DEF_PATH_MAX];
+        int r;
+
+        if (!quota) {
+                if (period || burst) {
+                        def_path_key(p, path, period ? "cpu_period_us" : "cpu_burst_us");
+                        return def_error(err, "conflict", p, "needs cpu_quota (without it the cell is unlimited)");
+                }
+                return 0;
+        }
+        r = get_uint_field(v, path, "cpu_period_us", 1000, 1000000, 100000, &cell->cpu_period_us, err);
+        if (r < 0)
+                return r;
+
+        def_path_key(p, path, "cpu_quota");
+        r = def_get_number(quota, p, 0, CPULIST_MAX, &cell->cpu_quota, err);
+        if (r < 0)
+                return r;
+        if (cell->has_cpus || host) {
+                const struct cpulist *set = cell->has_cpus ? &cell->cpus : &host->online_cpus;
+                unsigned n = cpulist_count(set);
+                if (cell->cpu_quota > n) {
+                        char s[256], q[64];
+                        if (cpulist_format(set, s, sizeof s) < 0)
+                                snprintf(s, sizeof s, "(many)");
+                        def_format_double(q, sizeof q, cell->cpu_quota);
+                        return def_error(err, cell->has_cpus ? "conflict" : "not_on_host", p,
+                                         "must be at most %u, the number of CPUs in %s %s, got %s", n,
+                                         cell->has_cpus ? "the cell's cpus" : "this host's online CPUs", s,
+                                         q);
+                }
+        }
+        /* positive and at most 1024 x 10^6: adding one half and truncating rounds */
+        double us = (double) (uint64_t) (cell->cpu_quota * (double) cell->cpu_period_us + 0.5);
+        if (us < 1000) {
+                char q[64];
+                def_format_double(q, sizeof q, cell->cpu_quota);
+                return def_error(err, "out_of_range", p,
+                                 "cpu_quota x cpu_period_us must be at least 1000 us (1 ms) per period, "
+                                 "got %s x %llu = %.0f us",
+                                 q, (unsigned long long) cell->cpu_period_us, us);
+        }
+        cell->cpu_quota_us = (uint64_t) us;
+        cell->has_quota = true;
+
+        r = get_uint_field(v, path, "cpu_burst_us", 0, UINT64_C(1) << 40, 0, &cell->cpu_burst_us, err);
+        if (r < 0)
+                return r;
+        if (cell->cpu_burst_us > cell->cpu_quota_us) {
+                def_path_key(p, path, "cpu_burst_us");
+                return def_error(err, "conflict", p, "must be at most the quota of %llu us per period, got %llu",
+                                 (unsigned long long) cell->cpu_quota_us,
+                                 (unsigned long long) cell->cpu_burst_us);
+        }
+        return 0;
+}
+
+static int parse_cell(const cJSON *v, const char *path, const struct definition_host *host,
+                      const struct definition *d, struct definition_cell *cell, struct error *err) {
+        static const char *const known[] = { "name",         "cpus",          "mems",
+                                             "cpu_quota",    "cpu_period_us", "cpu_burst_us",
+                                             "memory_max",   "env",           "jvm_args" };
+        char p[DEF_PATH_MAX];
+        const cJSON *c;
+        int r;
+
+        r = def_expect_object(v, path, err);
+        if (r < 0)
+                return r;
+        r = def_check_members(v, path, known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+
+        def_path_key(p, path, "name");
+        c = cJSON_GetObjectItemCaseSensitive(v, "name");
+        if (!c)
+                return def_error(err, "missing_field", p, "is required");
+        r = def_get_string(c, p, DEFINITION_CELL_NAME_MAX, DEF_STRING_NAME, &cell->name, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; d->cells + i < cell; i++)
+                if (strcmp(d->cells[i].name, cell->name) == 0) {
+                        char q[96];
+                        def_quote(q, sizeof q, cell->name);
+                        return def_error(err, "conflict", p, "must be unique, got %s as cells[%zu].name too",
+                                         q, i);
+                }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "cpus"))) {
+                def_path_key(p, path, "cpus");
+                r = def_parse_cpulist(c, p, host ? &host->online_cpus : NULL, "cpus", &cell->cpus, err);
+                if (r < 0)
+                        return r;
+                cell->has_cpus = true;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "mems"))) {
+                def_path_key(p, path, "mems");
+                r = def_parse_cpulist(c, p, host ? &host->online_mems : NULL, "memory nodes", &cell->mems,
+                                      err);
+                if (r < 0)
+                        return r;
+                cell->has_mems = true;
+        }
+        r = parse_cell_cpu(v, path, host, cell, err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "memory_max"))) {
+                def_path_key(p, path, "memory_max");
+                r = def_parse_memory(c, p, host, &cell->memory_max, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "env"))) {
+                def_path_key(p, path, "env");
+                r = parse_env(c, p, &cell->env, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "jvm_args"))) {
+                def_path_key(p, path, "jvm_args");
+                if (!d->sut.jvm)
+                        return def_error(err, "conflict", p, "needs sut.jvm true");
+                r = def_get_strv(c, p, 0, DEFINITION_JVM_ARGS_MAX, &cell->jvm_args, &cell->n_jvm_args, err);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < cell->n_jvm_args; i++)
+                        if (cell->jvm_args[i][0] != '-') {
+                                char q[96], pi[DEF_PATH_MAX];
+                                def_quote(q, sizeof q, cell->jvm_args[i]);
+                                def_path_index(pi, p, i);
+                                return def_error(err, "invalid_value", pi,
+                                                 "must be a JVM option starting with '-', got %s", q);
+                        }
+        }
+        return 0;
+}
+
+static int parse_cells(const cJSON *v, const struct definition_host *host, struct definition *d,
+                       struct error *err) {
+        int r = def_expect_array(v, "cells", 1, DEFINITION_CELLS_MAX, err);
+        if (r < 0)
+                return r;
+        d->cells = calloc((size_t) cJSON_GetArraySize(v), sizeof *d->cells);
+        if (!d->cells)
+                return def_oom(err);
+
+        const cJSON *c;
+        cJSON_ArrayForEach(c, v) {
+                char p[DEF_PATH_MAX];
+                def_path_index(p, "cells", d->n_cells);
+                /* counted before parsing so that definition_free() releases a half-parsed cell */
+                struct definition_cell *cell = &d->cells[d->n_cells++];
+                r = parse_cell(c, p, host, d, cell, err);
+                if (r < 0) {
+                        cell_done(cell);
+                        d->n_cells--;
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static int parse_host_checks(const cJSON *v, struct definition_host_checks *h, struct error *err) {
+        static const char *const known[] = { "governor", "smt", "thp", "on_mismatch" };
+        const cJSON *c;
+        int r, e;
+
+        r = def_expect_object(v, "host", err);
+        if (r < 0)
+                return r;
+        r = def_check_members(v, "host", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "governor"))) {
+                r = def_get_string(c, "host.governor", 32, 0, &h->governor, err);
+                if (r < 0)
+                        return r;
+                /* a cpufreq governor name, as in scaling_available_governors */
+                if (strspn(h->governor, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(h->governor)) {
+                        char q[96];
+                        def_quote(q, sizeof q, h->governor);
+                        return def_error(err, "invalid_value", "host.governor",
+                                         "must be a cpufreq governor name such as \"performance\" "
+                                         "([a-z0-9_]+), got %s",
+                                         q);
+                }
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "smt"))) {
+                r = def_get_enum(c, "host.smt", def_smt_names, ELEMENTSOF(def_smt_names), &e, err);
+                if (r < 0)
+                        return r;
+                h->smt = (enum definition_smt) e;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "thp"))) {
+                r = def_get_enum(c, "host.thp", def_thp_names, ELEMENTSOF(def_thp_names), &e, err);
+                if (r < 0)
+                        return r;
+                h->thp = (enum definition_thp) e;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "on_mismatch"))) {
+                r = def_get_enum(c, "host.on_mismatch", def_on_mismatch_names, ELEMENTSOF(def_on_mismatch_names),
+                                 &e, err);
+                if (r < 0)
+                        return r;
+                h->on_mismatch = (enum definition_on_mismatch) e;
+        }
+        return 0;
+}
+
+/* The HotSpot option an argument sets ("Xmx", "UseParallelGC", "Dfoo"), or NULL. */
+static size_t jvm_option_key(const char *a, const char **ret) {
+        if (strncmp(a, "-XX:", 4) == 0) {
+                a += 4;
+                if (*a == '+' || *a == '-')
+                        a++;
+                *ret = a;
+                return strcspn(a, "=");
+        }
+        if (strncmp(a, "-Xmx", 4) == 0 || strncmp(a, "-Xms", 4) == 0 || strncmp(a, "-Xss", 4) == 0) {
+                *ret = a + 1;
+                return 3;
+        }
+        if (strncmp(a, "-D", 2) == 0) {
+                *ret = a + 1;
+                return strcspn(a + 1, "=");
+        }
+        return 0;
+}
+
+/* Index of the last JVM option in argv[1..] (before the main class or -jar) setting the same
+ * option as opt, or 0. */
+static size_t command_sets_jvm_option(char **argv, const char *opt) {
+        const char *key, *k2;
+        size_t n = jvm_option_key(opt, &key), found = 0;
+
+        if (n == 0)
+                return 0;
+        for (size_t i = 1; argv[i]; i++) {
+                const char *a = argv[i];
+                if (a[0] != '-' || strcmp(a, "-jar") == 0 || strcmp(a, "-m") == 0 ||
+                    strcmp(a, "--module") == 0)
+                        break;
+                if (strcmp(a, "-cp") == 0 || strcmp(a, "-classpath") == 0 || strcmp(a, "--class-path") == 0 ||
+                    strcmp(a, "-p") == 0 || strcmp(a, "--module-path") == 0) {
+                        if (!argv[i + 1])
+                                break;
+                        i++;
+                        continue;
+                }
+                size_t m = jvm_option_key(a, &k2);
+                if (m == n && strncmp(key, k2, n) == 0)
+                        found = i;
+        }
+        return found;
+}
+
+static int jvm_warnings(struct definition *d) {
+        int r;
+        for (size_t i = 0; i < d->n_cells; i++) {
+                const struct definition_cell *c = &d->cells[i];
+                for (size_t k = 0; k < c->n_jvm_args; k++) {
+                        size_t at = command_sets_jvm_option(d->sut.command, c->jvm_args[k]);
+                        if (at == 0)
+                                continue;
+                        r = add_warning(d,
+                                        "cells[%zu].jvm_args[%zu] is overridden by sut.command[%zu] (a later "
+                                        "JVM option wins)",
+                                        i, k, at);
+                        if (r < 0)
+                                return r;
+                }
+                uint64_t mem = definition_cell_memory_max(d, i), xmx = 0;
+                _cleanup_(definition_strv_freep) char **argv = NULL;
+                if (mem == 0)
+                        continue;
+                r = definition_cell_argv(d, i, &argv);
+                if (r < 0)
+                        return r;
+                for (size_t k = 1; argv[k] && argv[k][0] == '-' && strcmp(argv[k], "-jar") != 0; k++)
+                        if (strncmp(argv[k], "-Xmx", 4) == 0 && def_parse_jvm_size(argv[k] + 4, &xmx) < 0)
+                                xmx = 0;
+                if (xmx >= mem) {
+                        r = add_warning(d,
+                                        "cells[%zu]: the JVM heap limit -Xmx (%llu bytes) is not below "
+                                        "memory_max (%llu bytes); the SUT will likely be OOM-killed",
+                                        i, (unsigned long long) xmx, (unsigned long long) mem);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static int add_warnings(struct definition *d) {
+        int r;
+        if (d->load.has_cpus)
+                for (size_t i = 0; i < d->n_cells; i++) {
+                        const struct definition_cell *c = &d->cells[i];
+                        char l[256] = "", s[256] = "";
+                        if (c->has_cpus && !cpulist_intersects(&c->cpus, &d->load.cpus))
+                                continue;
+                        (void) cpulist_format(&d->load.cpus, l, sizeof l);
+                        if (c->has_cpus)
+                                (void) cpulist_format(&c->cpus, s, sizeof s);
+                        r = c->has_cpus ? add_warning(d,
+                                                      "load.cpus %s overlap cells[%zu].cpus %s: the injector "
+                                                      "competes with the SUT",
+                                                      l, i, s)
+                                        : add_warning(d,
+                                                      "cells[%zu] has no cpus, so it shares load.cpus %s with "
+                                                      "the injector",
+                                                      i, l);
+                        if (r < 0)
+                                return r;
+                }
+        const char *a0 = d->sut.command[0], *base = strrchr(a0, '/');
+        base = base ? base + 1 : a0;
+        if (!d->sut.jvm && strcmp(base, "java") == 0) {
+                r = add_warning(d, "sut.command runs java but sut.jvm is false: no GC log, flags or JVM metrics");
+                if (r < 0)
+                        return r;
+        }
+        return d->sut.jvm ? jvm_warnings(d) : 0;
+}
+
+/* Defaults that depend on other sections. */
+static int fill_defaults(struct definition *d) {
+        struct definition_ready *ready = &d->sut.ready;
+        if (ready->kind == DEFINITION_READY_NONE && d->load.kind == DEFINITION_LOAD_INJECTOR) {
+                ready->tcp_host = strdup(d->load.target.host);
+                if (!ready->tcp_host)
+                        return -ENOMEM;
+                ready->tcp_ipv6 = d->load.target.ipv6;
+                ready->tcp_port = d->load.target.port;
+                ready->kind = DEFINITION_READY_TCP;
+                ready->timeout_s = READY_TIMEOUT_DEFAULT_S;
+        }
+        return 0;
+}
+
+static int parse_root(const cJSON *root, const struct definition_host *host, struct definition *d,
+                      struct error *err) {
+        static const char *const known[] = { "name", "iterations", "order", "seed",
+                                             "sut",  "load",       "cells", "host" };
+        const cJSON *c;
+        uint64_t u;
+        int r, e;
+
+        r = def_expect_object(root, "", err);
+        if (r < 0)
+                return r;
+        r = def_check_members(root, "", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+
+        c = cJSON_GetObjectItemCaseSensitive(root, "name");
+        if (!c)
+                return def_error(err, "missing_field", "name", "is required");
+        r = def_get_string(c, "name", DEFINITION_NAME_MAX, DEF_STRING_NAME, &d->name, err);
+        if (r < 0)
+                return r;
+        r = get_uint_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &u, err);
+        if (r < 0)
+                return r;
+        d->iterations = (unsigned) u;
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "order"))) {
+                r = def_get_enum(c, "order", def_order_names, ELEMENTSOF(def_order_names), &e, err);
+                if (r < 0)
+                        return r;
+                d->order = (enum definition_order) e;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "seed"))) {
+                if (d->order != DEFINITION_ORDER_RANDOM)
+                        return def_error(err, "conflict", "seed", "applies only to order \"random\"");
+                r = def_get_uint(c, "seed", 0, DEFINITION_SEED_MAX, &d->seed, err);
+                if (r < 0)
+                        return r;
+                d->has_seed = true;
+        }
+
+        c = cJSON_GetObjectItemCaseSensitive(root, "sut");
+        if (!c)
+                return def_error(err, "missing_field", "sut", "is required");
+        r = parse_sut(c, host, &d->sut, err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "load"))) {
+                r = parse_load(c, host, &d->load, err);
+                if (r < 0)
+                        return r;
+        }
+        c = cJSON_GetObjectItemCaseSensitive(root, "cells");
+        if (!c)
+                return def_error(err, "missing_field", "cells", "is required");
+        r = parse_cells(c, host, d, err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "host"))) {
+                r = parse_host_checks(c, &d->host, err);
+                if (r < 0)
+                        return r;
+        }
+
+        if (fill_defaults(d) < 0 || add_warnings(d) < 0)
+                return def_oom(err);
+        return 0;
+}
+
+/* cJSON stops at the end of the first value; anything but whitespace after it is an error. */
+static bool only_whitespace(const char *s, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if (!strchr(" \t\r\n", s[i]))
+                        return false;
+        return true;
+}
+
+int definition_parse(const char *body, size_t len, const struct definition_host *host,
+                     struct definition **ret, struct error *err) {
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        _cleanup_(cJSON_Deletep) cJSON *root = NULL;
+        _cleanup_free_ char *copy = NULL;
+        const char *end = NULL;
+        int r;
+
+        if (len > DEFINITION_BODY_MAX) {
+                error_set(err, 413, "body_too_large", "", "body must be at most %d bytes, got %zu",
+                          DEFINITION_BODY_MAX, len);
+                return -EFBIG;
+        }
+        if (len == 0)
+                return def_error(err, "invalid_json", "", "body is empty");
+        r = def_json_prescan(body, len, err);
+        if (r < 0)
+                return r;
+
+        /* NUL-terminated for cJSON, which then never reads past the body */
+        copy = malloc(len + 1);
+        if (!copy)
+                return def_oom(err);
+        memcpy(copy, body, len);
+        copy[len] = '\0';
+        root = cJSON_ParseWithLengthOpts(copy, len, &end, false);
+        if (!root)
+                return def_error(err, "invalid_json", "", "body is not valid JSON (near byte %zu)",
+                                 end && end >= copy ? (size_t) (end - copy) : 0);
+        if (!only_whitespace(end, len - (size_t) (end - copy)))
+                return def_error(err, "invalid_json", "", "body has data after the JSON value (byte %zu)",
+                                 (size_t) (end - copy));
+
+        d = calloc(1, sizeof *d);
+        if (!d)
+                return def_oom(err);
+        d->iterations = 1;
+        r = parse_root(root, host, d, err);
+        if (r < 0)
+                return r;
+        r = definition_format_json(d, &d->canonical);
+        if (r < 0)
+                return def_oom(err);
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+void definition_free(struct definition *d) {
+        if (!d)
+                return;
+        free(d->name);
+        definition_strv_free(d->sut.command);
+        def_env_done(&d->sut.env);
+        free(d->sut.ready.tcp_host);
+        def_url_done(&d->sut.ready.http);
+        free(d->sut.ready.log_regex);
+        def_url_done(&d->load.target);
+        definition_strv_free(d->load.command);
+        free(d->load.timeline);
+        for (size_t i = 0; i < d->n_cells; i++)
+                cell_done(&d->cells[i]);
+        free(d->cells);
+        free(d->host.governor);
+        definition_strv_free(d->warnings);
+        free(d->canonical);
+        free(d);
+}

@@ -1,0 +1,249 @@
+/* definition.h: the experiment definition of POST /v1/experiments (design.md, "Experiment
+ * definition"): strict parsing and validation into a plain C struct, its canonical JSON (what the
+ * API stores and returns), the effective argv/env of a cell, and the run plan (cells x
+ * iterations in the definition's order).
+ *
+ * Contract of every rejection: a struct error with status 400 (413 only for a body over
+ * DEFINITION_BODY_MAX), a code from the list below, `field` the JSON path at fault
+ * ("cells[1].cpu_quota", "sut.command[0]", "load.rate"; "" when the body as a whole is at fault)
+ * and a message naming the rule and the value seen. Host-dependent rejections (cpus or mems not
+ * online, memory above the host's) are also 400, with their own code, so that a scheduler can
+ * tell "fix the definition" from "try another host" without a second status.
+ *
+ * Codes: invalid_json, too_deep, too_many_values (> 65536 JSON values), body_too_large,
+ * unknown_field, duplicate_field, missing_field, wrong_type, invalid_value, out_of_range,
+ * conflict (two fields contradict, or a field needs another), not_on_host.
+ *
+ * Rules that are decisions rather than design text:
+ *  - null is never a value: omit a field to get its default.
+ *  - integers may be written in any JSON number form with an integral value (1e2 is 100).
+ *  - strings are valid UTF-8 without control characters (C0, DEL, C1); names additionally
+ *    without bidi/format characters; \u0000 is rejected anywhere in the body.
+ *  - fields that would have no effect are rejected: seed without order random, cpu_period_us or
+ *    cpu_burst_us without cpu_quota, rate/arrival with mode max, jvm_args without sut.jvm.
+ *  - sut.ready defaults to {"tcp": <load.target host:port>} when the built-in injector is used,
+ *    to none (started = ready) otherwise.
+ *  - a cell without cpus runs on all CPUs online at run time; its cpu_quota is bounded by the
+ *    host's online CPU count.
+ *  - log regexes are POSIX EREs (REG_EXTENDED) without back-references, interval bounds <= 255,
+ *    and repetitions whose expansion by glibc's regcomp stays under 2048 nodes ("a++++++++++++"
+ *    or "((a{255}){255})" are refused), so regcomp and matching stay cheap on hostile input.
+ *  - memory sizes: a JSON integer of bytes or a string "<digits>[KMGT]" (binary units), from
+ *    1 MiB up to the host's memory.
+ *  - argv and environment need no bound of their own: the body bound keeps what one exec gets
+ *    near 1 MiB, under the kernel's ARG_MAX (2 MiB with the default 8 MiB stack).
+ *  - the body is strict RFC 8259 JSON (no byte-order mark, no "01" or "1."), numbers at most 40
+ *    characters; cJSON is only handed bodies that pass this check.
+ *  - commands: argv[0] absolute or a bare name (no "./x"), jvm_args entries start with '-';
+ *    env names [A-Za-z_][A-Za-z0-9_]*; load.timeline relative, of [A-Za-z0-9._-/] only.
+ *  - canonical JSON: memory sizes in bytes, cpulists as cpulist_format() writes them, URLs as
+ *    http://host:port/path with the host lower-cased, env sorted by name, empty env and
+ *    jvm_args omitted, host.on_mismatch always present.
+ *  - warnings (accepted, recorded): load.cpus overlapping a cell's cpus (or a cell without
+ *    cpus), a java command without sut.jvm, a cell's jvm_args overridden by the same option in
+ *    sut.command (HotSpot takes the last), -Xmx not below the cell's memory_max.
+ *  - order random is a randomized block design: every round of iterations runs each cell once,
+ *    in a seeded random order (Fisher-Yates over splitmix64), so drift hits all cells alike.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/cpulist.h"
+#include "basic/error.h"
+#include "basic/macro.h"
+
+#define DEFINITION_BODY_MAX (1024 * 1024)
+#define DEFINITION_DEPTH_MAX 8             /* a valid definition nests 4 deep */
+#define DEFINITION_NAME_MAX 128            /* bytes, experiment name */
+#define DEFINITION_CELL_NAME_MAX 64        /* bytes */
+#define DEFINITION_CELLS_MAX 64
+#define DEFINITION_ITERATIONS_MAX 1000
+#define DEFINITION_ARGV_MAX 256            /* entries of a command */
+#define DEFINITION_JVM_ARGS_MAX 64         /* entries per cell */
+#define DEFINITION_ARG_MAX 4096            /* bytes per argument */
+#define DEFINITION_ENV_MAX 128             /* variables per env object */
+#define DEFINITION_ENV_KEY_MAX 128
+#define DEFINITION_ENV_VALUE_MAX 4096
+#define DEFINITION_URL_MAX 2048
+#define DEFINITION_REGEX_MAX 512
+#define DEFINITION_TIMELINE_MAX 255
+#define DEFINITION_RATE_MAX 1000000.0      /* requests per second */
+#define DEFINITION_CONNECTIONS_MAX 10000
+#define DEFINITION_SEED_MAX ((UINT64_C(1) << 53) - 1) /* exact in a JSON (double) number */
+#define DEFINITION_MEMORY_MIN (UINT64_C(1) << 20)
+#define DEFINITION_MEMORY_MAX (UINT64_C(1) << 50) /* 1 PiB, the bound when the host's is unknown */
+#define DEFINITION_WARNINGS_MAX 256
+
+/* What the validator needs to know about this host; filled by the caller from cgroup.h's
+ * host_limits. memory_bytes 0 = unknown (sizes bounded by DEFINITION_MEMORY_MAX only). */
+struct definition_host {
+        struct cpulist online_cpus;
+        struct cpulist online_mems;
+        uint64_t memory_bytes;
+};
+
+enum definition_order {
+        DEFINITION_ORDER_INTERLEAVED,
+        DEFINITION_ORDER_SEQUENTIAL,
+        DEFINITION_ORDER_RANDOM,
+};
+
+enum definition_ready_kind {
+        DEFINITION_READY_NONE,          /* started = ready */
+        DEFINITION_READY_TCP,           /* connect() to host:port succeeds */
+        DEFINITION_READY_HTTP,          /* GET url answers 2xx */
+        DEFINITION_READY_LOG,           /* a line of stdout/stderr matches regex */
+};
+
+enum definition_load_kind {
+        DEFINITION_LOAD_NONE,           /* the SUT's last stdout line {"ops_per_s": N} is the result */
+        DEFINITION_LOAD_INJECTOR,       /* slicelab-inject against target */
+        DEFINITION_LOAD_EXTERNAL,       /* command writes timeline (relative to the run dir) */
+};
+
+enum definition_load_mode { DEFINITION_MODE_RATE, DEFINITION_MODE_MAX };
+enum definition_arrival { DEFINITION_ARRIVAL_UNIFORM, DEFINITION_ARRIVAL_POISSON };
+enum definition_smt { DEFINITION_SMT_ANY, DEFINITION_SMT_ON, DEFINITION_SMT_OFF };
+enum definition_thp {
+        DEFINITION_THP_ANY,
+        DEFINITION_THP_ALWAYS,
+        DEFINITION_THP_MADVISE,
+        DEFINITION_THP_NEVER,
+};
+enum definition_on_mismatch { DEFINITION_ON_MISMATCH_FAIL, DEFINITION_ON_MISMATCH_WARN };
+
+/* An http:// URL split for connecting: host without brackets, path with its query ("/" when
+ * the URL has none). */
+struct definition_url {
+        char *host;
+        bool ipv6;
+        uint16_t port;
+        char *path;
+};
+
+/* Environment variables, sorted by key, keys unique. */
+struct definition_env {
+        size_t n;
+        char **keys;
+        char **values;
+};
+
+struct definition_ready {
+        enum definition_ready_kind kind;
+        char *tcp_host;                 /* TCP: without brackets */
+        bool tcp_ipv6;
+        uint16_t tcp_port;
+        struct definition_url http;     /* HTTP */
+        char *log_regex;                /* LOG: compiles with REG_EXTENDED|REG_NOSUB */
+        unsigned timeout_s;             /* 1..3600, default 60 */
+};
+
+struct definition_sut {
+        char **command;                 /* NULL-terminated; argv[0] absolute or a bare name */
+        size_t n_command;
+        bool jvm;
+        struct definition_env env;
+        struct definition_ready ready;
+        uint64_t memory_max;            /* bytes, 0 = none */
+};
+
+struct definition_load {
+        enum definition_load_kind kind;
+        /* INJECTOR */
+        struct definition_url target;
+        enum definition_load_mode mode;
+        double rate;                    /* req/s, mode RATE only */
+        enum definition_arrival arrival;
+        unsigned connections;           /* 1..10000, default 32 */
+        unsigned timeout_ms;            /* 1..600000, default 5000 */
+        unsigned warmup_s;              /* 0..3600, default 30 */
+        unsigned measure_s;             /* 1..86400, default 60 */
+        /* EXTERNAL */
+        char **command;                 /* NULL-terminated */
+        size_t n_command;
+        char *timeline;                 /* relative, no "..", no empty components */
+        unsigned timeout_s;             /* 1..86400, default 3600: longer and the run fails (timeout) */
+        /* both */
+        bool has_cpus;                  /* false: the injector's slice gets no cpuset */
+        struct cpulist cpus;
+};
+
+struct definition_cell {
+        char *name;
+        bool has_cpus;                  /* false: all CPUs online at run time */
+        struct cpulist cpus;
+        bool has_mems;
+        struct cpulist mems;
+        bool has_quota;                 /* false: unlimited */
+        double cpu_quota;               /* in CPUs */
+        uint64_t cpu_quota_us;          /* cpu_quota x cpu_period_us, rounded, >= 1000 */
+        uint64_t cpu_period_us;         /* 1000..1000000, default 100000 */
+        uint64_t cpu_burst_us;          /* 0..cpu_quota_us, default 0 */
+        uint64_t memory_max;            /* bytes, 0 = sut.memory_max applies */
+        struct definition_env env;      /* overrides of sut.env */
+        char **jvm_args;                /* NULL-terminated, may be empty */
+        size_t n_jvm_args;
+};
+
+struct definition_host_checks {
+        char *governor;                 /* NULL = not checked */
+        enum definition_smt smt;
+        enum definition_thp thp;
+        enum definition_on_mismatch on_mismatch;
+};
+
+struct definition {
+        char *name;
+        unsigned iterations;            /* 1..1000, default 1 */
+        enum definition_order order;
+        bool has_seed;                  /* only with order random */
+        uint64_t seed;
+        struct definition_sut sut;
+        struct definition_load load;
+        struct definition_cell *cells;  /* 1..64, names unique */
+        size_t n_cells;
+        struct definition_host_checks host;
+        char **warnings;                /* NULL-terminated, for the experiment's record */
+        size_t n_warnings;
+        char *canonical;                /* compact JSON, defaults filled; parses back to itself */
+};
+
+struct planned_run {
+        size_t cell;                    /* index into definition.cells */
+        unsigned iteration;             /* 0-based */
+};
+
+/* Parse and validate body (len bytes, need not be NUL-terminated). host NULL skips the
+ * host-dependent checks (online cpus/mems, host memory). On success *ret owns a definition;
+ * on failure returns -EINVAL (-EFBIG with status 413 for a body over DEFINITION_BODY_MAX,
+ * -ENOMEM with status 500 "internal") with err filled, *ret untouched. */
+int definition_parse(const char *body, size_t len, const struct definition_host *host,
+                     struct definition **ret, struct error *err);
+void definition_free(struct definition *d);
+DEFINE_POINTER_CLEANUP(struct definition, definition_free)
+
+/* Canonical JSON of d (as in d->canonical); call again after changing d (e.g. setting the
+ * generated seed of a random order) to get the JSON to store. */
+int definition_format_json(const struct definition *d, char **ret);
+
+/* cells x iterations in d->order; seed is used by DEFINITION_ORDER_RANDOM only (pass d->seed
+ * when has_seed, else a fresh one that you store). Deterministic for (d, seed). */
+int definition_plan_runs(const struct definition *d, uint64_t seed, struct planned_run **ret,
+                         size_t *n);
+
+/* The SUT argv of a cell: argv[0], the cell's jvm_args (when sut.jvm), then argv[1..].
+ * NULL-terminated, free with definition_strv_free(). */
+int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
+/* The SUT environment of a cell as "KEY=VALUE" strings: sut.env with the cell's env on top,
+ * sorted by key. NULL-terminated. */
+int definition_cell_env(const struct definition *d, size_t cell, char ***ret);
+/* The cell's memory_max, else sut.memory_max; 0 = none. */
+uint64_t definition_cell_memory_max(const struct definition *d, size_t cell);
+
+void definition_strv_free(char **l);
+DEFINE_POINTER_CLEANUP(char *, definition_strv_free)
+
+const char *definition_order_to_string(enum definition_order o);

@@ -1,0 +1,259 @@
+/* daemon.c: slicelabd's lifecycle. The main thread owns the sd-event loop and all run state;
+ * libmicrohttpd's threads serve the API and wake the loop through an eventfd. */
+#include "service/daemon.h"
+
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-event.h>
+
+#include "cgroup/cgroup.h"
+#include "storage/db.h"
+#include "basic/host-limits.h"
+#include "service/listen.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "service/notify.h"
+#include "storage/runs.h"
+#include "daemon/scheduler.h"
+#include "api/server.h"
+#include "service/state-dir.h"
+
+DEFINE_POINTER_CLEANUP(struct api_server, api_server_stop)
+
+struct daemon {
+        const struct options *options;
+        sd_event *event;
+        struct storage *storage;
+        struct db_conn *loop_db;        /* the loop's own connection, held for its lifetime */
+        struct api_server *api;
+        struct cgroup_manager *cgroups;
+        struct scheduler *scheduler;
+        char injector_path[PATH_MAX];
+        char cgroup_root[PATH_MAX];
+        int wake_fd;
+        char listen_name[128];
+        bool stopping;
+};
+
+static void update_status(struct daemon *d) {
+        int64_t queued = 0, active = 0;
+        if (runs_count_queue(d->loop_db, &queued, &active) < 0)
+                return;
+        notify_status("Listening on %s; %lld queued, %lld running", d->listen_name, (long long) queued,
+                      (long long) active);
+}
+
+/* The API queued or cancelled work. */
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct daemon *d = userdata;
+        uint64_t n;
+        if (read(fd, &n, sizeof n) < 0 && errno != EAGAIN)
+                return log_error_errno(negative_errno(), "reading the wake eventfd");
+        scheduler_kick(d->scheduler);
+        update_status(d);
+        return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct daemon *d = userdata;
+        if (d->stopping)
+                return 0;
+        d->stopping = true;
+        log_info("received %s, shutting down", strsignal((int) si->ssi_signo));
+        notify_stopping();
+        /* Stop accepting first: clients get "connection refused", never a half-served request. */
+        api_server_quiesce(d->api);
+        if (scheduler_active(d->scheduler) > 0)
+                notify_status("Stopping the run in progress");
+        scheduler_shutdown(d->scheduler);
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int check_run_as(const char *user) {
+        if (!user)
+                return 0;
+        errno = 0;
+        struct passwd *pw = getpwnam(user);
+        if (!pw)
+                return log_error_errno(errno ? -errno : -ESRCH, "--run-as %s: no such user", user);
+        return 0;
+}
+
+static int open_storage(struct daemon *d) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/slicelab.db", d->options->state_dir);
+        struct error err = { 0 };
+        int r = storage_open(path, &d->storage, &err);
+        if (r < 0) {
+                log_error("%s", err.message);
+                return r;
+        }
+        return storage_acquire(d->storage, &d->loop_db);
+}
+
+/* slicelab-inject sits beside slicelabd when installed, or in the build tree's injector/. */
+static int find_injector(char *buf, size_t size) {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n < 0)
+                return negative_errno();
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+                *slash = '\0';
+        const char *candidates[] = { "slicelab-inject", "injector/slicelab-inject", "../bin/slicelab-inject" };
+        for (size_t i = 0; i < ELEMENTSOF(candidates); i++) {
+                if (snprintf(buf, size, "%s/%s", self, candidates[i]) < (int) size && access(buf, X_OK) == 0)
+                        return 0;
+        }
+        snprintf(buf, size, "slicelab-inject"); /* then PATH decides */
+        return 0;
+}
+
+static int start_runs(struct daemon *d) {
+        int r = cgroup_manager_new(d->options->cgroup_root, &d->cgroups);
+        if (r < 0)
+                return log_error_errno(r, "cannot prepare the cgroup root '%s'", d->options->cgroup_root);
+        struct run_context ctx = {
+                .event = d->event,
+                .db = d->loop_db,
+                .cgroups = d->cgroups,
+                .state_dir = d->options->state_dir,
+                .injector_path = d->injector_path,
+        };
+        if (d->options->run_as) {
+                struct passwd *pw = getpwnam(d->options->run_as);
+                if (!pw)
+                        return log_error_errno(-ESRCH, "--run-as %s: no such user", d->options->run_as);
+                ctx.set_user = true;
+                ctx.uid = pw->pw_uid;
+                ctx.gid = pw->pw_gid;
+        }
+        find_injector(d->injector_path, sizeof d->injector_path);
+        /* Processes that double-fork out of a run are re-parented to us, not to init. */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+                return log_error_errno(negative_errno(), "PR_SET_CHILD_SUBREAPER");
+        r = scheduler_new(&ctx, d->options->max_parallel, &d->scheduler);
+        if (r < 0)
+                return r;
+        return scheduler_recover(d->scheduler);
+}
+
+static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
+        const struct cgroup_mode *mode = cgroup_manager_mode(d->cgroups);
+        char *root = d->cgroup_root;
+        if (cgroup_manager_dir(d->cgroups, "cpu", cgroup_manager_root(d->cgroups), root, sizeof d->cgroup_root) < 0)
+                snprintf(root, sizeof d->cgroup_root, "%s", cgroup_manager_root(d->cgroups));
+        struct host_limits host;
+        int r = host_limits_read(&host);
+        if (r < 0)
+                return log_error_errno(r, "cannot read this host's CPUs, memory nodes and memory");
+        struct api_config config = {
+                .storage = d->storage,
+                .listen_fd = listen_fd,
+                .wake_fd = d->wake_fd,
+                .token = token,
+                .reads_need_auth = !local,
+                .cgroup_mode = mode->name,
+                .cgroup_driver = mode->driver,
+                .cgroup_root = root,
+                .host = { .online_cpus = host.cpus, .online_mems = host.mems, .memory_bytes = host.memory_bytes },
+                .state_dir = d->options->state_dir,
+                .threads = 2,
+        };
+        return api_server_start(&config, &d->api);
+}
+
+static int setup_loop(struct daemon *d, sd_event_source **wake, sd_event_source **term,
+                      sd_event_source **intr, sd_event_source **watchdog) {
+        int r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the event loop");
+        r = sd_event_add_io(d->event, wake, d->wake_fd, EPOLLIN, on_wake, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, term, SIGTERM, on_signal, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, intr, SIGINT, on_signal, d);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up the event loop");
+        return notify_watchdog_start(d->event, watchdog);
+}
+
+static void teardown(struct daemon *d) {
+        api_server_stop(d->api);
+        d->api = NULL;
+        scheduler_free(d->scheduler);
+        d->scheduler = NULL;
+        cgroup_manager_free(d->cgroups);
+        d->cgroups = NULL;
+        if (d->loop_db)
+                storage_release(d->storage, d->loop_db);
+        storage_close(d->storage);
+        if (d->wake_fd >= 0)
+                close(d->wake_fd);
+        sd_event_unref(d->event);
+}
+
+int daemon_run(const struct options *o) {
+        struct daemon d = { .options = o, .wake_fd = -1 };
+        _cleanup_(sd_event_source_unrefp) sd_event_source *wake = NULL, *term = NULL, *intr = NULL, *watchdog = NULL;
+        char token[TOKEN_HEX_LEN + 1];
+        int listen_fd = -1, r;
+        bool local;
+
+        log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
+        log_debug("settings: listen %s, config %s, cgroup root %s, max parallel %u, run as %s", o->listen,
+                  o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as ? o->run_as : "(daemon's user)");
+        r = check_run_as(o->run_as);
+        if (r >= 0)
+                r = state_dir_prepare(o->state_dir, o->run_as != NULL);
+        if (r >= 0)
+                r = state_dir_token(o->state_dir, token);
+        if (r >= 0)
+                r = open_storage(&d);
+        if (r >= 0) {
+                d.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+                if (d.wake_fd < 0)
+                        r = log_error_errno(negative_errno(), "eventfd");
+        }
+        if (r >= 0)
+                r = setup_loop(&d, &wake, &term, &intr, &watchdog);
+        if (r >= 0)
+                r = start_runs(&d);
+        if (r >= 0)
+                r = listen_open(o->listen, &listen_fd, d.listen_name, sizeof d.listen_name, &local);
+        if (r >= 0) {
+                r = start_api(&d, listen_fd, local, token);
+                if (r < 0)
+                        close(listen_fd);
+        }
+        if (r < 0) {
+                wake = sd_event_source_unref(wake);
+                term = sd_event_source_unref(term);
+                intr = sd_event_source_unref(intr);
+                watchdog = sd_event_source_unref(watchdog);
+                teardown(&d);
+                return 1;
+        }
+
+        /* libmicrohttpd listens once MHD_start_daemon returns: only now are we ready. */
+        log_info("listening on %s", d.listen_name);
+        notify_ready("Listening on %s", d.listen_name);
+        scheduler_kick(d.scheduler); /* work queued before this start */
+        r = sd_event_loop(d.event);
+        if (r < 0)
+                log_error_errno(r, "event loop failed");
+
+        wake = sd_event_source_unref(wake);
+        term = sd_event_source_unref(term);
+        intr = sd_event_source_unref(intr);
+        watchdog = sd_event_source_unref(watchdog);
+        teardown(&d);
+        log_info("stopped");
+        return r < 0 ? 1 : 0;
+}

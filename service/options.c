@@ -1,0 +1,256 @@
+/* options.c: parsing slicelabd's flags and config file, strictly: an unknown key or a bad value
+ * stops the daemon before it touches anything. */
+#include "service/options.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "service/listen.h"
+#include "basic/log.h"
+#include "basic/macro.h"
+
+enum {
+        OPT_LISTEN = 0x100,
+        OPT_STATE_DIR,
+        OPT_CONFIG,
+        OPT_CGROUP_ROOT,
+        OPT_MAX_PARALLEL,
+        OPT_RUN_AS,
+        OPT_LOG_LEVEL,
+        OPT_HELP,
+        OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+        { "listen", required_argument, NULL, OPT_LISTEN },
+        { "state-dir", required_argument, NULL, OPT_STATE_DIR },
+        { "config", required_argument, NULL, OPT_CONFIG },
+        { "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+        { "max-parallel", required_argument, NULL, OPT_MAX_PARALLEL },
+        { "run-as", required_argument, NULL, OPT_RUN_AS },
+        { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+        { "help", no_argument, NULL, OPT_HELP },
+        { "version", no_argument, NULL, OPT_VERSION },
+        { 0 },
+};
+
+static void usage(FILE *f) {
+        fprintf(f,
+                "Usage: slicelabd [OPTIONS]\n"
+                "Run performance experiments for JVM services under cgroup CPU limits, driven by a REST API.\n\n"
+                "  --listen ADDR        HOST:PORT or unix:/PATH to serve the API on (default %s)\n"
+                "  --state-dir DIR      database, run directories and API token (default %s)\n"
+                "  --config FILE        settings file, keys are these long flag names (default %s if present)\n"
+                "  --cgroup-root NAME   cgroup under which run slices are made (default %s)\n"
+                "  --max-parallel N     runs at once, only with disjoint cpusets (default 1)\n"
+                "  --run-as USER        user the system under test and the injector run as\n"
+                "  --log-level LEVEL    err, warning, notice, info or debug (default info)\n"
+                "  --help               show this help\n"
+                "  --version            show the version\n",
+                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT);
+}
+
+static int fail_usage(const char *fmt, ...) _printf_(1, 2);
+static int fail_usage(const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "slicelabd: ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n\n");
+        va_end(ap);
+        usage(stderr);
+        return -EINVAL;
+}
+
+static bool valid_cgroup_name(const char *s) {
+        if (!*s || strlen(s) > 64 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr("._-", *p))
+                        return false;
+        return true;
+}
+
+static bool valid_user_name(const char *s) {
+        if (!*s || strlen(s) > 32 || *s == '-')
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr("._-", *p))
+                        return false;
+        return true;
+}
+
+static int set_string(char **field, const char *value) {
+        char *copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
+/* Apply one setting, from a flag or from the config file (where is "--name" or "FILE:LINE"). */
+static int apply(struct options *o, int opt, const char *name, const char *value, const char *where) {
+        switch (opt) {
+        case OPT_LISTEN: {
+                struct listen_address a;
+                if (listen_address_parse(value, &a) < 0)
+                        return fail_usage("%s: '%s' is not HOST:PORT, [IPV6]:PORT or unix:/PATH", where, value);
+                return set_string(&o->listen, value);
+        }
+        case OPT_STATE_DIR:
+                if (value[0] != '/' || strlen(value) > 200)
+                        return fail_usage("%s: '%s' must be an absolute path of at most 200 characters", where, value);
+                return set_string(&o->state_dir, value);
+        case OPT_CGROUP_ROOT:
+                if (!valid_cgroup_name(value))
+                        return fail_usage("%s: '%s' must be a name of letters, digits, '.', '_' or '-'", where, value);
+                return set_string(&o->cgroup_root, value);
+        case OPT_MAX_PARALLEL: {
+                char *end;
+                errno = 0;
+                unsigned long n = strtoul(value, &end, 10);
+                if (errno || end == value || *end || n < 1 || n > 64 || value[0] == '-')
+                        return fail_usage("%s: '%s' must be a whole number from 1 to 64", where, value);
+                o->max_parallel = (unsigned) n;
+                return 0;
+        }
+        case OPT_RUN_AS:
+                if (!valid_user_name(value))
+                        return fail_usage("%s: '%s' is not a valid user name", where, value);
+                return set_string(&o->run_as, value);
+        case OPT_LOG_LEVEL: {
+                int l = log_parse_level(value);
+                if (l < 0)
+                        return fail_usage("%s: '%s' is not one of err, warning, notice, info, debug", where, value);
+                o->log_level = l;
+                return 0;
+        }
+        default:
+                return fail_usage("%s: unknown setting '%s'", where, name);
+        }
+}
+
+static int option_by_name(const char *name) {
+        for (const struct option *lo = long_options; lo->name; lo++)
+                if (strcmp(lo->name, name) == 0 && lo->has_arg == required_argument && lo->val != OPT_CONFIG)
+                        return lo->val;
+        return -1;
+}
+
+static char *strip(char *s) {
+        while (isspace((unsigned char) *s))
+                s++;
+        char *e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                *--e = '\0';
+        return s;
+}
+
+/* "key = value" lines; '#' starts a comment line; blank lines are fine. */
+static int config_read(struct options *o, const char *path, bool must_exist) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f) {
+                if (errno == ENOENT && !must_exist)
+                        return 0;
+                fprintf(stderr, "slicelabd: cannot read config file %s: %s\n", path, strerror(errno));
+                return -EINVAL;
+        }
+        char line[1024];
+        for (unsigned lineno = 1; fgets(line, sizeof line, f); lineno++) {
+                char where[PATH_MAX + 32];
+                snprintf(where, sizeof where, "%s:%u", path, lineno);
+                if (!strchr(line, '\n') && !feof(f))
+                        return fail_usage("%s: line too long", where);
+                char *s = strip(line);
+                if (*s == '\0' || *s == '#')
+                        continue;
+                char *eq = strchr(s, '=');
+                if (!eq)
+                        return fail_usage("%s: expected 'key = value', got '%s'", where, s);
+                *eq = '\0';
+                char *key = strip(s), *value = strip(eq + 1);
+                int r = apply(o, option_by_name(key), key, value, where);
+                if (r < 0)
+                        return r;
+        }
+        return set_string(&o->config, path);
+}
+
+static int defaults(struct options *o) {
+        *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO };
+        if (set_string(&o->listen, DEFAULT_LISTEN) < 0 || set_string(&o->state_dir, DEFAULT_STATE_DIR) < 0 ||
+            set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int options_parse(int argc, char **argv, struct options *ret) {
+        struct options o;
+        int r = defaults(&o);
+        if (r < 0)
+                return r;
+
+        /* First pass: only --config, --help and --version, so the file is read before flags override it. */
+        const char *config = NULL;
+        int c;
+        opterr = 0;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
+                if (c == OPT_CONFIG)
+                        config = optarg;
+                else if (c == OPT_HELP || c == OPT_VERSION) {
+                        if (c == OPT_HELP)
+                                usage(stdout);
+                        else
+                                printf("slicelabd %s\n", SLICELAB_VERSION);
+                        options_done(&o);
+                        return 0;
+                }
+        }
+        r = config_read(&o, config ? config : DEFAULT_CONFIG, config != NULL);
+        if (r < 0)
+                goto fail;
+
+        opterr = 0;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
+                if (c == '?' || c == ':') {
+                        const char *arg = argv[optind - 1];
+                        r = c == ':' ? fail_usage("option '%s' needs a value", arg) : fail_usage("unknown option '%s'", arg);
+                        goto fail;
+                }
+                if (c == OPT_CONFIG)
+                        continue;
+                char where[64];
+                snprintf(where, sizeof where, "--%s", long_options[0].name);
+                for (const struct option *lo = long_options; lo->name; lo++)
+                        if (lo->val == c)
+                                snprintf(where, sizeof where, "--%s", lo->name);
+                r = apply(&o, c, where, optarg, where);
+                if (r < 0)
+                        goto fail;
+        }
+        if (optind < argc) {
+                r = fail_usage("unexpected argument '%s'", argv[optind]);
+                goto fail;
+        }
+        *ret = o;
+        return 1;
+fail:
+        options_done(&o);
+        return r;
+}
+
+void options_done(struct options *o) {
+        free(o->listen);
+        free(o->state_dir);
+        free(o->config);
+        free(o->cgroup_root);
+        free(o->run_as);
+        *o = (struct options){ 0 };
+}
