@@ -86,6 +86,15 @@ int db_bind_text(sqlite3_stmt *s, int idx, const char *v) {
         return rc == SQLITE_OK ? 0 : sqlite_to_errno(rc);
 }
 
+int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret) {
+        sqlite3_stmt *s;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0 || (r = db_bind_text(s, 1, text)) < 0)
+                return r;
+        *ret = s;
+        return 0;
+}
+
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret) {
         size_t free_slot = STMT_CACHE;
         for (size_t i = 0; i < STMT_CACHE; i++) {

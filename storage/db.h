@@ -52,6 +52,8 @@ int sqlite_to_errno(int rc);
 /* A prepared statement from the connection's cache, keyed by the identity of the SQL string
  * (pass string literals). Release with the cleanup, which resets it and clears its bindings. */
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret);
+/* db_stmt() with ?1 bound to text: most reads are "... WHERE id = ?". */
+int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
 static inline void db_stmt_resetp(sqlite3_stmt **s) {
         if (*s) {
                 sqlite3_reset(*s);

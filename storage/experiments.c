@@ -6,7 +6,7 @@
 
 #include "basic/log.h"
 #include "storage/row-json.h"
-#include "storage/runs.h"
+#include "storage/run-state.h"
 #include "basic/time-util.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
@@ -169,10 +169,9 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
 static int add_progress(struct db_conn *c, const char *id, cJSON *o) {
         static const char sql[] = "SELECT state, count(*) FROM runs WHERE experiment_id = ? GROUP BY state";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, id);
         int64_t counts[_RUN_STATE_MAX] = { 0 }, total = 0;
         while ((r = db_step(s)) > 0) {
                 int state = run_state_from_string((const char *) sqlite3_column_text(s, 0));
@@ -229,10 +228,9 @@ static int add_cells(struct db_conn *c, const char *id, cJSON *o) {
                 "  FROM cells c LEFT JOIN runs r ON r.experiment_id = c.experiment_id AND r.cell_idx = c.idx"
                 " WHERE c.experiment_id = ? GROUP BY c.idx ORDER BY c.idx";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, id);
         cJSON *cells = cJSON_AddArrayToObject(o, "cells");
         while ((r = db_step(s)) > 0) {
                 cJSON *cell = cJSON_CreateObject();
@@ -255,10 +253,9 @@ static int add_cells(struct db_conn *c, const char *id, cJSON *o) {
 int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         static const char sql[] = "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, id);
         if ((r = db_step(s)) < 0)
                 return r;
         if (r == 0)
@@ -277,10 +274,9 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
                 " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
                 " ORDER BY rowid DESC LIMIT ?3";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, status, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, status);
         sqlite3_bind_int64(s, 2, cursor);
         sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
         _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
@@ -308,30 +304,6 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
         return 0;
 }
 
-int experiments_refresh_status(struct db_conn *c, const char *id) {
-        static const char sql[] =
-                "UPDATE experiments SET"
-                " status = (SELECT CASE"
-                "   WHEN sum(state IN ('queued','preparing','starting','warmup','measuring','collecting')) > 0 THEN"
-                "     CASE WHEN sum(state <> 'queued') > 0 THEN 'running' ELSE 'queued' END"
-                "   WHEN (SELECT cancel_requested FROM experiments WHERE id = ?1) THEN 'cancelled'"
-                "   WHEN sum(state = 'succeeded') = count(*) THEN 'succeeded'"
-                "   WHEN sum(state = 'succeeded') = 0 THEN 'failed'"
-                "   ELSE 'partial' END FROM runs WHERE experiment_id = ?1),"
-                " finished_wall_ns = CASE WHEN (SELECT count(*) FROM runs WHERE experiment_id = ?1 AND state IN"
-                "   ('queued','preparing','starting','warmup','measuring','collecting')) = 0"
-                "   THEN coalesce(finished_wall_ns, ?2) ELSE NULL END"
-                " WHERE id = ?1";
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
-        if (r < 0)
-                return r;
-        db_bind_text(s, 1, id);
-        sqlite3_bind_int64(s, 2, now_wall_ns());
-        r = db_step(s);
-        return r < 0 ? r : 0;
-}
-
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active) {
         /* A finished experiment stays as it ended: cancelling it again changes nothing. */
         static const char sql_flag[] =
@@ -340,7 +312,7 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
         static const char sql_queued[] = "SELECT id FROM runs WHERE experiment_id = ? AND state = 'queued'";
         static const char sql_active[] =
                 "SELECT count(*) FROM runs WHERE experiment_id = ? AND state IN"
-                " ('preparing','starting','warmup','measuring','collecting')";
+                " " RUN_STATES_ACTIVE_SQL;
         struct db_txn t _cleanup_txn_ = { 0 };
         int r = db_txn_begin(c, &t);
         if (r < 0)
@@ -419,10 +391,9 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.experiment_id = ?1 AND r.position >= ?2 ORDER BY r.position LIMIT ?3";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql_exists, &e);
+        int r = db_stmt_text(c, sql_exists, id, &e);
         if (r < 0)
                 return r;
-        db_bind_text(e, 1, id);
         if ((r = db_step(e)) < 0)
                 return r;
         if (r == 0)
@@ -457,6 +428,16 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
         return 0;
 }
 
+static void report_row(cJSON *o, sqlite3_stmt *s) {
+        row_add_text(o, "cell", s, 0);
+        row_add_int(o, "cell_index", s, 1);
+        row_add_text(o, "id", s, 2);
+        cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 3) + 1);
+        row_add_text(o, "state", s, 4);
+        row_add_text(o, "reason", s, 5);
+        row_add_json(o, "metrics", s, 6);
+}
+
 int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows, cJSON **ret_cells, char ret_status[16]) {
         static const char sql_exp[] = "SELECT status FROM experiments WHERE id = ?";
         static const char sql_cells[] = "SELECT name FROM cells WHERE experiment_id = ? ORDER BY idx";
@@ -465,10 +446,9 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.experiment_id = ? ORDER BY c.idx, r.iteration";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *cs _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql_exp, &e);
+        int r = db_stmt_text(c, sql_exp, id, &e);
         if (r < 0)
                 return r;
-        db_bind_text(e, 1, id);
         if ((r = db_step(e)) < 0)
                 return r;
         if (r == 0)
@@ -484,18 +464,7 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
                 cJSON_AddItemToArray(cells, cJSON_CreateString((const char *) sqlite3_column_text(cs, 0)));
         if (r < 0)
                 return r;
-        while ((r = db_step(s)) > 0) {
-                cJSON *o = cJSON_CreateObject();
-                row_add_text(o, "cell", s, 0);
-                row_add_int(o, "cell_index", s, 1);
-                row_add_text(o, "id", s, 2);
-                cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 3) + 1);
-                row_add_text(o, "state", s, 4);
-                row_add_text(o, "reason", s, 5);
-                row_add_json(o, "metrics", s, 6);
-                cJSON_AddItemToArray(rows, o);
-        }
-        if (r < 0)
+        if ((r = rows_append_json(s, rows, report_row)) < 0)
                 return r;
         *ret_rows = TAKE_PTR(rows);
         *ret_cells = TAKE_PTR(cells);

@@ -47,9 +47,6 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
  * in progress. *ret_active tells whether a run was in progress (the loop must act). */
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active);
 
-/* Recompute the experiment's status from its runs' states (after any run transition). */
-int experiments_refresh_status(struct db_conn *c, const char *id);
-
 /* A page of the experiment's runs in run order, from position `from` (0 = the first), at most
  * limit of them: [{"id","cell","iteration","state","reason","started_at","finished_at","headline"}].
  * *ret_next is the position of the next page, or -1 at the end. */

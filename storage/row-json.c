@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "basic/time-util.h"
+#include "storage/db.h"
 
 void row_add_time(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
         if (sqlite3_column_type(s, col) == SQLITE_NULL) {
@@ -38,4 +39,14 @@ void row_add_int(cJSON *o, const char *name, sqlite3_stmt *s, int col) {
         char buf[24];
         snprintf(buf, sizeof buf, "%lld", (long long) sqlite3_column_int64(s, col));
         cJSON_AddRawToObject(o, name, buf);
+}
+
+int rows_append_json(sqlite3_stmt *s, cJSON *array, row_json_fn fill) {
+        int r;
+        while ((r = db_step(s)) > 0) {
+                cJSON *o = cJSON_CreateObject();
+                fill(o, s);
+                cJSON_AddItemToArray(array, o);
+        }
+        return r < 0 ? r : 0;
 }

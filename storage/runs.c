@@ -6,39 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "storage/experiments.h"
+#include "storage/run-state.h"
 #include "storage/row-json.h"
 #include "basic/time-util.h"
 
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
-static const char *const state_names[_RUN_STATE_MAX] = {
-        [RUN_QUEUED] = "queued",         [RUN_PREPARING] = "preparing", [RUN_STARTING] = "starting",
-        [RUN_WARMUP] = "warmup",         [RUN_MEASURING] = "measuring", [RUN_COLLECTING] = "collecting",
-        [RUN_SUCCEEDED] = "succeeded",   [RUN_FAILED] = "failed",       [RUN_CANCELLED] = "cancelled",
-        [RUN_INTERRUPTED] = "interrupted",
-};
-
-const char *run_state_to_string(int state) {
-        return state >= 0 && state < _RUN_STATE_MAX ? state_names[state] : "unknown";
-}
-
-int run_state_from_string(const char *s) {
-        for (int i = 0; s && i < _RUN_STATE_MAX; i++)
-                if (strcmp(s, state_names[i]) == 0)
-                        return i;
-        return -EINVAL;
-}
-
-bool run_state_is_terminal(int state) {
-        return state >= RUN_SUCCEEDED;
-}
-
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active) {
         static const char sql[] =
                 "SELECT coalesce(sum(state = 'queued'), 0),"
-                "       coalesce(sum(state IN ('preparing','starting','warmup','measuring','collecting')), 0)"
-                "  FROM runs WHERE state NOT IN ('succeeded','failed','cancelled','interrupted')";
+                "       coalesce(sum(state IN " RUN_STATES_ACTIVE_SQL "), 0)"
+                "  FROM runs WHERE state NOT IN " RUN_STATES_FINISHED_SQL;
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt(c, sql, &s);
         if (r < 0)
@@ -53,53 +31,21 @@ int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active
         return 0;
 }
 
-int runs_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
-                    const char *message) {
-        static const char sql_update[] =
-                "UPDATE runs SET state = ?2, reason = coalesce(?3, reason), message = coalesce(?4, message)"
-                " WHERE id = ?1";
-        static const char sql_event[] =
-                "INSERT INTO run_events(run_id, seq, state, wall_ns, mono_ns, message)"
-                " VALUES (?1, (SELECT coalesce(max(seq), -1) + 1 FROM run_events WHERE run_id = ?1), ?2, ?3, ?4, ?5)";
-        sqlite3_stmt *u _cleanup_stmt_ = NULL, *e _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql_update, &u);
-        if (r < 0 || (r = db_stmt(c, sql_event, &e)) < 0)
-                return r;
-        db_bind_text(u, 1, run_id);
-        db_bind_text(u, 2, state);
-        db_bind_text(u, 3, reason);
-        db_bind_text(u, 4, message);
-        if ((r = db_step(u)) < 0)
-                return r;
-        if (sqlite3_changes(db_handle(c)) == 0)
-                return -ENOENT;
-        db_bind_text(e, 1, run_id);
-        db_bind_text(e, 2, state);
-        sqlite3_bind_int64(e, 3, now_wall_ns());
-        sqlite3_bind_int64(e, 4, now_mono_ns());
-        db_bind_text(e, 5, message);
-        r = db_step(e);
-        return r < 0 ? r : 0;
+static void history_row(cJSON *ev, sqlite3_stmt *s) {
+        row_add_text(ev, "state", s, 0);
+        row_add_time(ev, "at", s, 1);
+        row_add_int(ev, "mono_ns", s, 2);
+        row_add_text(ev, "message", s, 3);
 }
 
 static int add_history(struct db_conn *c, const char *run_id, cJSON *o) {
         static const char sql[] =
                 "SELECT state, wall_ns, mono_ns, message FROM run_events WHERE run_id = ? ORDER BY seq";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
-        cJSON *states = cJSON_AddArrayToObject(o, "states");
-        while ((r = db_step(s)) > 0) {
-                cJSON *ev = cJSON_CreateObject();
-                row_add_text(ev, "state", s, 0);
-                row_add_time(ev, "at", s, 1);
-                row_add_int(ev, "mono_ns", s, 2);
-                row_add_text(ev, "message", s, 3);
-                cJSON_AddItemToArray(states, ev);
-        }
-        return r < 0 ? r : 0;
+        return rows_append_json(s, cJSON_AddArrayToObject(o, "states"), history_row);
 }
 
 int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
@@ -109,10 +55,9 @@ int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         if ((r = db_step(s)) < 0)
                 return r;
         if (r == 0)
@@ -193,10 +138,9 @@ int runs_next_queued(struct db_conn *c, size_t max, struct queued_run **ret, siz
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load) {
         static const char sql[] = "UPDATE runs SET sut_slice = ?2, load_slice = ?3 WHERE id = ?1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         db_bind_text(s, 2, sut);
         db_bind_text(s, 3, load);
         r = db_step(s);
@@ -206,10 +150,9 @@ int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, cons
 int runs_set_measure_start(struct db_conn *c, const char *run_id, int64_t mono_ns) {
         static const char sql[] = "UPDATE runs SET measure_start_ns = ?2 WHERE id = ?1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         sqlite3_bind_int64(s, 2, mono_ns);
         r = db_step(s);
         return r < 0 ? r : 0;
@@ -250,7 +193,7 @@ int runs_finish(struct db_conn *c, const char *run_id, const char *experiment_id
 int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *ret_count) {
         static const char sql[] =
                 "SELECT id, experiment_id FROM runs WHERE state IN"
-                " ('preparing','starting','warmup','measuring','collecting')";
+                " " RUN_STATES_ACTIVE_SQL;
         struct db_txn t _cleanup_txn_ = { 0 };
         int r = db_txn_begin(c, &t);
         if (r < 0)
@@ -282,10 +225,9 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
 int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret) {
         static const char sql[] = "SELECT cancel_requested FROM experiments WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, experiment_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, experiment_id);
         if ((r = db_step(s)) < 0)
                 return r;
         if (r == 0)
@@ -322,6 +264,19 @@ int runs_overview(struct db_conn *c, struct runs_overview *ret) {
         return 0;
 }
 
+static void latest_row(cJSON *o, sqlite3_stmt *s) {
+        row_add_text(o, "experiment", s, 0);
+        row_add_text(o, "experiment_id", s, 1);
+        row_add_text(o, "cell", s, 2);
+        static const char *const nums[] = { "throughput_rps", "p99_us", "ops_per_s" };
+        for (int i = 0; i < 3; i++) {
+                if (sqlite3_column_type(s, 3 + i) == SQLITE_NULL)
+                        cJSON_AddNullToObject(o, nums[i]);
+                else
+                        cJSON_AddNumberToObject(o, nums[i], sqlite3_column_double(s, 3 + i));
+        }
+}
+
 int runs_latest_per_cell(struct db_conn *c, int experiments, cJSON **ret) {
         static const char sql[] =
                 "SELECT e.name, e.id, c.name,"
@@ -339,20 +294,7 @@ int runs_latest_per_cell(struct db_conn *c, int experiments, cJSON **ret) {
                 return r;
         sqlite3_bind_int(s, 1, experiments);
         cJSON *a = cJSON_CreateArray();
-        while ((r = db_step(s)) > 0) {
-                cJSON *o = cJSON_CreateObject();
-                row_add_text(o, "experiment", s, 0);
-                row_add_text(o, "experiment_id", s, 1);
-                row_add_text(o, "cell", s, 2);
-                static const char *const nums[] = { "throughput_rps", "p99_us", "ops_per_s" };
-                for (int i = 0; i < 3; i++) {
-                        if (sqlite3_column_type(s, 3 + i) == SQLITE_NULL)
-                                cJSON_AddNullToObject(o, nums[i]);
-                        else
-                                cJSON_AddNumberToObject(o, nums[i], sqlite3_column_double(s, 3 + i));
-                }
-                cJSON_AddItemToArray(a, o);
-        }
+        r = rows_append_json(s, a, latest_row);
         if (r < 0) {
                 cJSON_Delete(a);
                 return r;

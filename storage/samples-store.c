@@ -33,10 +33,9 @@ int samples_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         static const char sql_run[] = "SELECT 1 FROM runs WHERE id = ?";
         static const char sql[] = "SELECT data FROM samples WHERE run_id = ? ORDER BY t_ms";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql_run, &e);
+        int r = db_stmt_text(c, sql_run, run_id, &e);
         if (r < 0)
                 return r;
-        db_bind_text(e, 1, run_id);
         if ((r = db_step(e)) < 0)
                 return r;
         if (r == 0)

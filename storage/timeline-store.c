@@ -71,10 +71,9 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
                 " WHERE run_id = ?1 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
                 " ORDER BY first_seq LIMIT 1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         sqlite3_bind_int64(s, 2, seq);
         sqlite3_bind_int64(s, 3, min_scheduled_ns);
         /* Blocks hold REQUESTS_BLOCK_RECORDS records (the last fewer), so the one holding seq starts
@@ -95,10 +94,9 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         if ((r = db_step(s)) < 0)
                 return r;
         if (r == 0)
@@ -109,29 +107,28 @@ int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         return 0;
 }
 
+static void gc_event_row(cJSON *e, sqlite3_stmt *s) {
+        row_add_int(e, "start_ns", s, 0);
+        row_add_int(e, "duration_ns", s, 1);
+        row_add_text(e, "kind", s, 2);
+        row_add_text(e, "cause", s, 3);
+        row_add_int(e, "gc_id", s, 4);
+        row_add_int(e, "heap_before", s, 5);
+        row_add_int(e, "heap_after", s, 6);
+        row_add_int(e, "heap_capacity", s, 7);
+        row_add_text(e, "collector", s, 8);
+}
+
 int gc_events_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         static const char sql[] =
                 "SELECT start_ns, duration_ns, kind, cause, gc_id, heap_before, heap_after, heap_capacity, collector FROM gc_events"
                 " WHERE run_id = ? ORDER BY start_ns, seq";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        db_bind_text(s, 1, run_id);
         cJSON *events = cJSON_CreateArray();
-        while ((r = db_step(s)) > 0) {
-                cJSON *e = cJSON_CreateObject();
-                row_add_int(e, "start_ns", s, 0);
-                row_add_int(e, "duration_ns", s, 1);
-                row_add_text(e, "kind", s, 2);
-                row_add_text(e, "cause", s, 3);
-                row_add_int(e, "gc_id", s, 4);
-                row_add_int(e, "heap_before", s, 5);
-                row_add_int(e, "heap_after", s, 6);
-                row_add_int(e, "heap_capacity", s, 7);
-                row_add_text(e, "collector", s, 8);
-                cJSON_AddItemToArray(events, e);
-        }
+        r = rows_append_json(s, events, gc_event_row);
         if (r < 0) {
                 cJSON_Delete(events);
                 return r;
