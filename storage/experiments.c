@@ -12,7 +12,7 @@
 DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 /* Idempotency keys live a week: "at least 24 h" with room for a scheduler's long retry loop. */
-#define IDEMPOTENCY_TTL_NS (INT64_C(7) * 24 * 3600 * 1000000000)
+#define IDEMPOTENCY_TTL_NS (INT64_C(7) * 24 * 3600 * NSEC_PER_SEC)
 
 static int bind_all_text(sqlite3_stmt *s, const char *const *values, size_t n) {
         for (size_t i = 0; i < n; i++) {

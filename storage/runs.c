@@ -258,7 +258,7 @@ int runs_overview(struct db_conn *c, struct runs_overview *ret) {
                 return r;
         if (r > 0) {
                 o.finished = sqlite3_column_int64(d, 0);
-                o.duration_sum_s = (double) sqlite3_column_int64(d, 1) / 1e9;
+                o.duration_sum_s = (double) sqlite3_column_int64(d, 1) / NSEC_PER_SEC;
         }
         *ret = o;
         return 0;
