@@ -2,7 +2,7 @@
  * and their reports), so dashboards that poll cost one hash and no body; and since they no
  * longer change, their serialized bodies are kept (a small table, replaced round-robin) and
  * served without asking the store again. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

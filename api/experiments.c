@@ -1,5 +1,5 @@
 /* experiments.c: POST/GET/DELETE /v1/experiments and GET /v1/experiments/{id}/runs. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
@@ -10,10 +10,9 @@
 #include "storage/experiments.h"
 #include "api/handlers.h"
 #include "basic/id.h"
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "storage/runs.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 #define IDEMPOTENCY_KEY_MAX 200
 
@@ -48,7 +47,7 @@ static const char *path_id(struct api_request *req, size_t i) {
 }
 
 static int cells_json(const struct definition *d, char ***ret) {
-        _cleanup_(cJSON_Deletep) cJSON *root = cJSON_Parse(d->canonical);
+        _cleanup_json_ cJSON *root = cJSON_Parse(d->canonical);
         cJSON *cells = cJSON_GetObjectItemCaseSensitive(root, "cells");
         if (!cJSON_IsArray(cells) || (size_t) cJSON_GetArraySize(cells) != d->n_cells)
                 return -EINVAL;
@@ -69,7 +68,7 @@ static int cells_json(const struct definition *d, char ***ret) {
 }
 
 static char *warnings_json(const struct definition *d) {
-        _cleanup_(cJSON_Deletep) cJSON *a = cJSON_CreateArray();
+        _cleanup_json_ cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; i < d->n_warnings; i++)
                 cJSON_AddItemToArray(a, cJSON_CreateString(d->warnings[i]));
         return cJSON_PrintUnformatted(a);
@@ -100,7 +99,7 @@ static enum MHD_Result reply_created(struct api_request *req, unsigned status, c
                 r = experiments_get_json(lease.conn, id, &exp);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        _cleanup_(cJSON_Deletep) cJSON *owned = exp;
+        _cleanup_json_ cJSON *owned = exp;
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "id", id);
         cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));
@@ -264,7 +263,7 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
                 r = experiments_get_json(lease.conn, id, &exp);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        _cleanup_(cJSON_Deletep) cJSON *owned = exp;
+        _cleanup_json_ cJSON *owned = exp;
         log_full(LOG_INFO, 0, id, NULL, "experiment %s cancelled: %lld queued runs cancelled%s", id,
                  (long long) cancelled, active ? ", stopping the run in progress" : "");
         /* The loop stops a run in progress; it also re-reads the queue. */

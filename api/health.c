@@ -1,5 +1,5 @@
 /* health.c: GET /v1/health: is the daemon up, which version, which cgroup mode, how deep the queue. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "storage/db.h"
 #include "api/handlers.h"

@@ -1,6 +1,6 @@
 /* host.c: GET /v1/host: the host's CPUs, topology, cpufreq, THP, kernel, memory, java, and the
  * cgroup mode the daemon drives. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "api/handlers.h"
 #include "host/host-info.h"

@@ -1,7 +1,7 @@
 /* metrics.c: GET /metrics in Prometheus text format: the queue, runs by state, run durations,
  * and the last succeeded run's throughput and p99 per experiment and cell, for the 20 most
  * recent experiments only, so the label sets stay bounded. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

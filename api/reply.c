@@ -1,13 +1,12 @@
 /* reply.c: JSON replies and the design's error body {"error":{"code","field","message"}}. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "api/server.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 static enum MHD_Result queue_buffer(struct MHD_Connection *c, unsigned status, char *text, size_t len,
                                     const char *content_type, const char *const *headers) {
@@ -31,7 +30,7 @@ enum MHD_Result api_reply_buffer(struct api_request *req, unsigned status, char 
 
 static enum MHD_Result queue_json(struct MHD_Connection *c, unsigned status, cJSON *body,
                                   const char *const *headers) {
-        _cleanup_(cJSON_Deletep) cJSON *owned = body;
+        _cleanup_json_ cJSON *owned = body;
         char *text = body ? cJSON_PrintUnformatted(body) : strdup("{}");
         if (!text)
                 return MHD_NO;

@@ -3,7 +3,7 @@
  * each cell's ratio to it with a 95% interval (Fieller's: the bootstrap is too narrow for the
  * handful of iterations experiments have). Runs that did not succeed are listed, never
  * averaged in. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
 
@@ -11,9 +11,8 @@
 #include "storage/experiments.h"
 #include "api/handlers.h"
 #include "basic/id.h"
+#include "basic/json-util.h"
 #include "basic/stats.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 #define METRIC_KEY_MAX 160
 
@@ -55,9 +54,8 @@ static cJSON *metric_stats(const cJSON *values) {
         cJSON_ArrayForEach(list, values) {
                 size_t n = to_doubles(list, x, ITERATIONS_MAX);
                 struct stats_summary s;
-                cJSON *j = NULL;
-                if (stats_describe(x, n, &s) >= 0 && stats_summary_json(&s, &j) >= 0)
-                        cJSON_AddItemToObject(out, list->string, j);
+                if (stats_describe(x, n, &s) >= 0)
+                        cJSON_AddItemToObject(out, list->string, stats_summary_json(&s));
         }
         return out;
 }
@@ -72,9 +70,9 @@ static cJSON *metric_ratios(const cJSON *values, const cJSON *baseline) {
                         continue;
                 size_t nx = to_doubles(list, x, ITERATIONS_MAX), nb = to_doubles(base, b, ITERATIONS_MAX);
                 struct stats_ratio r;
-                cJSON *j = NULL;
-                if (stats_ratio_fieller(x, nx, b, nb, &r) < 0 || stats_ratio_json(&r, &j) < 0)
+                if (stats_ratio_fieller(x, nx, b, nb, &r) < 0)
                         continue;
+                cJSON *j = stats_ratio_json(&r);
                 cJSON_AddStringToObject(j, "method", "fieller");
                 cJSON_AddItemToObject(out, list->string, j);
         }
@@ -147,9 +145,9 @@ enum MHD_Result api_get_report(struct api_request *req) {
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         db_lease_release(&lease);
-        _cleanup_(cJSON_Deletep) cJSON *rows = rows_raw, *cells = cells_raw;
+        _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
 
-        _cleanup_(cJSON_Deletep) cJSON *base = NULL;
+        _cleanup_json_ cJSON *base = NULL;
         if (baseline) {
                 const cJSON *c;
                 cJSON_ArrayForEach(c, cells) {
@@ -172,7 +170,7 @@ enum MHD_Result api_get_report(struct api_request *req) {
         const cJSON *c;
         cJSON_ArrayForEach(c, cells) {
                 const char *name = cJSON_GetStringValue(c);
-                _cleanup_(cJSON_Deletep) cJSON *g = gather(rows, name);
+                _cleanup_json_ cJSON *g = gather(rows, name);
                 cJSON *cell = cJSON_CreateObject();
                 cJSON_AddStringToObject(cell, "name", name);
                 cJSON_AddItemToObject(cell, "runs", run_counts(rows, name));

@@ -1,5 +1,5 @@
 /* runs.c: GET /v1/runs/{id}: a run's state and its history so far. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "storage/db.h"
 #include "api/handlers.h"

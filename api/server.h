@@ -9,6 +9,7 @@
 
 #include "definition/definition.h"
 #include "basic/error.h"
+#include "basic/host-limits.h"
 
 struct storage;
 struct cJSON;
@@ -25,7 +26,7 @@ struct api_config {
         const char *cgroup_root;        /* e.g. "/sys/fs/cgroup/cpu/slicelab" */
         const char *state_dir;
         unsigned threads;               /* worker threads (thread pool size) */
-        struct definition_host host;    /* online CPUs, memory nodes and memory, for validation */
+        struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
 };
 
 struct api_server;

@@ -2,7 +2,7 @@
  * pages (limit, opaque cursor, from_ms/to_ms relative to the measure start, phase), or the whole
  * of it streamed as CSV or NDJSON by Accept, block by block from the store, with memory that
  * does not grow with the timeline and no allocation per record. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -85,6 +85,10 @@ int cpulist_read_file(const char *path, struct cpulist *ret) {
         return cpulist_parse(line, ret);
 }
 
+int cpulist_read_online(struct cpulist *ret) {
+        return cpulist_read_file("/sys/devices/system/cpu/online", ret);
+}
+
 void cpulist_set(struct cpulist *c, unsigned cpu) {
         if (cpu < CPULIST_MAX)
                 c->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);

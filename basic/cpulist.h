@@ -19,6 +19,9 @@ int cpulist_parse(const char *s, struct cpulist *ret);
 int cpulist_format(const struct cpulist *c, char *buf, size_t size);
 /* Read a sysfs cpulist file such as /sys/devices/system/cpu/online. */
 int cpulist_read_file(const char *path, struct cpulist *ret);
+/* The CPUs online now (/sys/devices/system/cpu/online): the one place that path is read, so
+ * every "all CPUs" of a run, a preflight check or the host limits is the same set. */
+int cpulist_read_online(struct cpulist *ret);
 
 void cpulist_set(struct cpulist *c, unsigned cpu);
 bool cpulist_test(const struct cpulist *c, unsigned cpu);

@@ -23,7 +23,7 @@ int host_limits_parse_meminfo(const char *text, uint64_t *ret) {
 
 int host_limits_read(struct host_limits *ret) {
         struct host_limits h = { 0 };
-        int r = cpulist_read_file("/sys/devices/system/cpu/online", &h.cpus);
+        int r = cpulist_read_online(&h.cpus);
         if (r < 0)
                 return r;
         r = cpulist_read_file("/sys/devices/system/node/online", &h.mems);

@@ -64,8 +64,9 @@ static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
 
-/* Generate a typed pointer cleanup from a free function: DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
- * gives cJSON_Deletep() for use as _cleanup_(cJSON_Deletep). */
+/* Generate a typed pointer cleanup from a free function: DEFINE_POINTER_CLEANUP(struct timeline,
+ * timeline_free) gives timeline_freep() for use as _cleanup_(timeline_freep). (cJSON has its own,
+ * json_freep in basic/json-util.h.) */
 #define DEFINE_POINTER_CLEANUP(type, func)                 \
         static inline void func##p(type **p) {             \
                 if (*p)                                    \

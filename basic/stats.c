@@ -80,13 +80,6 @@ static double max_of(const double *v, size_t n) {
         return m;
 }
 
-/* Nearest-rank percentile of an unsorted array, reordering it. */
-static double select_percentile(double *v, size_t n, double p) {
-        size_t k = stats_nearest_rank(n, p) - 1;
-        select_kth(v, n, k);
-        return v[k];
-}
-
 /* ---- Student t and normal quantiles ---- */
 
 #define TINY 1e-300
@@ -253,59 +246,6 @@ int stats_describe(const double *x, size_t n, struct stats_summary *ret) {
 
 /* ---- ratio of means ---- */
 
-struct stats_bootstrap {
-        uint64_t seed, state;
-        size_t resamples;
-        double ratios[]; /* one per resample */
-};
-
-int stats_bootstrap_new(size_t resamples, uint64_t seed, struct stats_bootstrap **ret) {
-        if (resamples < 1000 || resamples > SIZE_MAX / sizeof(double) / 2)
-                return -EINVAL;
-        struct stats_bootstrap *b = malloc(sizeof *b + resamples * sizeof(double));
-        if (!b)
-                return -ENOMEM;
-        *b = (struct stats_bootstrap){ .seed = seed, .resamples = resamples };
-        *ret = b;
-        return 0;
-}
-
-struct stats_bootstrap *stats_bootstrap_free(struct stats_bootstrap *b) {
-        free(b);
-        return NULL;
-}
-
-/* SplitMix64 (Steele, Lea, Flood 2014): a small, well-tested 64-bit generator. */
-static uint64_t rng_next(uint64_t *state) {
-        uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
-}
-
-__extension__ typedef unsigned __int128 u128;
-
-/* Uniform in [0, range) without modulo bias (Lemire's multiply-and-reject). */
-static size_t rng_below(uint64_t *state, uint64_t range) {
-        u128 m = (u128) rng_next(state) * range;
-        uint64_t low = (uint64_t) m;
-        if (low < range) {
-                uint64_t threshold = -range % range;
-                while (low < threshold) {
-                        m = (u128) rng_next(state) * range;
-                        low = (uint64_t) m;
-                }
-        }
-        return (size_t) (m >> 64);
-}
-
-static double resampled_mean(uint64_t *state, const double *x, size_t n) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-                s += x[rng_below(state, n)];
-        return s / (double) n;
-}
-
 static void ratio_set_ci(struct stats_ratio *r, double lo, double hi) {
         r->have_ci = true;
         r->ci_low = lo;
@@ -313,118 +253,92 @@ static void ratio_set_ci(struct stats_ratio *r, double lo, double hi) {
         r->excludes_one = lo > 1 || hi < 1;
 }
 
-/* Point estimate shared by both interval methods. */
-static int ratio_point(const double *x, size_t nx, const double *base, size_t nbase,
-                       struct stats_ratio *r, double *ret_mx, double *ret_mb) {
+/* The two sides of a ratio and their means, as the interval methods see them. */
+struct ratio_sides {
+        const double *x, *base;
+        size_t nx, nbase;
+        double mx, mb;
+};
+
+static void fieller_ci(const struct ratio_sides *s, struct stats_ratio *r);
+
+/* The checks, the point estimate, and an interval when one is worth computing at all (a ratio,
+ * and n >= 2 on both sides). */
+static int ratio_estimate(const double *x, size_t nx, const double *base, size_t nbase,
+                          struct stats_ratio *ret) {
         if (nx == 0 || nbase == 0 || !all_finite(x, nx) || !all_finite(base, nbase))
                 return -EINVAL;
-        double mx = mean_of(x, nx), mb = mean_of(base, nbase);
-        *r = (struct stats_ratio){ 0 };
-        if (mb != 0) {
-                r->have_ratio = true;
-                r->ratio = mx / mb;
+        struct ratio_sides s = {
+                .x = x, .base = base, .nx = nx, .nbase = nbase, .mx = mean_of(x, nx), .mb = mean_of(base, nbase),
+        };
+        struct stats_ratio r = { 0 };
+        if (s.mb != 0) {
+                r.have_ratio = true;
+                r.ratio = s.mx / s.mb;
         }
-        *ret_mx = mx;
-        *ret_mb = mb;
+        if (r.have_ratio && nx >= 2 && nbase >= 2)
+                fieller_ci(&s, &r);
+        *ret = r;
         return 0;
 }
 
-int stats_ratio_bootstrap(struct stats_bootstrap *b, const double *x, size_t nx,
-                          const double *baseline, size_t nbase, struct stats_ratio *ret) {
-        struct stats_ratio r;
-        double mx, mb;
-        int k = ratio_point(x, nx, baseline, nbase, &r, &mx, &mb);
-        if (k < 0)
-                return k;
-        if (r.have_ratio && nx >= 2 && nbase >= 2) {
-                bool bounded = true;
-                b->state = b->seed;
-                for (size_t i = 0; i < b->resamples && bounded; i++) {
-                        double num = resampled_mean(&b->state, x, nx);
-                        double den = resampled_mean(&b->state, baseline, nbase);
-                        bounded = den != 0;
-                        b->ratios[i] = bounded ? num / den : 0;
-                }
-                if (bounded) {
-                        double hi = select_percentile(b->ratios, b->resamples, 97.5);
-                        double lo = select_percentile(b->ratios, b->resamples, 2.5);
-                        ratio_set_ci(&r, lo, hi);
-                }
+static void fieller_ci(const struct ratio_sides *s, struct stats_ratio *r) {
+        double mx = s->mx, mb = s->mb;
+        size_t nx = s->nx, nbase = s->nbase;
+        /* variances of the two means */
+        double vx = variance_of(s->x, nx, mx) / (double) nx;
+        double vb = variance_of(s->base, nbase, mb) / (double) nbase;
+        /* Welch-Satterthwaite df for Var(mean(x) - ratio * mean(baseline)) */
+        double wx = vx, wb = r->ratio * r->ratio * vb;
+        double den = wx * wx / (double) (nx - 1) + wb * wb / (double) (nbase - 1);
+        double df = den > 0 ? (wx + wb) * (wx + wb) / den : (double) (nx + nbase - 2);
+        double t = stats_t_quantile(0.975, df), t2 = t * t;
+        /* roots of (mx - q mb)^2 = t^2 (vx + q^2 vb) */
+        double a = mb * mb - t2 * vb;
+        double disc = t2 * (vx * mb * mb + vb * mx * mx - t2 * vx * vb);
+        if (a > 0 && disc >= 0) {
+                double sq = sqrt(disc);
+                ratio_set_ci(r, (mx * mb - sq) / a, (mx * mb + sq) / a);
         }
-        *ret = r;
-        return 0;
 }
 
 int stats_ratio_fieller(const double *x, size_t nx, const double *baseline, size_t nbase,
                         struct stats_ratio *ret) {
-        struct stats_ratio r;
-        double mx, mb;
-        int k = ratio_point(x, nx, baseline, nbase, &r, &mx, &mb);
-        if (k < 0)
-                return k;
-        if (r.have_ratio && nx >= 2 && nbase >= 2) {
-                /* variances of the two means */
-                double vx = variance_of(x, nx, mx) / (double) nx;
-                double vb = variance_of(baseline, nbase, mb) / (double) nbase;
-                /* Welch-Satterthwaite df for Var(mean(x) - ratio * mean(baseline)) */
-                double wx = vx, wb = r.ratio * r.ratio * vb;
-                double den = wx * wx / (double) (nx - 1) + wb * wb / (double) (nbase - 1);
-                double df = den > 0 ? (wx + wb) * (wx + wb) / den : (double) (nx + nbase - 2);
-                double t = stats_t_quantile(0.975, df), t2 = t * t;
-                /* roots of (mx - q mb)^2 = t^2 (vx + q^2 vb) */
-                double a = mb * mb - t2 * vb;
-                double disc = t2 * (vx * mb * mb + vb * mx * mx - t2 * vx * vb);
-                if (a > 0 && disc >= 0) {
-                        double s = sqrt(disc);
-                        ratio_set_ci(&r, (mx * mb - s) / a, (mx * mb + s) / a);
-                }
-        }
-        *ret = r;
-        return 0;
+        return ratio_estimate(x, nx, baseline, nbase, ret);
 }
 
 /* ---- JSON ---- */
 
-static int add_interval(cJSON *obj, bool have, double lo, double hi) {
-        if (!have)
-                return cJSON_AddNullToObject(obj, "ci95") ? 0 : -ENOMEM;
+static void add_interval(cJSON *obj, bool have, double lo, double hi) {
+        if (!have) {
+                cJSON_AddNullToObject(obj, "ci95");
+                return;
+        }
         cJSON *ci = cJSON_AddObjectToObject(obj, "ci95");
-        if (!ci)
-                return -ENOMEM;
-        int r = json_add_number(ci, "low", lo);
-        return r < 0 ? r : json_add_number(ci, "high", hi);
+        cJSON_AddNumberToObject(ci, "low", lo);
+        cJSON_AddNumberToObject(ci, "high", hi);
 }
 
-int stats_summary_json(const struct stats_summary *s, cJSON **ret) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
-        if (!o)
-                return -ENOMEM;
-        int r;
-        if ((r = json_add_number(o, "n", (double) s->n)) < 0 ||
-            (r = json_add_number(o, "mean", s->mean)) < 0 ||
-            (r = json_add_number(o, "median", s->median)) < 0 ||
-            (r = json_add_number_or_null(o, "stddev", s->have_stddev, s->stddev)) < 0 ||
-            (r = json_add_number_or_null(o, "cov", s->have_cov, s->cov)) < 0 ||
-            (r = json_add_number(o, "min", s->min)) < 0 ||
-            (r = json_add_number(o, "max", s->max)) < 0 ||
-            (r = add_interval(o, s->have_ci, s->ci_low, s->ci_high)) < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
+cJSON *stats_summary_json(const struct stats_summary *s) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "n", (double) s->n);
+        cJSON_AddNumberToObject(o, "mean", s->mean);
+        cJSON_AddNumberToObject(o, "median", s->median);
+        json_add_number_or_null(o, "stddev", s->have_stddev, s->stddev);
+        json_add_number_or_null(o, "cov", s->have_cov, s->cov);
+        cJSON_AddNumberToObject(o, "min", s->min);
+        cJSON_AddNumberToObject(o, "max", s->max);
+        add_interval(o, s->have_ci, s->ci_low, s->ci_high);
+        return o;
 }
 
-int stats_ratio_json(const struct stats_ratio *ratio, cJSON **ret) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
-        if (!o)
-                return -ENOMEM;
-        int r;
-        if ((r = json_add_number_or_null(o, "ratio", ratio->have_ratio, ratio->ratio)) < 0 ||
-            (r = add_interval(o, ratio->have_ci, ratio->ci_low, ratio->ci_high)) < 0)
-                return r;
-        cJSON *ex = ratio->have_ci ? cJSON_AddBoolToObject(o, "excludes_one", ratio->excludes_one)
-                                   : cJSON_AddNullToObject(o, "excludes_one");
-        if (!ex)
-                return -ENOMEM;
-        *ret = TAKE_PTR(o);
-        return 0;
+cJSON *stats_ratio_json(const struct stats_ratio *ratio) {
+        cJSON *o = cJSON_CreateObject();
+        json_add_number_or_null(o, "ratio", ratio->have_ratio, ratio->ratio);
+        add_interval(o, ratio->have_ci, ratio->ci_low, ratio->ci_high);
+        if (ratio->have_ci)
+                cJSON_AddBoolToObject(o, "excludes_one", ratio->excludes_one);
+        else
+                cJSON_AddNullToObject(o, "excludes_one");
+        return o;
 }

@@ -1,6 +1,6 @@
 /* stats.h: the statistics behind run metrics and experiment reports: exact nearest-rank
  * percentiles, descriptive statistics with a Student-t confidence interval for the mean, and the
- * ratio of two cells' means with a 95% interval (percentile bootstrap or Fieller's theorem).
+ * ratio of two cells' means with a 95% interval (Fieller's theorem).
  *
  * Definitions (what the API promises, so they are fixed here):
  * - Percentile p of n sorted values: the value at 1-based rank ceil(p/100 * n), clamped to
@@ -51,32 +51,16 @@ struct stats_ratio {
         bool excludes_one;      /* have_ci and 1 lies outside [ci_low, ci_high] */
 };
 
-/* Percentile bootstrap: resample each side with replacement (cells are independent samples),
- * take the ratio of the resampled means, and report the 2.5th and 97.5th percentiles (nearest
- * rank, as above) of the resampled ratios. The context owns the only allocation (one double per
- * resample), made once; every call restarts the generator from the context's seed, so a report
- * is reproducible and does not depend on the order its cells are computed in. */
-#define STATS_BOOTSTRAP_RESAMPLES 10000
-#define STATS_BOOTSTRAP_SEED UINT64_C(0x736c6963656c6162) /* "slicelab" */
-struct stats_bootstrap;
-/* resamples >= 1000 (else -EINVAL). */
-int stats_bootstrap_new(size_t resamples, uint64_t seed, struct stats_bootstrap **ret);
-struct stats_bootstrap *stats_bootstrap_free(struct stats_bootstrap *b);
-/* -EINVAL for an empty side or a non-finite value; *ret untouched on failure. When a resampled
- * baseline mean is 0 the interval is not bounded and have_ci is false. */
-int stats_ratio_bootstrap(struct stats_bootstrap *b, const double *x, size_t nx,
-                          const double *baseline, size_t nbase, struct stats_ratio *ret);
-
 /* Fieller's interval for the ratio of two independent means under normality, with t at
  * Welch-Satterthwaite degrees of freedom for the variance of mean(x) - ratio * mean(baseline).
- * Better than the bootstrap for the small iteration counts typical of experiments (the
- * percentile bootstrap is too narrow for n below about 10). have_ci is false when the baseline's
+ * Chosen over a percentile bootstrap, which is too narrow for the small iteration counts typical
+ * of experiments (n below about 10). have_ci is false when the baseline's
  * mean is not significantly different from 0 (the interval is then unbounded). */
 int stats_ratio_fieller(const double *x, size_t nx, const double *baseline, size_t nbase,
                         struct stats_ratio *ret);
 
 /* {"n":..,"mean":..,"median":..,"stddev":..|null,"cov":..|null,"min":..,"max":..,
  *  "ci95":{"low":..,"high":..}|null} */
-int stats_summary_json(const struct stats_summary *s, cJSON **ret);
+cJSON *stats_summary_json(const struct stats_summary *s);
 /* {"ratio":..|null,"ci95":{"low":..,"high":..}|null,"excludes_one":true|false|null} */
-int stats_ratio_json(const struct stats_ratio *r, cJSON **ret);
+cJSON *stats_ratio_json(const struct stats_ratio *r);

@@ -73,9 +73,10 @@ extern const struct cg_driver cg_driver_v2;
 bool cg_valid_name(const char *s, size_t max, bool allow_dot);
 /* snprintf that fails with -ENAMETOOLONG instead of truncating. */
 int cg_path(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-/* Read a small file into buf (NUL-terminated); -EFBIG if it does not fit. No allocation. */
-int cg_read_small(const char *path, char *buf, size_t size);
-int cg_read_u64(const char *path, uint64_t *ret);
+/* Read a small <dir>/<file> into buf (NUL-terminated); -EFBIG if it does not fit. No
+ * allocation. */
+int cg_read_small(const char *dir, const char *file, char *buf, size_t size);
+int cg_read_u64(const char *dir, const char *file, uint64_t *ret);
 /* Write a value to <dir>/<file>. */
 int cg_write(const char *dir, const char *file, const char *value);
 bool cg_file_exists(const char *dir, const char *file);

@@ -59,10 +59,10 @@ int cg_parse_psi(const char *text, struct psi_line *some, struct psi_line *full)
 }
 
 void cg_read_psi(const char *dir, const char *file, struct psi_line *some, struct psi_line *full) {
-        char p[PATH_MAX], buf[512];
+        char buf[512];
         *some = (struct psi_line){ 0 };
         *full = (struct psi_line){ 0 };
-        if (cg_path(p, sizeof p, "%s/%s", dir, file) < 0 || cg_read_small(p, buf, sizeof buf) < 0)
+        if (cg_read_small(dir, file, buf, sizeof buf) < 0)
                 return;
         (void) cg_parse_psi(buf, some, full);
 }

@@ -48,13 +48,15 @@ int cg_path(char *buf, size_t size, const char *fmt, ...) {
         return (size_t) n < size ? 0 : -ENAMETOOLONG;
 }
 
-int cg_read_small(const char *path, char *buf, size_t size) {
-        return read_file_into(path, buf, size);
+int cg_read_small(const char *dir, const char *file, char *buf, size_t size) {
+        char p[PATH_MAX];
+        int r = cg_path(p, sizeof p, "%s/%s", dir, file);
+        return r < 0 ? r : read_file_into(p, buf, size);
 }
 
-int cg_read_u64(const char *path, uint64_t *ret) {
+int cg_read_u64(const char *dir, const char *file, uint64_t *ret) {
         char buf[64];
-        int r = cg_read_small(path, buf, sizeof buf);
+        int r = cg_read_small(dir, file, buf, sizeof buf);
         if (r < 0)
                 return r;
         char *end;

@@ -90,7 +90,7 @@ static int add_cpuset(const struct cgroup_manager *m, struct cgroup *cg, const s
 
 static int add_limits(const struct cgroup_manager *m, struct cgroup *cg, const struct slice_limits *lim) {
         uint64_t period = lim->cpu_period_us ? lim->cpu_period_us : SLICE_CPU_PERIOD_DEFAULT_US;
-        int64_t quota = lim->cpu_quota > 0 ? (int64_t) (lim->cpu_quota * (double) period + 0.5) : -1;
+        int64_t quota = lim->cpu_quota_us ? (int64_t) lim->cpu_quota_us : -1;
         struct cgroup_controller *cpu = cgroup_get_controller(cg, "cpu");
         /* period first: the kernel checks quota against the period in force */
         if (!cpu || cgroup_add_value_uint64(cpu, "cpu.cfs_period_us", period) ||
@@ -159,13 +159,10 @@ static int v1_freeze(const char *dir, bool on) {
                 return 0; /* a half-made group without a freezer directory */
         if (r < 0 || !on)
                 return r;
-        char p[PATH_MAX], state[32];
-        r = cg_path(p, sizeof p, "%s/freezer.state", dir);
-        if (r < 0)
-                return r;
+        char state[32];
         long delay_ns = 50000;
         for (uint64_t deadline = cg_now_usec() + 2000000; cg_now_usec() < deadline;) {
-                r = cg_read_small(p, state, sizeof state);
+                r = cg_read_small(dir, "freezer.state", state, sizeof state);
                 if (r < 0)
                         return r;
                 if (strncmp(state, "FROZEN", 6) == 0)
@@ -207,31 +204,25 @@ static int v1_attach(struct cgroup_manager *m, const char *cgpath, pid_t pid) {
 }
 
 static int v1_read_stats(const struct cgroup_manager *m, const char *cgpath, struct slice_stats *ret) {
-        char dir[PATH_MAX], p[PATH_MAX], buf[1024];
+        char dir[PATH_MAX], buf[1024];
         struct slice_stats s = { 0 };
 
         int r = v1_dir(m, "cpu", cgpath, dir, sizeof dir);
         if (r >= 0)
-                r = cg_path(p, sizeof p, "%s/cpu.stat", dir);
-        if (r >= 0)
-                r = cg_read_small(p, buf, sizeof buf);
+                r = cg_read_small(dir, "cpu.stat", buf, sizeof buf);
         if (r < 0)
                 return r;
         s.has_throttling = cg_parse_keyed(buf, "nr_periods", &s.nr_periods) >= 0 &&
                            cg_parse_keyed(buf, "nr_throttled", &s.nr_throttled) >= 0 &&
                            cg_parse_keyed(buf, "throttled_time", &s.throttled_ns) >= 0;
 
-        if (v1_dir(m, "cpuacct", cgpath, dir, sizeof dir) >= 0 &&
-            cg_path(p, sizeof p, "%s/cpuacct.usage", dir) >= 0)
-                s.has_cpu_usage = cg_read_u64(p, &s.cpu_usage_ns) >= 0;
+        if (v1_dir(m, "cpuacct", cgpath, dir, sizeof dir) >= 0)
+                s.has_cpu_usage = cg_read_u64(dir, "cpuacct.usage", &s.cpu_usage_ns) >= 0;
 
         if (v1_dir(m, "memory", cgpath, dir, sizeof dir) >= 0) {
-                if (cg_path(p, sizeof p, "%s/memory.usage_in_bytes", dir) >= 0)
-                        s.has_memory_current = cg_read_u64(p, &s.memory_current_bytes) >= 0;
-                if (cg_path(p, sizeof p, "%s/memory.max_usage_in_bytes", dir) >= 0)
-                        s.has_memory_peak = cg_read_u64(p, &s.memory_peak_bytes) >= 0;
-                if (cg_path(p, sizeof p, "%s/memory.oom_control", dir) >= 0 &&
-                    cg_read_small(p, buf, sizeof buf) >= 0)
+                s.has_memory_current = cg_read_u64(dir, "memory.usage_in_bytes", &s.memory_current_bytes) >= 0;
+                s.has_memory_peak = cg_read_u64(dir, "memory.max_usage_in_bytes", &s.memory_peak_bytes) >= 0;
+                if (cg_read_small(dir, "memory.oom_control", buf, sizeof buf) >= 0)
                         s.has_oom_kills = cg_parse_keyed(buf, "oom_kill", &s.oom_kills) >= 0;
         }
         *ret = s;

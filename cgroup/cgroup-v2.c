@@ -42,7 +42,7 @@ static int v2_write(const struct cgroup_manager *m, const char *cgpath, const ch
 /* The unified line "0::/path" of /proc/self/cgroup. */
 static int v2_own_cgroup(char *buf, size_t size) {
         char text[4096];
-        int r = cg_read_small("/proc/self/cgroup", text, sizeof text);
+        int r = cg_read_small("/proc/self", "cgroup", text, sizeof text);
         if (r < 0)
                 return r;
         for (char *line = text; line && *line;) {
@@ -57,8 +57,8 @@ static int v2_own_cgroup(char *buf, size_t size) {
 }
 
 static bool v2_has_controllers(const char *dir) {
-        char p[PATH_MAX], buf[512];
-        if (cg_path(p, sizeof p, "%s/cgroup.controllers", dir) < 0 || cg_read_small(p, buf, sizeof buf) < 0)
+        char buf[512];
+        if (cg_read_small(dir, "cgroup.controllers", buf, sizeof buf) < 0)
                 return false;
         static const char *const need[] = { "cpu", "cpuset", "memory", "pids" };
         for (size_t i = 0; i < ELEMENTSOF(need); i++) {
@@ -205,9 +205,9 @@ static int v2_write_limits(struct cgroup_manager *m, const char *cgpath, const s
                         return r;
         }
         uint64_t period = lim->cpu_period_us ? lim->cpu_period_us : SLICE_CPU_PERIOD_DEFAULT_US;
-        if (lim->cpu_quota > 0)
-                snprintf(buf, sizeof buf, "%llu %llu",
-                         (unsigned long long) (lim->cpu_quota * (double) period + 0.5), (unsigned long long) period);
+        if (lim->cpu_quota_us)
+                snprintf(buf, sizeof buf, "%llu %llu", (unsigned long long) lim->cpu_quota_us,
+                         (unsigned long long) period);
         else
                 snprintf(buf, sizeof buf, "max %llu", (unsigned long long) period);
         r = v2_write(m, cgpath, "cpu.max", buf);
@@ -318,13 +318,11 @@ static int v2_open_fd(struct cgroup_manager *m, const char *cgpath) {
 }
 
 static int v2_read_stats(const struct cgroup_manager *m, const char *cgpath, struct slice_stats *ret) {
-        char dir[PATH_MAX], p[PATH_MAX], buf[1024];
+        char dir[PATH_MAX], buf[1024];
         struct slice_stats s = { 0 };
         int r = v2_dir(m, cgpath, dir, sizeof dir);
         if (r >= 0)
-                r = cg_path(p, sizeof p, "%s/cpu.stat", dir);
-        if (r >= 0)
-                r = cg_read_small(p, buf, sizeof buf);
+                r = cg_read_small(dir, "cpu.stat", buf, sizeof buf);
         if (r < 0)
                 return r;
         uint64_t usec;
@@ -338,11 +336,9 @@ static int v2_read_stats(const struct cgroup_manager *m, const char *cgpath, str
                 s.has_throttling = true;
                 s.throttled_ns = usec * 1000;
         }
-        if (cg_path(p, sizeof p, "%s/memory.current", dir) >= 0)
-                s.has_memory_current = cg_read_u64(p, &s.memory_current_bytes) >= 0;
-        if (cg_path(p, sizeof p, "%s/memory.peak", dir) >= 0)
-                s.has_memory_peak = cg_read_u64(p, &s.memory_peak_bytes) >= 0;
-        if (cg_path(p, sizeof p, "%s/memory.events", dir) >= 0 && cg_read_small(p, buf, sizeof buf) >= 0)
+        s.has_memory_current = cg_read_u64(dir, "memory.current", &s.memory_current_bytes) >= 0;
+        s.has_memory_peak = cg_read_u64(dir, "memory.peak", &s.memory_peak_bytes) >= 0;
+        if (cg_read_small(dir, "memory.events", buf, sizeof buf) >= 0)
                 s.has_oom_kills = cg_parse_keyed(buf, "oom_kill", &s.oom_kills) >= 0;
         cg_read_psi(dir, "cpu.pressure", &s.cpu_some, &s.cpu_full);
         cg_read_psi(dir, "memory.pressure", &s.memory_some, &s.memory_full);

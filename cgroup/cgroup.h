@@ -49,7 +49,7 @@ struct slice_limits {
         struct cpulist cpus;    /* empty = every CPU of the root */
         struct cpulist mems;    /* used only when has_mems */
         bool has_mems;          /* false = every memory node of the root */
-        double cpu_quota;       /* in CPUs (2.5 = 2.5 x period); 0 = unlimited */
+        uint64_t cpu_quota_us;  /* CPU time per period (2.5 CPUs = 2.5 x period); 0 = unlimited */
         uint64_t cpu_period_us; /* 0 = SLICE_CPU_PERIOD_DEFAULT_US */
         uint64_t cpu_burst_us;  /* 0 = none; ignored where the kernel has no burst */
         uint64_t memory_max;    /* bytes, 0 = unlimited; swap is turned off when set */

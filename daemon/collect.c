@@ -1,7 +1,7 @@
 /* collect.c: a run's raw files into its metrics. */
 #include "daemon/collect.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include "host/host-cpufreq.h"
 #include "host/host-sysfs.h"
 #include "host/host-warnings.h"
+#include "basic/json-util.h"
 #include "jvm/jvm-flags.h"
 #include "jvm/jvm-gclog.h"
 #include "jvm/jvm-hsperf.h"
@@ -26,7 +27,6 @@
 
 #define GC_EVENTS_MAX 1000000
 
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
 
 static void warnf(cJSON *warnings, const char *fmt, ...) _printf_(2, 3);
@@ -117,7 +117,7 @@ static void collect_injector_summary(const struct collect_input *in, cJSON *m, c
                 cJSON_AddNullToObject(load, "saturated");
                 return;
         }
-        _cleanup_(cJSON_Deletep) cJSON *s = cJSON_Parse(text);
+        _cleanup_json_ cJSON *s = cJSON_Parse(text);
         cJSON *sat = cJSON_GetObjectItemCaseSensitive(s, "saturated");
         bool saturated = cJSON_IsTrue(sat);
         cJSON_AddBoolToObject(load, "saturated", saturated);
@@ -128,7 +128,7 @@ static void collect_injector_summary(const struct collect_input *in, cJSON *m, c
 /* ---- a SUT without load ------------------------------------------------------------------ */
 
 static int collect_ops(const struct collect_input *in, cJSON *m, char *why, size_t why_size) {
-        _cleanup_(cJSON_Deletep) cJSON *line = cJSON_Parse(in->sut_last_line);
+        _cleanup_json_ cJSON *line = cJSON_Parse(in->sut_last_line);
         cJSON *ops = cJSON_GetObjectItemCaseSensitive(line, "ops_per_s");
         if (!cJSON_IsNumber(ops) || !isfinite(ops->valuedouble) || ops->valuedouble < 0) {
                 snprintf(why, why_size, "the SUT's last stdout line is not {\"ops_per_s\": N}: '%.200s'", in->sut_last_line);
@@ -171,10 +171,8 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         if (r >= 0) {
                 jvm_info_apply_gclog(&info, &log->info);
                 struct jvm_gc_summary s;
-                cJSON *summary = NULL;
-                if (jvm_gc_summarize(log->events, log->n_events, in->measure_start_ns, in->measure_end_ns, &s) >= 0 &&
-                    (summary = jvm_gc_summary_to_json(&s)))
-                        cJSON_AddItemToObject(m, "gc", summary);
+                if (jvm_gc_summarize(log->events, log->n_events, in->measure_start_ns, in->measure_end_ns, &s) >= 0)
+                        cJSON_AddItemToObject(m, "gc", jvm_gc_summary_to_json(&s));
                 store_gc_events(in, log);
                 if (log->truncated)
                         warnf(warnings, "the GC log had more than %d events; the rest were not counted", GC_EVENTS_MAX);
@@ -183,8 +181,7 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         if (!cJSON_GetObjectItemCaseSensitive(m, "gc"))
                 cJSON_AddNullToObject(m, "gc");
         *keep = TAKE_PTR(log);
-        cJSON *jvm = jvm_info_to_json(&info);
-        cJSON_AddItemToObject(m, "jvm", jvm ? jvm : cJSON_CreateNull());
+        cJSON_AddItemToObject(m, "jvm", jvm_info_to_json(&info));
 
         if (info.has_active_processor_count) {
                 const struct definition_cell *c = &in->def->cells[in->cell];
@@ -266,13 +263,12 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
 static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnings) {
         size_t n = 0;
         const struct host_cpu_freq *cpus = in->freq ? host_freq_sampler_cpus(in->freq, &n) : NULL;
-        cJSON *cpu = NULL;
-        if (!cpus || host_cpu_freq_json(cpus, n, &cpu) < 0) {
+        if (!cpus) {
                 cJSON_AddNullToObject(m, "cpu");
                 warnf(warnings, "the run's CPU frequencies were not sampled");
                 return;
         }
-        cJSON_AddItemToObject(m, "cpu", cpu);
+        cJSON_AddItemToObject(m, "cpu", host_cpu_freq_json(cpus, n));
         host_warn_cpus(cpus, n, warnings);
 }
 
@@ -291,7 +287,7 @@ static void add_nulls(cJSON *m, const char *const *keys, size_t n) {
 }
 
 int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warnings, char *why, size_t why_size) {
-        _cleanup_(cJSON_Deletep) cJSON *m = cJSON_CreateObject();
+        _cleanup_json_ cJSON *m = cJSON_CreateObject();
         _cleanup_(timeline_freep) struct timeline *t = NULL;
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *gc = NULL;
         if (!m)

@@ -1,19 +1,12 @@
 /* preflight.c: host requirements and placement checks before a run starts. */
 #include "daemon/preflight.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "host/host-preflight.h"
 #include "basic/macro.h"
-
-static void sut_cpus(const struct definition *d, size_t cell, struct cpulist *ret) {
-        if (d->cells[cell].has_cpus)
-                *ret = d->cells[cell].cpus;
-        else if (cpulist_read_file("/sys/devices/system/cpu/online", ret) < 0)
-                *ret = (struct cpulist){ .bits = { 0 } };
-}
 
 static void join_lines(const cJSON *items, char *buf, size_t size) {
         size_t len = 0;
@@ -27,20 +20,20 @@ static void join_lines(const cJSON *items, char *buf, size_t size) {
         }
 }
 
-int preflight_check(const struct definition *d, size_t cell, cJSON *warnings, char *why, size_t why_size) {
-        struct cpulist cpus;
-        sut_cpus(d, cell, &cpus);
-        if (d->load.kind != DEFINITION_LOAD_NONE && d->load.has_cpus) {
-                if (cpulist_intersects(&cpus, &d->load.cpus)) {
-                        char a[256], b[256];
-                        cpulist_format(&cpus, a, sizeof a);
-                        cpulist_format(&d->load.cpus, b, sizeof b);
-                        char msg[600];
-                        snprintf(msg, sizeof msg, "SUT (cpus %s) and load (cpus %s) share CPUs: the injector competes with the server", a, b);
-                        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-                }
-                cpulist_union(&cpus, &d->load.cpus);
-        }
+/* Only a load with a cpuset of its own is placed; one without shares every CPU by design. */
+static void warn_shared_cpus(const struct definition *d, const struct run_cpus *cpus, cJSON *warnings) {
+        if (!d->load.has_cpus || !cpulist_intersects(&cpus->sut, &cpus->load))
+                return;
+        char a[256], b[256], msg[600];
+        cpulist_format(&cpus->sut, a, sizeof a);
+        cpulist_format(&cpus->load, b, sizeof b);
+        snprintf(msg, sizeof msg, "SUT (cpus %s) and load (cpus %s) share CPUs: the injector competes with the server", a, b);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+}
+
+int preflight_check(const struct definition *d, const struct run_cpus *cpus, cJSON *warnings, char *why,
+                    size_t why_size) {
+        warn_shared_cpus(d, cpus, warnings);
         const struct definition_host_checks *h = &d->host;
         struct host_requirements req = {
                 .governor = h->governor,
@@ -55,7 +48,7 @@ int preflight_check(const struct definition *d, size_t cell, cJSON *warnings, ch
         cJSON *mismatches = cJSON_CreateArray();
         if (!mismatches)
                 return -ENOMEM;
-        int n = host_preflight("", &req, &cpus, mismatches);
+        int n = host_preflight("", &req, &cpus->all, mismatches);
         if (n < 0) {
                 cJSON_Delete(mismatches);
                 snprintf(why, why_size, "cannot check the host requirements: %s", strerror(-n));

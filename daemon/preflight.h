@@ -5,9 +5,12 @@
 
 #include <stddef.h>
 
+#include "daemon/run-plan.h"
 #include "definition/definition.h"
 
 struct cJSON;
 
-/* 0 to go on (warnings appended), or -EPERM with why filled (one line per mismatch). */
-int preflight_check(const struct definition *d, size_t cell, struct cJSON *warnings, char *why, size_t why_size);
+/* Checks the CPUs the run uses (run_plan_cpus()). 0 to go on (warnings appended), or -EPERM
+ * with why filled (one line per mismatch). */
+int preflight_check(const struct definition *d, const struct run_cpus *cpus, struct cJSON *warnings,
+                    char *why, size_t why_size);

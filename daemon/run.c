@@ -1,7 +1,7 @@
 /* run.c: one run's state machine on the event loop. */
 #include "daemon/run.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
@@ -18,20 +18,17 @@
 #include "daemon/collect.h"
 #include "storage/db.h"
 #include "definition/definition.h"
-#include "basic/host-limits.h"
 #include "basic/id.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/preflight.h"
+#include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "daemon/probe.h"
 #include "daemon/samples.h"
 #include "basic/time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
-#define DEADLINE_GRACE_MIN_S 30
-#define NO_LOAD_DEADLINE_S (24 * 3600)
-#define RUN_PIDS_MAX 32768
 #define FREQ_SAMPLE_US 250000
 #define SERIES_SAMPLE_US 1000000
 
@@ -54,7 +51,7 @@ struct run {
         size_t cell;
         int state;
         char dir[PATH_MAX];
-        struct cpulist cpus;
+        struct run_cpus cpus;
         struct cgroup_run *cg;
         struct child sut, load;
         struct capture sut_out, sut_err, load_out;
@@ -87,7 +84,7 @@ const char *run_get_experiment_id(const struct run *r) {
 }
 
 const struct cpulist *run_get_cpus(const struct run *r) {
-        return &r->cpus;
+        return &r->cpus.all;
 }
 
 void run_get_pids(const struct run *r, pid_t pids[2]) {
@@ -115,31 +112,6 @@ static void warn(struct run *r, const char *fmt, ...) {
         va_end(ap);
         cJSON_AddItemToArray(r->warnings, cJSON_CreateString(buf));
         log_full(LOG_WARNING, 0, r->experiment_id, r->id, "run %s: %s", r->id, buf);
-}
-
-/* ---- limits ------------------------------------------------------------------------------ */
-
-static void online_cpus(struct cpulist *ret) {
-        if (cpulist_read_file("/sys/devices/system/cpu/online", ret) < 0)
-                *ret = (struct cpulist){ .bits = { 0 } };
-}
-
-static void cell_limits(const struct definition *d, size_t cell, struct slice_limits *sut, struct slice_limits *load) {
-        const struct definition_cell *c = &d->cells[cell];
-        *sut = (struct slice_limits){
-                .cpus = c->has_cpus ? c->cpus : (struct cpulist){ .bits = { 0 } },
-                .mems = c->mems,
-                .has_mems = c->has_mems,
-                .cpu_quota = c->has_quota ? c->cpu_quota : 0,
-                .cpu_period_us = c->cpu_period_us,
-                .cpu_burst_us = c->cpu_burst_us,
-                .memory_max = definition_cell_memory_max(d, cell),
-                .pids_max = RUN_PIDS_MAX,
-        };
-        *load = (struct slice_limits){
-                .cpus = d->load.has_cpus ? d->load.cpus : (struct cpulist){ .bits = { 0 } },
-                .pids_max = RUN_PIDS_MAX,
-        };
 }
 
 /* ---- children ----------------------------------------------------------------------------- */
@@ -231,72 +203,6 @@ static void run_path(const struct run *r, const char *name, char *buf, size_t si
                 buf[0] = '\0';
 }
 
-/* The design's JVM flags go right after argv[0], before the cell's jvm_args, so that a cell
- * can still override them. */
-static int sut_argv(struct run *r, char ***ret) {
-        _cleanup_(definition_strv_freep) char **base = NULL;
-        int k = definition_cell_argv(r->def, r->cell, &base);
-        if (k < 0)
-                return k;
-        if (!r->def->sut.jvm) {
-                *ret = TAKE_PTR(base);
-                return 0;
-        }
-        char xlog[PATH_MAX + 128], perf[PATH_MAX + 64];
-        snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s/gc.log:uptimenanos,timenanos,level,tags:filecount=0", r->dir);
-        snprintf(perf, sizeof perf, "-XX:PerfDataSaveFile=%s/hsperfdata", r->dir);
-        const char *extra[] = { "-XX:+PrintFlagsFinal", xlog, "-XX:+PerfDataSaveToFile", perf };
-        size_t n = 0;
-        while (base[n])
-                n++;
-        char **argv = calloc(n + ELEMENTSOF(extra) + 1, sizeof *argv);
-        if (!argv)
-                return -ENOMEM;
-        size_t j = 0;
-        argv[j++] = TAKE_PTR(base[0]);
-        for (size_t i = 0; i < ELEMENTSOF(extra); i++)
-                if (!(argv[j++] = strdup(extra[i]))) {
-                        definition_strv_free(argv);
-                        return -ENOMEM;
-                }
-        for (size_t i = 1; i < n; i++)
-                argv[j++] = TAKE_PTR(base[i]);
-        *ret = argv;
-        return 0;
-}
-
-/* The cell's environment, plus what a JVM needs when the definition does not say. */
-static int sut_env(struct run *r, char ***ret) {
-        _cleanup_(definition_strv_freep) char **env = NULL;
-        int k = definition_cell_env(r->def, r->cell, &env);
-        if (k < 0)
-                return k;
-        char home[PATH_MAX + 8];
-        snprintf(home, sizeof home, "HOME=%s", r->dir);
-        const char *defaults[] = { "PATH=/usr/local/bin:/usr/bin:/bin", home, "LANG=C.UTF-8" };
-        size_t n = 0;
-        while (env[n])
-                n++;
-        char **out = calloc(n + ELEMENTSOF(defaults) + 1, sizeof *out);
-        if (!out)
-                return -ENOMEM;
-        size_t j = 0;
-        for (size_t i = 0; i < n; i++)
-                out[j++] = TAKE_PTR(env[i]);
-        for (size_t i = 0; i < ELEMENTSOF(defaults); i++) {
-                size_t keylen = strcspn(defaults[i], "=") + 1;
-                bool given = false;
-                for (size_t m = 0; m < n; m++)
-                        given = given || strncmp(out[m], defaults[i], keylen) == 0;
-                if (!given && !(out[j++] = strdup(defaults[i]))) {
-                        definition_strv_free(out);
-                        return -ENOMEM;
-                }
-        }
-        *ret = out;
-        return 0;
-}
-
 /* ---- timers ------------------------------------------------------------------------------- */
 
 static int arm_timer(struct run *r, sd_event_source **s, uint64_t after_us, sd_event_time_handler_t cb) {
@@ -320,7 +226,7 @@ static int on_freq_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static void take_series_sample(struct run *r) {
-        samples_take(&r->series, r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->cpus);
+        samples_take(&r->series, r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->cpus.all);
 }
 
 static int on_series_sample(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -335,7 +241,7 @@ static int on_series_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 static void start_sampling(struct run *r) {
         take_series_sample(r);
         arm_timer(r, &r->series_timer, SERIES_SAMPLE_US, on_series_sample);
-        if (host_freq_sampler_new("", &r->cpus, &r->freq) < 0)
+        if (host_freq_sampler_new("", &r->cpus.all, &r->freq) < 0)
                 return;
         host_freq_sampler_sample(r->freq);
         arm_timer(r, &r->freq_timer, FREQ_SAMPLE_US, on_freq_sample);
@@ -475,70 +381,14 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
 
 /* ---- load --------------------------------------------------------------------------------- */
 
-static int injector_argv(struct run *r, char ***ret) {
-        const struct definition_load *l = &r->def->load;
-        char url[DEFINITION_URL_MAX + 64], rate[32], conns[16], warmup[16], duration[16], timeout[16];
-        char timeline[PATH_MAX], summary[PATH_MAX];
-        snprintf(url, sizeof url, l->target.ipv6 ? "http://[%s]:%u%s" : "http://%s:%u%s", l->target.host,
-                 l->target.port, l->target.path);
-        snprintf(rate, sizeof rate, "%.6g", l->rate);
-        snprintf(conns, sizeof conns, "%u", l->connections);
-        snprintf(warmup, sizeof warmup, "%us", l->warmup_s);
-        snprintf(duration, sizeof duration, "%us", l->measure_s);
-        snprintf(timeout, sizeof timeout, "%ums", l->timeout_ms);
-        run_path(r, "timeline.bin", timeline, sizeof timeline);
-        run_path(r, "summary.json", summary, sizeof summary);
-        const char *args[24];
-        size_t n = 0;
-        args[n++] = r->ctx.injector_path;
-        args[n++] = "--url";
-        args[n++] = url;
-        if (l->mode == DEFINITION_MODE_MAX) {
-                args[n++] = "--mode";
-                args[n++] = "max";
-        } else {
-                args[n++] = "--rate";
-                args[n++] = rate;
-                args[n++] = "--arrival";
-                args[n++] = l->arrival == DEFINITION_ARRIVAL_POISSON ? "poisson" : "uniform";
-        }
-        const char *rest[] = { "--connections", conns, "--warmup", warmup, "--duration", duration,
-                               "--timeout", timeout, "--timeline", timeline, "--summary", summary };
-        for (size_t i = 0; i < ELEMENTSOF(rest); i++)
-                args[n++] = rest[i];
-        char **argv = calloc(n + 1, sizeof *argv);
-        if (!argv)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (!(argv[i] = strdup(args[i]))) {
-                        definition_strv_free(argv);
-                        return -ENOMEM;
-                }
-        *ret = argv;
-        return 0;
-}
-
-static int external_argv(struct run *r, char ***ret) {
-        const struct definition_load *l = &r->def->load;
-        char **argv = calloc(l->n_command + 1, sizeof *argv);
-        if (!argv)
-                return -ENOMEM;
-        for (size_t i = 0; i < l->n_command; i++)
-                if (!(argv[i] = strdup(l->command[i]))) {
-                        definition_strv_free(argv);
-                        return -ENOMEM;
-                }
-        *ret = argv;
-        return 0;
-}
-
 static void start_load(struct run *r) {
         const struct definition_load *l = &r->def->load;
-        _cleanup_(definition_strv_freep) char **argv = NULL;
-        char *env[] = { (char *) "PATH=/usr/local/bin:/usr/bin:/bin", (char *) "LANG=C.UTF-8", NULL };
+        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         char path[PATH_MAX];
         int out_fd = -1;
-        int k = l->kind == DEFINITION_LOAD_INJECTOR ? injector_argv(r, &argv) : external_argv(r, &argv);
+        int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
+        if (k >= 0)
+                k = run_plan_load_env(&env);
         run_path(r, "load.log", path, sizeof path);
         if (k >= 0)
                 k = capture_open(&r->load_out, r->ctx.event, path, -1, NULL, NULL, NULL, &out_fd);
@@ -550,12 +400,7 @@ static void start_load(struct run *r) {
                 run_fail(r, "load_failed", "cannot start the load %s: %s", argv ? argv[0] : "", strerror(-k));
                 return;
         }
-        /* The injector keeps its schedule, so its deadline is the schedule plus a grace; an
-         * external tool gets the time its definition allows. */
-        uint64_t deadline_s = l->kind == DEFINITION_LOAD_INJECTOR
-                                      ? (uint64_t) l->warmup_s + l->measure_s + MAX(DEADLINE_GRACE_MIN_S, (l->warmup_s + l->measure_s) / 4)
-                                      : l->timeout_s;
-        arm_timer(r, &r->deadline_timer, deadline_s * 1000000ULL, on_deadline);
+        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->warmup_s > 0) {
                 advance(r, RUN_WARMUP, NULL);
                 arm_timer(r, &r->phase_timer, (uint64_t) l->warmup_s * 1000000ULL, on_measure);
@@ -576,7 +421,7 @@ static int on_became_ready(sd_event_source *s, void *userdata) {
         start_sampling(r);
         if (r->def->load.kind == DEFINITION_LOAD_NONE) {
                 begin_measure(r, "the SUT runs until it exits; its last stdout line is the result");
-                arm_timer(r, &r->deadline_timer, NO_LOAD_DEADLINE_S * 1000000ULL, on_deadline);
+                arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
                 return 0;
         }
         start_load(r);
@@ -633,9 +478,9 @@ static int start_sut(struct run *r) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         char out_path[PATH_MAX], err_path[PATH_MAX], log_path[PATH_MAX];
         int out_fd = -1, err_fd = -1;
-        int k = sut_argv(r, &argv);
+        int k = run_plan_sut_argv(r->def, r->cell, r->dir, &argv);
         if (k >= 0)
-                k = sut_env(r, &env);
+                k = run_plan_sut_env(r->def, r->cell, r->dir, &env);
         if (k < 0)
                 return k;
         run_path(r, "sut.stdout", out_path, sizeof out_path);
@@ -672,13 +517,13 @@ static int prepare(struct run *r) {
                 return 0;
         }
         char why[2048] = "";
-        k = preflight_check(r->def, r->cell, r->warnings, why, sizeof why);
+        k = preflight_check(r->def, &r->cpus, r->warnings, why, sizeof why);
         if (k < 0) {
                 run_fail(r, "preflight", "%s", why);
                 return 0;
         }
         struct slice_limits sut, load;
-        cell_limits(r->def, r->cell, &sut, &load);
+        run_plan_limits(r->def, r->cell, &sut, &load);
         k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);
         if (k < 0) {
                 run_fail(r, "preflight", "cannot create the run's slices: %s", strerror(-k));
@@ -688,13 +533,6 @@ static int prepare(struct run *r) {
                         r->def->load.kind == DEFINITION_LOAD_NONE ? NULL : slice_cgroup_path(r->cg, SLICE_LOAD));
         advance(r, RUN_STARTING, NULL);
         return start_sut(r);
-}
-
-static void union_cpus(struct run *r, const struct slice_limits *sut, const struct slice_limits *load) {
-        struct cpulist all;
-        online_cpus(&all);
-        r->cpus = cpulist_count(&sut->cpus) ? sut->cpus : all;
-        cpulist_union(&r->cpus, cpulist_count(&load->cpus) ? &load->cpus : &all);
 }
 
 int run_start(const struct run_context *ctx, const struct queued_run *q, run_done_fn done, void *userdata,
@@ -726,9 +564,13 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
                 run_fail(run, "preflight", "the stored definition no longer parses: %s", err.message);
                 return 0;
         }
-        struct slice_limits sut, load;
-        cell_limits(run->def, run->cell, &sut, &load);
-        union_cpus(run, &sut, &load);
+        struct cpulist online;
+        int k = cpulist_read_online(&online);
+        if (k < 0) {
+                run_fail(run, "preflight", "cannot read the online CPUs: %s", strerror(-k));
+                return 0;
+        }
+        run_plan_cpus(run->def, run->cell, &online, &run->cpus);
         return prepare(run);
 }
 

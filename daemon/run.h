@@ -42,7 +42,7 @@ void run_free(struct run *r);
 
 const char *run_get_id(const struct run *r);
 const char *run_get_experiment_id(const struct run *r);
-/* The CPUs the run's slices use (all online CPUs where a slice has no cpuset). */
+/* The CPUs the run uses: run_plan_cpus()'s "all", worked out once at its start. */
 const struct cpulist *run_get_cpus(const struct run *r);
 /* The pids the run tracks as direct children (SUT, load), for orphan reaping; 0 = none. */
 void run_get_pids(const struct run *r, pid_t pids[2]);

@@ -1,12 +1,13 @@
 /* samples.c: the 1 s series of a run. */
 #include "daemon/samples.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "storage/db.h"
 #include "host/host-cpufreq.h"
+#include "basic/json-util.h"
 #include "jvm/jvm-gclog.h"
 #include "jvm/jvm-hsperf.h"
 #include "basic/macro.h"
@@ -15,8 +16,6 @@
 #include "basic/stats.h"
 #include "basic/time-util.h"
 #include "daemon/timeline.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 static bool mean_freq(const struct cpulist *cpus, double *ret) {
         double sum = 0;
@@ -125,7 +124,7 @@ int samples_store(struct db_conn *c, const char *run_id, const struct samples *s
         size_t pos = 0;
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const struct sample_point *a = &s->points[i], *b = &s->points[i + 1];
-                _cleanup_(cJSON_Deletep) cJSON *o = interval_json(a, b, measure_start_ns);
+                _cleanup_json_ cJSON *o = interval_json(a, b, measure_start_ns);
                 if (t)
                         timeline_interval(t, &pos, a->t_ns, b->t_ns, scratch, o);
                 add_num(o, "gc_ms", gc != NULL, gc ? gc_pause_ms(gc, a->t_ns, b->t_ns) : 0);

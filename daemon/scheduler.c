@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "daemon/run-plan.h"
 #include "definition/definition.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -133,13 +134,13 @@ static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
         int r = definition_parse(q->definition, strlen(q->definition), NULL, &d, &err);
         if (r < 0 || q->cell_idx < 0 || (size_t) q->cell_idx >= d->n_cells)
                 return -EINVAL;
-        struct cpulist all;
-        if (cpulist_read_file("/sys/devices/system/cpu/online", &all) < 0)
-                return -EIO;
-        const struct definition_cell *c = &d->cells[q->cell_idx];
-        *ret = c->has_cpus ? c->cpus : all;
-        if (d->load.kind != DEFINITION_LOAD_NONE)
-                cpulist_union(ret, d->load.has_cpus ? &d->load.cpus : &all);
+        struct cpulist online;
+        r = cpulist_read_online(&online);
+        if (r < 0)
+                return r;
+        struct run_cpus cpus;
+        run_plan_cpus(d, (size_t) q->cell_idx, &online, &cpus);
+        *ret = cpus.all;
         return 0;
 }
 

@@ -1,7 +1,7 @@
 /* timeline.c: loading a timeline and computing its latency figures. */
 #include "daemon/timeline.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "basic/latency.h"
 #include "basic/macro.h"
 #include "basic/radix-sort.h"
-#include "basic/stats.h"
 
 /* Exactly size bytes, or -EBADMSG: the file is shorter than its header says. */
 static int read_all(int fd, void *buf, size_t size) {
@@ -86,35 +86,39 @@ void timeline_free(struct timeline *t) {
         free(t);
 }
 
-static cJSON *percentiles_us(int64_t *v, size_t n) {
-        static const struct {
-                const char *name;
-                double p;
-        } points[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p999", 99.9 }, { "p9999", 99.99 }, { "max", 100 } };
+/* One latency's percentiles in us (ns precision), each null when no request counts. */
+static cJSON *percentiles_us(const struct latency_stats *ls, enum latency_kind k) {
         cJSON *o = cJSON_CreateObject();
-        if (radix_sort_i64(v, n) < 0) {
-                cJSON_Delete(o);
-                return NULL;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(points); i++) {
-                if (n == 0)
-                        cJSON_AddNullToObject(o, points[i].name);
+        for (int p = 0; o && p < _PCT_MAX; p++) {
+                if (ls->n[k] == 0)
+                        cJSON_AddNullToObject(o, percentile_names[p]);
                 else
-                        cJSON_AddNumberToObject(o, points[i].name,
-                                                (double) stats_percentile_sorted_i64(v, n, points[i].p) / 1000.0);
+                        cJSON_AddNumberToObject(o, percentile_names[p], (double) ls->pct[k][p] / 1000.0);
         }
         return o;
 }
 
-int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metrics) {
-        size_t cap = MAX(t->n, (size_t) 1);
-        _cleanup_free_ int64_t *sched = malloc(cap * sizeof(int64_t));
-        _cleanup_free_ int64_t *submit = malloc(cap * sizeof(int64_t));
-        _cleanup_free_ int64_t *lag = malloc(cap * sizeof(int64_t));
-        if (!sched || !submit || !lag)
+static int add_latency(const struct timeline *t, cJSON *metrics) {
+        const struct timeline_source src = { .records = t->records, .count = t->n };
+        struct latency_stats ls;
+        int r = latency_stats_compute(&src, &ls);
+        if (r < 0)
+                return r;
+        cJSON *lat = cJSON_AddObjectToObject(metrics, "latency_us");
+        if (!lat)
                 return -ENOMEM;
+        for (int k = 0; k < _LATENCY_MAX; k++) {
+                cJSON *o = percentiles_us(&ls, (enum latency_kind) k);
+                if (!o)
+                        return -ENOMEM;
+                cJSON_AddItemToObject(lat, latency_kind_names[k], o);
+        }
+        return 0;
+}
+
+int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metrics) {
         uint64_t by_kind[_TIMELINE_ERR_MAX + 1] = { 0 }, http_errors = 0;
-        size_t n = 0, completed = 0;
+        size_t completed = 0;
         for (size_t i = 0; i < t->n; i++) {
                 const struct timeline_record *rec = &t->records[i];
                 if (rec->flags & TIMELINE_WARMUP)
@@ -126,10 +130,6 @@ int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metric
                 if (rec->status >= 400)
                         http_errors++;
                 completed++;
-                sched[n] = rec->done_ns - rec->scheduled_ns;
-                submit[n] = rec->done_ns - rec->submit_ns;
-                lag[n] = rec->submit_ns - rec->scheduled_ns;
-                n++;
         }
         uint64_t transport = 0;
         cJSON *kinds = cJSON_CreateObject();
@@ -144,12 +144,7 @@ int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metric
         cJSON_AddNumberToObject(metrics, "requests", (double) (completed + transport));
         cJSON_AddNumberToObject(metrics, "errors", (double) (transport + http_errors));
         cJSON_AddItemToObject(metrics, "errors_by_kind", kinds);
-        cJSON *lat = cJSON_AddObjectToObject(metrics, "latency_us");
-        cJSON *a = percentiles_us(sched, n), *b = percentiles_us(submit, n), *c = percentiles_us(lag, n);
-        cJSON_AddItemToObject(lat, "scheduled", a);
-        cJSON_AddItemToObject(lat, "submit", b);
-        cJSON_AddItemToObject(lat, "lag", c);
-        return a && b && c ? 0 : -ENOMEM;
+        return add_latency(t, metrics);
 }
 
 void timeline_answered(const struct timeline *t, size_t *ret_measured, size_t *ret_answered) {

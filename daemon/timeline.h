@@ -1,6 +1,6 @@
 /* timeline.h: a run's per-request timeline (timeline-format.h) loaded, checked and sorted by
- * scheduled time, and the latency figures of its measure phase: exact nearest-rank percentiles
- * of latency from scheduled (coordinated-omission corrected), from submit, and of injector lag. */
+ * scheduled time, and the figures of its measure phase: counts, and the latency percentiles
+ * (from scheduled, from submit, lag) as basic/latency.h defines them, the injector's too. */
 #pragma once
 
 #include <stddef.h>
@@ -23,8 +23,8 @@ void timeline_free(struct timeline *t);
 
 struct cJSON;
 /* Adds to metrics: throughput_rps (measured completions per second of measure_ns), requests,
- * errors, errors_by_kind, latency_us {scheduled, submit, lag: p50 p90 p99 p999 p9999 max}.
- * Warmup records are left out. */
+ * errors, errors_by_kind, latency_us {scheduled, submit, lag: p50 p90 p99 p999 p9999 max, in us
+ * with ns precision, null when no request counts}. Warmup records are left out. */
 int timeline_metrics(const struct timeline *t, int64_t measure_ns, struct cJSON *metrics);
 /* Measured requests, and how many of them got an HTTP answer (any status). */
 void timeline_answered(const struct timeline *t, size_t *ret_measured, size_t *ret_answered);

@@ -151,7 +151,7 @@ static bool format_host(cJSON *root, const struct definition_host_checks *h) {
 }
 
 int definition_format_json(const struct definition *d, char **ret) {
-        _cleanup_(cJSON_Deletep) cJSON *root = cJSON_CreateObject();
+        _cleanup_json_ cJSON *root = cJSON_CreateObject();
         if (!root)
                 return -ENOMEM;
         if (!add_string(root, "name", d->name) || !add_uint(root, "iterations", d->iterations) ||

@@ -8,12 +8,11 @@
 #include <stdint.h>
 
 #include "definition/definition.h"
+#include "basic/json-util.h"
 
 #define DEF_PATH_MAX 128        /* = sizeof(struct error.field) */
 
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
-
-/* JSON names of the enums, indexed by value (definition.c); NULL where a value has no name. */
+/* JSON names of the enums, indexed by value (definition-names.c); NULL where a value has no name. */
 extern const char *const def_order_names[3];
 extern const char *const def_mode_names[2];
 extern const char *const def_arrival_names[2];
@@ -81,7 +80,7 @@ int def_get_strv(const cJSON *v, const char *path, size_t min, size_t max, char 
                  size_t *n, struct error *err);
 
 /* Value syntaxes (definition-values.c). Each parses text found at path. */
-int def_parse_memory(const cJSON *v, const char *path, const struct definition_host *host,
+int def_parse_memory(const cJSON *v, const char *path, const struct host_limits *host,
                      uint64_t *ret, struct error *err);
 int def_parse_url(const char *s, const char *path, struct definition_url *ret, struct error *err);
 int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *ret_ipv6,
@@ -97,6 +96,5 @@ int def_parse_jvm_size(const char *s, uint64_t *ret);
 
 /* "host:port", "[v6]:port"; size >= DEFINITION_URL_MAX. */
 void def_format_host_port(char *buf, size_t size, const char *host, bool ipv6, uint16_t port);
-void def_format_url(char *buf, size_t size, const struct definition_url *u);
 void def_url_done(struct definition_url *u);
 void def_env_done(struct definition_env *e);

@@ -3,20 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/random.h"
 #include "definition/definition-internal.h"
 
 void definition_strv_free(char **l) {
         for (char **i = l; i && *i; i++)
                 free(*i);
         free(l);
-}
-
-/* splitmix64: tiny, seedable with any value, fixed forever so a stored seed replays its order. */
-static uint64_t splitmix64(uint64_t *state) {
-        uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
 }
 
 /* Uniform in [0, range) without modulo bias. */

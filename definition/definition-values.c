@@ -41,7 +41,7 @@ int def_parse_jvm_size(const char *s, uint64_t *ret) {
         return parse_size(s, "kmgtKMGT", ret);
 }
 
-int def_parse_memory(const cJSON *v, const char *path, const struct definition_host *host,
+int def_parse_memory(const cJSON *v, const char *path, const struct host_limits *host,
                      uint64_t *ret, struct error *err) {
         uint64_t bytes;
         char seen[96];

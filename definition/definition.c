@@ -5,31 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/governor.h"
 #include "definition/definition-internal.h"
 
 #define READY_TIMEOUT_DEFAULT_S 60
-
-/* The JSON names of the enums, indexed by value; NULL = not expressible (the default "any"). */
-const char *const def_order_names[3] = {
-        [DEFINITION_ORDER_INTERLEAVED] = "interleaved",
-        [DEFINITION_ORDER_SEQUENTIAL] = "sequential",
-        [DEFINITION_ORDER_RANDOM] = "random",
-};
-const char *const def_mode_names[2] = { [DEFINITION_MODE_RATE] = "rate", [DEFINITION_MODE_MAX] = "max" };
-const char *const def_arrival_names[2] = { [DEFINITION_ARRIVAL_UNIFORM] = "uniform",
-                                           [DEFINITION_ARRIVAL_POISSON] = "poisson" };
-const char *const def_smt_names[3] = { [DEFINITION_SMT_ANY] = NULL, [DEFINITION_SMT_ON] = "on",
-                                       [DEFINITION_SMT_OFF] = "off" };
-const char *const def_thp_names[4] = { [DEFINITION_THP_ANY] = NULL,
-                                       [DEFINITION_THP_ALWAYS] = "always",
-                                       [DEFINITION_THP_MADVISE] = "madvise",
-                                       [DEFINITION_THP_NEVER] = "never" };
-const char *const def_on_mismatch_names[2] = { [DEFINITION_ON_MISMATCH_FAIL] = "fail",
-                                               [DEFINITION_ON_MISMATCH_WARN] = "warn" };
-
-const char *definition_order_to_string(enum definition_order o) {
-        return (size_t) o < ELEMENTSOF(def_order_names) ? def_order_names[o] : NULL;
-}
 
 static int add_warning(struct definition *d, const char *fmt, ...) _printf_(2, 3);
 static int add_warning(struct definition *d, const char *fmt, ...) {
@@ -59,6 +38,91 @@ void def_env_done(struct definition_env *e) {
         free(e->keys);
         free(e->values);
         *e = (struct definition_env){ 0 };
+}
+
+/* An object whose members are all among known[], each once. */
+static int expect_members(const cJSON *v, const char *path, const char *const *known, size_t n_known,
+                          struct error *err) {
+        int r = def_expect_object(v, path, err);
+        return r < 0 ? r : def_check_members(v, path, known, n_known, err);
+}
+
+/* A member that must be present. */
+static int get_required(const cJSON *obj, const char *parent, const char *key, const cJSON **ret,
+                        struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+        char p[DEF_PATH_MAX];
+
+        if (!c) {
+                def_path_key(p, parent, key);
+                return def_error(err, "missing_field", p, "is required");
+        }
+        *ret = c;
+        return 0;
+}
+
+/* An optional integer member with a default. */
+static int get_uint_field(const cJSON *obj, const char *parent, const char *key, uint64_t min,
+                          uint64_t max, uint64_t def, uint64_t *ret, struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+        char p[DEF_PATH_MAX];
+
+        if (!c) {
+                *ret = def;
+                return 0;
+        }
+        def_path_key(p, parent, key);
+        return def_get_uint(c, p, min, max, ret, err);
+}
+
+/* get_uint_field() for the members kept as unsigned (their bounds are far below UINT_MAX). */
+static int get_unsigned_field(const cJSON *obj, const char *parent, const char *key, unsigned min,
+                              unsigned max, unsigned def, unsigned *ret, struct error *err) {
+        uint64_t u;
+        int r = get_uint_field(obj, parent, key, min, max, def, &u, err);
+        if (r < 0)
+                return r;
+        *ret = (unsigned) u;
+        return 0;
+}
+
+/* An optional enum member: the index of its name in names[], def when absent, or a negative
+ * errno. */
+static int get_enum_field(const cJSON *obj, const char *parent, const char *key,
+                          const char *const *names, size_t n, int def, struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+        char p[DEF_PATH_MAX];
+        int e, r;
+
+        if (!c)
+                return def;
+        def_path_key(p, parent, key);
+        r = def_get_enum(c, p, names, n, &e, err);
+        return r < 0 ? r : e;
+}
+
+/* An optional cpulist member (cpus or memory nodes), within online when that is known. */
+static int get_cpulist_field(const cJSON *obj, const char *parent, const char *key,
+                             const struct cpulist *online, const char *what, struct cpulist *ret,
+                             bool *has, struct error *err) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
+        char p[DEF_PATH_MAX];
+        int r;
+
+        if (!c)
+                return 0;
+        def_path_key(p, parent, key);
+        r = def_parse_cpulist(c, p, online, what, ret, err);
+        if (r < 0)
+                return r;
+        *has = true;
+        return 0;
+}
+
+/* A command line: 1..DEFINITION_ARGV_MAX arguments, argv[0] absolute or a bare name. */
+static int parse_command(const cJSON *v, const char *path, char ***ret, size_t *n, struct error *err) {
+        int r = def_get_strv(v, path, 1, DEFINITION_ARGV_MAX, ret, n, err);
+        return r < 0 ? r : def_check_command(*ret, path, err);
 }
 
 static int member_key_cmp(const void *a, const void *b) {
@@ -125,20 +189,16 @@ fail:
         return r;
 }
 
-static int parse_ready(const cJSON *v, const struct definition_host *host,
+static int parse_ready(const cJSON *v, const struct host_limits *host,
                        struct definition_ready *ret, struct error *err) {
         static const char *const known[] = { "tcp", "http", "log", "timeout_s" };
         const char *path = "sut.ready";
-        struct definition_ready ready = { .timeout_s = READY_TIMEOUT_DEFAULT_S };
+        struct definition_ready ready = { 0 };
         _cleanup_free_ char *text = NULL;
         const cJSON *c;
-        uint64_t u;
         int r;
 
-        r = def_expect_object(v, path, err);
-        if (r < 0)
-                return r;
-        r = def_check_members(v, path, known, ELEMENTSOF(known), err);
+        r = expect_members(v, path, known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
 
@@ -150,12 +210,9 @@ static int parse_ready(const cJSON *v, const struct definition_host *host,
                 return def_error(err, kinds ? "conflict" : "missing_field", path,
                                  "needs exactly one of tcp, http or log, got %u", kinds);
 
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "timeout_s"))) {
-                r = def_get_uint(c, "sut.ready.timeout_s", 1, 3600, &u, err);
-                if (r < 0)
-                        return r;
-                ready.timeout_s = (unsigned) u;
-        }
+        r = get_unsigned_field(v, path, "timeout_s", 1, 3600, READY_TIMEOUT_DEFAULT_S, &ready.timeout_s, err);
+        if (r < 0)
+                return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "tcp"))) {
                 r = def_get_string(c, "sut.ready.tcp", DEFINITION_URL_MAX, 0, &text, err);
                 if (r < 0)
@@ -189,26 +246,19 @@ static int parse_ready(const cJSON *v, const struct definition_host *host,
         return 0;
 }
 
-static int parse_sut(const cJSON *v, const struct definition_host *host, struct definition_sut *sut,
+static int parse_sut(const cJSON *v, const struct host_limits *host, struct definition_sut *sut,
                      struct error *err) {
         static const char *const known[] = { "command", "jvm", "env", "ready", "memory_max" };
-        const cJSON *c;
+        const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
-        r = def_expect_object(v, "sut", err);
+        r = expect_members(v, "sut", known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
-        r = def_check_members(v, "sut", known, ELEMENTSOF(known), err);
+        r = get_required(v, "sut", "command", &c, err);
         if (r < 0)
                 return r;
-
-        c = cJSON_GetObjectItemCaseSensitive(v, "command");
-        if (!c)
-                return def_error(err, "missing_field", "sut.command", "is required");
-        r = def_get_strv(c, "sut.command", 1, DEFINITION_ARGV_MAX, &sut->command, &sut->n_command, err);
-        if (r < 0)
-                return r;
-        r = def_check_command(sut->command, "sut.command", err);
+        r = parse_command(c, "sut.command", &sut->command, &sut->n_command, err);
         if (r < 0)
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "jvm"))) {
@@ -234,42 +284,19 @@ static int parse_sut(const cJSON *v, const struct definition_host *host, struct 
         return 0;
 }
 
-/* An optional integer member with a default. */
-static int get_uint_field(const cJSON *obj, const char *parent, const char *key, uint64_t min,
-                          uint64_t max, uint64_t def, uint64_t *ret, struct error *err) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, key);
-        char p[DEF_PATH_MAX];
-
-        if (!c) {
-                *ret = def;
-                return 0;
-        }
-        def_path_key(p, parent, key);
-        return def_get_uint(c, p, min, max, ret, err);
+static int parse_load_cpus(const cJSON *v, const struct host_limits *host, struct definition_load *load,
+                           struct error *err) {
+        return get_cpulist_field(v, "load", "cpus", host ? &host->cpus : NULL, "cpus", &load->cpus,
+                                 &load->has_cpus, err);
 }
 
-static int parse_load_cpus(const cJSON *v, const struct definition_host *host,
-                           struct definition_load *load, struct error *err) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(v, "cpus");
-        if (!c)
-                return 0;
-        int r = def_parse_cpulist(c, "load.cpus", host ? &host->online_cpus : NULL, "cpus", &load->cpus,
-                                  err);
-        if (r < 0)
-                return r;
-        load->has_cpus = true;
-        return 0;
-}
-
-static int parse_load_injector(const cJSON *v, const struct definition_host *host,
+static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                                struct definition_load *load, struct error *err) {
         static const char *const known[] = { "target",      "mode",       "rate",     "arrival",
                                              "connections", "timeout_ms", "warmup_s", "measure_s",
                                              "cpus" };
         _cleanup_free_ char *target = NULL;
-        const cJSON *c;
-        uint64_t u;
-        int r, e;
+        int r;
 
         r = def_check_members(v, "load", known, ELEMENTSOF(known), err);
         if (r < 0)
@@ -283,12 +310,10 @@ static int parse_load_injector(const cJSON *v, const struct definition_host *hos
                 return r;
         load->kind = DEFINITION_LOAD_INJECTOR;
 
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "mode"))) {
-                r = def_get_enum(c, "load.mode", def_mode_names, ELEMENTSOF(def_mode_names), &e, err);
-                if (r < 0)
-                        return r;
-                load->mode = (enum definition_load_mode) e;
-        }
+        r = get_enum_field(v, "load", "mode", def_mode_names, ELEMENTSOF(def_mode_names), load->mode, err);
+        if (r < 0)
+                return r;
+        load->mode = (enum definition_load_mode) r;
         const cJSON *rate = cJSON_GetObjectItemCaseSensitive(v, "rate");
         const cJSON *arrival = cJSON_GetObjectItemCaseSensitive(v, "arrival");
         if (load->mode == DEFINITION_MODE_MAX) {
@@ -302,34 +327,26 @@ static int parse_load_injector(const cJSON *v, const struct definition_host *hos
                 r = def_get_number(rate, "load.rate", 0, DEFINITION_RATE_MAX, &load->rate, err);
                 if (r < 0)
                         return r;
-                if (arrival) {
-                        r = def_get_enum(arrival, "load.arrival", def_arrival_names, ELEMENTSOF(def_arrival_names), &e,
-                                         err);
-                        if (r < 0)
-                                return r;
-                        load->arrival = (enum definition_arrival) e;
-                }
+                r = get_enum_field(v, "load", "arrival", def_arrival_names, ELEMENTSOF(def_arrival_names),
+                                   load->arrival, err);
+                if (r < 0)
+                        return r;
+                load->arrival = (enum definition_arrival) r;
         }
-        r = get_uint_field(v, "load", "connections", 1, DEFINITION_CONNECTIONS_MAX, 32, &u, err);
+        r = get_unsigned_field(v, "load", "connections", 1, DEFINITION_CONNECTIONS_MAX, 32, &load->connections,
+                               err);
+        if (r >= 0)
+                r = get_unsigned_field(v, "load", "timeout_ms", 1, 600000, 5000, &load->timeout_ms, err);
+        if (r >= 0)
+                r = get_unsigned_field(v, "load", "warmup_s", 0, 3600, 30, &load->warmup_s, err);
+        if (r >= 0)
+                r = get_unsigned_field(v, "load", "measure_s", 1, 86400, 60, &load->measure_s, err);
         if (r < 0)
                 return r;
-        load->connections = (unsigned) u;
-        r = get_uint_field(v, "load", "timeout_ms", 1, 600000, 5000, &u, err);
-        if (r < 0)
-                return r;
-        load->timeout_ms = (unsigned) u;
-        r = get_uint_field(v, "load", "warmup_s", 0, 3600, 30, &u, err);
-        if (r < 0)
-                return r;
-        load->warmup_s = (unsigned) u;
-        r = get_uint_field(v, "load", "measure_s", 1, 86400, 60, &u, err);
-        if (r < 0)
-                return r;
-        load->measure_s = (unsigned) u;
         return parse_load_cpus(v, host, load, err);
 }
 
-static int parse_load_external(const cJSON *v, const struct definition_host *host,
+static int parse_load_external(const cJSON *v, const struct host_limits *host,
                                struct definition_load *load, struct error *err) {
         static const char *const known[] = { "command", "timeline", "timeout_s", "cpus" };
         const cJSON *command = cJSON_GetObjectItemCaseSensitive(v, "command");
@@ -343,11 +360,7 @@ static int parse_load_external(const cJSON *v, const struct definition_host *hos
                 return def_error(err, "missing_field", command ? "load.timeline" : "load.command",
                                  "an external load needs both command and timeline");
         load->kind = DEFINITION_LOAD_EXTERNAL;
-        r = def_get_strv(command, "load.command", 1, DEFINITION_ARGV_MAX, &load->command,
-                         &load->n_command, err);
-        if (r < 0)
-                return r;
-        r = def_check_command(load->command, "load.command", err);
+        r = parse_command(command, "load.command", &load->command, &load->n_command, err);
         if (r < 0)
                 return r;
         r = def_get_string(timeline, "load.timeline", DEFINITION_TIMELINE_MAX, 0, &load->timeline, err);
@@ -356,15 +369,13 @@ static int parse_load_external(const cJSON *v, const struct definition_host *hos
         r = def_check_timeline_path(load->timeline, "load.timeline", err);
         if (r < 0)
                 return r;
-        uint64_t u;
-        r = get_uint_field(v, "load", "timeout_s", 1, 86400, 3600, &u, err);
+        r = get_unsigned_field(v, "load", "timeout_s", 1, 86400, 3600, &load->timeout_s, err);
         if (r < 0)
                 return r;
-        load->timeout_s = (unsigned) u;
         return parse_load_cpus(v, host, load, err);
 }
 
-static int parse_load(const cJSON *v, const struct definition_host *host, struct definition_load *load,
+static int parse_load(const cJSON *v, const struct host_limits *host, struct definition_load *load,
                       struct error *err) {
         int r = def_expect_object(v, "load", err);
         if (r < 0)
@@ -391,7 +402,7 @@ static void cell_done(struct definition_cell *c) {
 }
 
 /* cpu_quota, cpu_period_us and cpu_burst_us of a cell, against its cpuset. */
-static int parse_cell_cpu(const cJSON *v, const char *path, const struct definition_host *host,
+static int parse_cell_cpu(const cJSON *v, const char *path, const struct host_limits *host,
                           struct definition_cell *cell, struct error *err) {
         const cJSON *quota = cJSON_GetObjectItemCaseSensitive(v, "cpu_quota");
         const cJSON *period = cJSON_GetObjectItemCaseSensitive(v, "cpu_period_us");
@@ -415,7 +426,7 @@ static int parse_cell_cpu(const cJSON *v, const char *path, const struct definit
         if (r < 0)
                 return r;
         if (cell->has_cpus || host) {
-                const struct cpulist *set = cell->has_cpus ? &cell->cpus : &host->online_cpus;
+                const struct cpulist *set = cell->has_cpus ? &cell->cpus : &host->cpus;
                 unsigned n = cpulist_count(set);
                 if (cell->cpu_quota > n) {
                         char s[256], q[64];
@@ -453,26 +464,22 @@ static int parse_cell_cpu(const cJSON *v, const char *path, const struct definit
         return 0;
 }
 
-static int parse_cell(const cJSON *v, const char *path, const struct definition_host *host,
+static int parse_cell(const cJSON *v, const char *path, const struct host_limits *host,
                       const struct definition *d, struct definition_cell *cell, struct error *err) {
         static const char *const known[] = { "name",         "cpus",          "mems",
                                              "cpu_quota",    "cpu_period_us", "cpu_burst_us",
                                              "memory_max",   "env",           "jvm_args" };
         char p[DEF_PATH_MAX];
-        const cJSON *c;
+        const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
-        r = def_expect_object(v, path, err);
+        r = expect_members(v, path, known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
-        r = def_check_members(v, path, known, ELEMENTSOF(known), err);
+        r = get_required(v, path, "name", &c, err);
         if (r < 0)
                 return r;
-
         def_path_key(p, path, "name");
-        c = cJSON_GetObjectItemCaseSensitive(v, "name");
-        if (!c)
-                return def_error(err, "missing_field", p, "is required");
         r = def_get_string(c, p, DEFINITION_CELL_NAME_MAX, DEF_STRING_NAME, &cell->name, err);
         if (r < 0)
                 return r;
@@ -483,22 +490,13 @@ static int parse_cell(const cJSON *v, const char *path, const struct definition_
                         return def_error(err, "conflict", p, "must be unique, got %s as cells[%zu].name too",
                                          q, i);
                 }
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "cpus"))) {
-                def_path_key(p, path, "cpus");
-                r = def_parse_cpulist(c, p, host ? &host->online_cpus : NULL, "cpus", &cell->cpus, err);
-                if (r < 0)
-                        return r;
-                cell->has_cpus = true;
-        }
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "mems"))) {
-                def_path_key(p, path, "mems");
-                r = def_parse_cpulist(c, p, host ? &host->online_mems : NULL, "memory nodes", &cell->mems,
-                                      err);
-                if (r < 0)
-                        return r;
-                cell->has_mems = true;
-        }
-        r = parse_cell_cpu(v, path, host, cell, err);
+        r = get_cpulist_field(v, path, "cpus", host ? &host->cpus : NULL, "cpus", &cell->cpus,
+                              &cell->has_cpus, err);
+        if (r >= 0)
+                r = get_cpulist_field(v, path, "mems", host ? &host->mems : NULL, "memory nodes",
+                                      &cell->mems, &cell->has_mems, err);
+        if (r >= 0)
+                r = parse_cell_cpu(v, path, host, cell, err);
         if (r < 0)
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "memory_max"))) {
@@ -532,7 +530,7 @@ static int parse_cell(const cJSON *v, const char *path, const struct definition_
         return 0;
 }
 
-static int parse_cells(const cJSON *v, const struct definition_host *host, struct definition *d,
+static int parse_cells(const cJSON *v, const struct host_limits *host, struct definition *d,
                        struct error *err) {
         int r = def_expect_array(v, "cells", 1, DEFINITION_CELLS_MAX, err);
         if (r < 0)
@@ -557,50 +555,52 @@ static int parse_cells(const cJSON *v, const struct definition_host *host, struc
         return 0;
 }
 
+/* One rule with preflight's (basic/governor.h), so that every governor accepted here can be
+ * checked there; read without a bound of its own (the body's caps the copy) so that the rule
+ * alone decides. */
+static int parse_governor(const cJSON *v, char **ret, struct error *err) {
+        _cleanup_free_ char *g = NULL;
+        int r = def_get_string(v, "host.governor", SIZE_MAX, 0, &g, err);
+        if (r < 0)
+                return r;
+        if (!governor_name_valid(g)) {
+                char q[96];
+                def_quote(q, sizeof q, g);
+                return def_error(err, "invalid_value", "host.governor",
+                                 "must be a cpufreq governor name such as \"performance\" "
+                                 "(1 to %d of [a-z0-9_-]), got %s",
+                                 GOVERNOR_NAME_MAX, q);
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
 static int parse_host_checks(const cJSON *v, struct definition_host_checks *h, struct error *err) {
         static const char *const known[] = { "governor", "smt", "thp", "on_mismatch" };
         const cJSON *c;
-        int r, e;
+        int r;
 
-        r = def_expect_object(v, "host", err);
-        if (r < 0)
-                return r;
-        r = def_check_members(v, "host", known, ELEMENTSOF(known), err);
+        r = expect_members(v, "host", known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "governor"))) {
-                r = def_get_string(c, "host.governor", 32, 0, &h->governor, err);
+                r = parse_governor(c, &h->governor, err);
                 if (r < 0)
                         return r;
-                /* a cpufreq governor name, as in scaling_available_governors */
-                if (strspn(h->governor, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(h->governor)) {
-                        char q[96];
-                        def_quote(q, sizeof q, h->governor);
-                        return def_error(err, "invalid_value", "host.governor",
-                                         "must be a cpufreq governor name such as \"performance\" "
-                                         "([a-z0-9_]+), got %s",
-                                         q);
-                }
         }
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "smt"))) {
-                r = def_get_enum(c, "host.smt", def_smt_names, ELEMENTSOF(def_smt_names), &e, err);
-                if (r < 0)
-                        return r;
-                h->smt = (enum definition_smt) e;
-        }
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "thp"))) {
-                r = def_get_enum(c, "host.thp", def_thp_names, ELEMENTSOF(def_thp_names), &e, err);
-                if (r < 0)
-                        return r;
-                h->thp = (enum definition_thp) e;
-        }
-        if ((c = cJSON_GetObjectItemCaseSensitive(v, "on_mismatch"))) {
-                r = def_get_enum(c, "host.on_mismatch", def_on_mismatch_names, ELEMENTSOF(def_on_mismatch_names),
-                                 &e, err);
-                if (r < 0)
-                        return r;
-                h->on_mismatch = (enum definition_on_mismatch) e;
-        }
+        r = get_enum_field(v, "host", "smt", def_smt_names, ELEMENTSOF(def_smt_names), h->smt, err);
+        if (r < 0)
+                return r;
+        h->smt = (enum definition_smt) r;
+        r = get_enum_field(v, "host", "thp", def_thp_names, ELEMENTSOF(def_thp_names), h->thp, err);
+        if (r < 0)
+                return r;
+        h->thp = (enum definition_thp) r;
+        r = get_enum_field(v, "host", "on_mismatch", def_on_mismatch_names, ELEMENTSOF(def_on_mismatch_names),
+                           h->on_mismatch, err);
+        if (r < 0)
+                return r;
+        h->on_mismatch = (enum definition_on_mismatch) r;
         return 0;
 }
 
@@ -735,37 +735,29 @@ static int fill_defaults(struct definition *d) {
         return 0;
 }
 
-static int parse_root(const cJSON *root, const struct definition_host *host, struct definition *d,
+static int parse_root(const cJSON *root, const struct host_limits *host, struct definition *d,
                       struct error *err) {
         static const char *const known[] = { "name", "iterations", "order", "seed",
                                              "sut",  "load",       "cells", "host" };
-        const cJSON *c;
-        uint64_t u;
-        int r, e;
+        const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
+        int r;
 
-        r = def_expect_object(root, "", err);
+        r = expect_members(root, "", known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
-        r = def_check_members(root, "", known, ELEMENTSOF(known), err);
+        r = get_required(root, "", "name", &c, err);
         if (r < 0)
                 return r;
-
-        c = cJSON_GetObjectItemCaseSensitive(root, "name");
-        if (!c)
-                return def_error(err, "missing_field", "name", "is required");
         r = def_get_string(c, "name", DEFINITION_NAME_MAX, DEF_STRING_NAME, &d->name, err);
         if (r < 0)
                 return r;
-        r = get_uint_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &u, err);
+        r = get_unsigned_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &d->iterations, err);
         if (r < 0)
                 return r;
-        d->iterations = (unsigned) u;
-        if ((c = cJSON_GetObjectItemCaseSensitive(root, "order"))) {
-                r = def_get_enum(c, "order", def_order_names, ELEMENTSOF(def_order_names), &e, err);
-                if (r < 0)
-                        return r;
-                d->order = (enum definition_order) e;
-        }
+        r = get_enum_field(root, "", "order", def_order_names, ELEMENTSOF(def_order_names), d->order, err);
+        if (r < 0)
+                return r;
+        d->order = (enum definition_order) r;
         if ((c = cJSON_GetObjectItemCaseSensitive(root, "seed"))) {
                 if (d->order != DEFINITION_ORDER_RANDOM)
                         return def_error(err, "conflict", "seed", "applies only to order \"random\"");
@@ -775,9 +767,9 @@ static int parse_root(const cJSON *root, const struct definition_host *host, str
                 d->has_seed = true;
         }
 
-        c = cJSON_GetObjectItemCaseSensitive(root, "sut");
-        if (!c)
-                return def_error(err, "missing_field", "sut", "is required");
+        r = get_required(root, "", "sut", &c, err);
+        if (r < 0)
+                return r;
         r = parse_sut(c, host, &d->sut, err);
         if (r < 0)
                 return r;
@@ -786,9 +778,9 @@ static int parse_root(const cJSON *root, const struct definition_host *host, str
                 if (r < 0)
                         return r;
         }
-        c = cJSON_GetObjectItemCaseSensitive(root, "cells");
-        if (!c)
-                return def_error(err, "missing_field", "cells", "is required");
+        r = get_required(root, "", "cells", &c, err);
+        if (r < 0)
+                return r;
         r = parse_cells(c, host, d, err);
         if (r < 0)
                 return r;
@@ -811,10 +803,10 @@ static bool only_whitespace(const char *s, size_t len) {
         return true;
 }
 
-int definition_parse(const char *body, size_t len, const struct definition_host *host,
+int definition_parse(const char *body, size_t len, const struct host_limits *host,
                      struct definition **ret, struct error *err) {
         _cleanup_(definition_freep) struct definition *d = NULL;
-        _cleanup_(cJSON_Deletep) cJSON *root = NULL;
+        _cleanup_json_ cJSON *root = NULL;
         _cleanup_free_ char *copy = NULL;
         const char *end = NULL;
         int r;

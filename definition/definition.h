@@ -36,6 +36,8 @@
  *    characters; cJSON is only handed bodies that pass this check.
  *  - commands: argv[0] absolute or a bare name (no "./x"), jvm_args entries start with '-';
  *    env names [A-Za-z_][A-Za-z0-9_]*; load.timeline relative, of [A-Za-z0-9._-/] only.
+ *  - host.governor: 1 to 15 of [a-z0-9_-], the kernel's limit, by governor_name_valid()
+ *    (basic/governor.h), the rule preflight applies too.
  *  - canonical JSON: memory sizes in bytes, cpulists as cpulist_format() writes them, URLs as
  *    http://host:port/path with the host lower-cased, env sorted by name, empty env and
  *    jvm_args omitted, host.on_mismatch always present.
@@ -53,6 +55,7 @@
 
 #include "basic/cpulist.h"
 #include "basic/error.h"
+#include "basic/host-limits.h"
 #include "basic/macro.h"
 
 #define DEFINITION_BODY_MAX (1024 * 1024)
@@ -76,14 +79,6 @@
 #define DEFINITION_MEMORY_MIN (UINT64_C(1) << 20)
 #define DEFINITION_MEMORY_MAX (UINT64_C(1) << 50) /* 1 PiB, the bound when the host's is unknown */
 #define DEFINITION_WARNINGS_MAX 256
-
-/* What the validator needs to know about this host; filled by the caller from cgroup.h's
- * host_limits. memory_bytes 0 = unknown (sizes bounded by DEFINITION_MEMORY_MAX only). */
-struct definition_host {
-        struct cpulist online_cpus;
-        struct cpulist online_mems;
-        uint64_t memory_bytes;
-};
 
 enum definition_order {
         DEFINITION_ORDER_INTERLEAVED,
@@ -123,6 +118,8 @@ struct definition_url {
         uint16_t port;
         char *path;
 };
+/* The URL as canonical JSON writes it: http://host:port/path, an IPv6 host in brackets. */
+void def_format_url(char *buf, size_t size, const struct definition_url *u);
 
 /* Environment variables, sorted by key, keys unique. */
 struct definition_env {
@@ -216,11 +213,13 @@ struct planned_run {
         unsigned iteration;             /* 0-based */
 };
 
-/* Parse and validate body (len bytes, need not be NUL-terminated). host NULL skips the
- * host-dependent checks (online cpus/mems, host memory). On success *ret owns a definition;
- * on failure returns -EINVAL (-EFBIG with status 413 for a body over DEFINITION_BODY_MAX,
- * -ENOMEM with status 500 "internal") with err filled, *ret untouched. */
-int definition_parse(const char *body, size_t len, const struct definition_host *host,
+/* Parse and validate body (len bytes, need not be NUL-terminated) against what this host
+ * offers (host_limits_read(); memory_bytes 0 = unknown, sizes then bounded by
+ * DEFINITION_MEMORY_MAX only). host NULL skips the host-dependent checks (online cpus/mems,
+ * host memory). On success *ret owns a definition; on failure returns -EINVAL (-EFBIG with
+ * status 413 for a body over DEFINITION_BODY_MAX, -ENOMEM with status 500 "internal") with err
+ * filled, *ret untouched. */
+int definition_parse(const char *body, size_t len, const struct host_limits *host,
                      struct definition **ret, struct error *err);
 void definition_free(struct definition *d);
 DEFINE_POINTER_CLEANUP(struct definition, definition_free)

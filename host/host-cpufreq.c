@@ -247,38 +247,26 @@ static double round_tenth(double v) {
         return round(v * 10) / 10;
 }
 
-static int add_freq(cJSON *freq, const char *key, const struct host_cpu_freq *c) {
-        if (c->samples == 0)
-                return cJSON_AddNullToObject(freq, key) ? 0 : -ENOMEM;
+static void add_freq(cJSON *freq, const char *key, const struct host_cpu_freq *c) {
+        if (c->samples == 0) {
+                cJSON_AddNullToObject(freq, key);
+                return;
+        }
         cJSON *o = cJSON_AddObjectToObject(freq, key);
-        if (!o)
-                return -ENOMEM;
-        int r;
-        if ((r = json_add_number(o, "mean", round_tenth(c->mean_mhz))) < 0 ||
-            (r = json_add_number(o, "min", round_tenth(c->min_mhz))) < 0 ||
-            (r = json_add_number(o, "max", round_tenth(c->max_mhz))) < 0)
-                return r;
-        return 0;
+        cJSON_AddNumberToObject(o, "mean", round_tenth(c->mean_mhz));
+        cJSON_AddNumberToObject(o, "min", round_tenth(c->min_mhz));
+        cJSON_AddNumberToObject(o, "max", round_tenth(c->max_mhz));
 }
 
-int host_cpu_freq_json(const struct host_cpu_freq *cpus, size_t n, cJSON **ret) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
-        if (!o)
-                return -ENOMEM;
+cJSON *host_cpu_freq_json(const struct host_cpu_freq *cpus, size_t n) {
+        cJSON *o = cJSON_CreateObject();
         cJSON *gov = cJSON_AddObjectToObject(o, "governor");
         cJSON *freq = cJSON_AddObjectToObject(o, "freq_mhz");
-        if (!gov || !freq)
-                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 char key[16];
                 snprintf(key, sizeof key, "%u", cpus[i].cpu);
-                int r = json_add_string_or_null(gov, key, cpus[i].governor[0] ? cpus[i].governor : NULL);
-                if (r < 0)
-                        return r;
-                r = add_freq(freq, key, &cpus[i]);
-                if (r < 0)
-                        return r;
+                json_add_string_or_null(gov, key, cpus[i].governor[0] ? cpus[i].governor : NULL);
+                add_freq(freq, key, &cpus[i]);
         }
-        *ret = TAKE_PTR(o);
-        return 0;
+        return o;
 }

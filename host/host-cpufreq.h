@@ -67,4 +67,4 @@ const struct host_cpu_freq *host_freq_sampler_cpus(const struct host_freq_sample
 /* The design's run metrics "cpu" object:
  *   {"governor": {"8": "powersave" | null}, "freq_mhz": {"8": {"mean":..,"min":..,"max":..} | null}}
  * MHz rounded to 0.1. */
-int host_cpu_freq_json(const struct host_cpu_freq *cpus, size_t n, cJSON **ret);
+cJSON *host_cpu_freq_json(const struct host_cpu_freq *cpus, size_t n);

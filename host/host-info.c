@@ -18,22 +18,22 @@
 #define CPU_DIR "/sys/devices/system/cpu"
 
 /* key: value, or key: null plus key_reason: reason. */
-static int add_string_or_reason(cJSON *o, const char *key, const char *value, const char *reason) {
-        int r = json_add_string_or_null(o, key, value);
-        if (r < 0 || value)
-                return r;
+static void add_reason(cJSON *o, const char *key, const char *reason) {
         char rkey[64];
         snprintf(rkey, sizeof rkey, "%s_reason", key);
-        return cJSON_AddStringToObject(o, rkey, reason) ? 0 : -ENOMEM;
+        cJSON_AddStringToObject(o, rkey, reason);
 }
 
-static int add_number_or_reason(cJSON *o, const char *key, bool have, double v, const char *reason) {
-        int r = json_add_number_or_null(o, key, have, v);
-        if (r < 0 || have)
-                return r;
-        char rkey[64];
-        snprintf(rkey, sizeof rkey, "%s_reason", key);
-        return cJSON_AddStringToObject(o, rkey, reason) ? 0 : -ENOMEM;
+static void add_string_or_reason(cJSON *o, const char *key, const char *value, const char *reason) {
+        json_add_string_or_null(o, key, value);
+        if (!value)
+                add_reason(o, key, reason);
+}
+
+static void add_number_or_reason(cJSON *o, const char *key, bool have, double v, const char *reason) {
+        json_add_number_or_null(o, key, have, v);
+        if (!have)
+                add_reason(o, key, reason);
 }
 
 /* ---- topology ---- */
@@ -104,28 +104,25 @@ static void count_topology(const struct cpu_topo *t, size_t n, int *sockets, int
         }
 }
 
-static int add_smt(const char *root, cJSON *topo) {
+static void add_smt(const char *root, cJSON *topo) {
         cJSON *smt = cJSON_AddObjectToObject(topo, "smt");
-        if (!smt)
-                return -ENOMEM;
         uint64_t active;
         char control[32];
         int ra = host_read_u64(root, &active, CPU_DIR "/smt/active");
         int rc = host_read_line(root, control, sizeof control, CPU_DIR "/smt/control");
-        int r = ra >= 0 ? json_add_bool(smt, "active", active != 0)
-                        : add_string_or_reason(smt, "active", NULL, "no /sys/devices/system/cpu/smt/active");
-        if (r < 0)
-                return r;
-        return add_string_or_reason(smt, "control", rc >= 0 ? control : NULL,
-                                    "no /sys/devices/system/cpu/smt/control");
+        if (ra >= 0)
+                cJSON_AddBoolToObject(smt, "active", active != 0);
+        else
+                add_string_or_reason(smt, "active", NULL, "no /sys/devices/system/cpu/smt/active");
+        add_string_or_reason(smt, "control", rc >= 0 ? control : NULL, "no /sys/devices/system/cpu/smt/control");
 }
 
-static int add_numa(const char *root, const struct numa *numa, cJSON *topo) {
-        if (!numa->have)
-                return add_string_or_reason(topo, "numa_nodes", NULL, numa->reason);
+static void add_numa(const char *root, const struct numa *numa, cJSON *topo) {
+        if (!numa->have) {
+                add_string_or_reason(topo, "numa_nodes", NULL, numa->reason);
+                return;
+        }
         cJSON *nodes = cJSON_AddArrayToObject(topo, "numa_nodes");
-        if (!nodes)
-                return -ENOMEM;
         for (int node = cpulist_next(&numa->online, -1); node >= 0; node = cpulist_next(&numa->online, node)) {
                 struct cpulist cpus;
                 char text[HOST_CPUS_TEXT_MAX];
@@ -133,67 +130,50 @@ static int add_numa(const char *root, const struct numa *numa, cJSON *topo) {
                 if (r >= 0)
                         r = cpulist_format(&cpus, text, sizeof text);
                 cJSON *o = cJSON_CreateObject();
-                if (!o || !cJSON_AddItemToArray(nodes, o)) {
-                        cJSON_Delete(o);
-                        return -ENOMEM;
-                }
-                if (!cJSON_AddNumberToObject(o, "node", node))
-                        return -ENOMEM;
-                if ((r = add_string_or_reason(o, "cpus", r >= 0 ? text : NULL, "cannot read the node's cpulist")) < 0)
-                        return r;
+                cJSON_AddItemToArray(nodes, o);
+                cJSON_AddNumberToObject(o, "node", node);
+                add_string_or_reason(o, "cpus", r >= 0 ? text : NULL, "cannot read the node's cpulist");
         }
-        return 0;
 }
 
-static int add_topology(const char *root, const struct cpu_topo *t, size_t n, const struct numa *numa,
-                        cJSON *info) {
+static void add_topology(const char *root, const struct cpu_topo *t, size_t n, const struct numa *numa,
+                         cJSON *info) {
         cJSON *topo = cJSON_AddObjectToObject(info, "topology");
-        if (!topo)
-                return -ENOMEM;
-        int sockets, cores, threads, r;
+        int sockets, cores, threads;
         count_topology(t, n, &sockets, &cores, &threads);
         const char *why = "no CPU has readable topology in sysfs";
-        if ((r = add_number_or_reason(topo, "sockets", sockets > 0, sockets, why)) < 0 ||
-            (r = add_number_or_reason(topo, "cores", cores > 0, cores, why)) < 0 ||
-            (r = add_number_or_reason(topo, "threads_per_core", threads > 0, threads, why)) < 0 ||
-            (r = add_smt(root, topo)) < 0)
-                return r;
-        return add_numa(root, numa, topo);
+        add_number_or_reason(topo, "sockets", sockets > 0, sockets, why);
+        add_number_or_reason(topo, "cores", cores > 0, cores, why);
+        add_number_or_reason(topo, "threads_per_core", threads > 0, threads, why);
+        add_smt(root, topo);
+        add_numa(root, numa, topo);
 }
 
 /* ---- per CPU ---- */
 
-static int add_cpu(cJSON *cpus, const struct cpu_topo *t) {
+static void add_cpu(cJSON *cpus, const struct cpu_topo *t) {
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(cpus, o)) {
-                cJSON_Delete(o);
-                return -ENOMEM;
-        }
+        cJSON_AddItemToArray(cpus, o);
         char siblings[HOST_CPUS_TEXT_MAX];
         bool have_siblings = t->have_siblings && cpulist_format(&t->siblings, siblings, sizeof siblings) >= 0;
         const struct host_cpufreq *f = &t->freq;
         const char *why = f->reason[0] ? f->reason : "not reported";
-        int r;
-        if ((r = json_add_number(o, "cpu", t->cpu)) < 0 ||
-            (r = json_add_number_or_null(o, "socket", t->have_socket, (double) t->socket)) < 0 ||
-            (r = json_add_number_or_null(o, "core", t->have_core, (double) t->core)) < 0 ||
-            (r = json_add_number_or_null(o, "node", t->node >= 0, t->node)) < 0 ||
-            (r = json_add_string_or_null(o, "thread_siblings", have_siblings ? siblings : NULL)) < 0 ||
-            (r = json_add_string_or_null(o, "governor", f->governor[0] ? f->governor : NULL)) < 0 ||
-            (r = json_add_string_or_null(o, "driver", f->driver[0] ? f->driver : NULL)) < 0 ||
-            (r = json_add_number_or_null(o, "freq_mhz", f->have_cur, f->cur_mhz)) < 0 ||
-            (r = json_add_number_or_null(o, "min_mhz", f->have_min, f->min_mhz)) < 0 ||
-            (r = json_add_number_or_null(o, "max_mhz", f->have_max, f->max_mhz)) < 0)
-                return r;
-        if (f->reason[0] && !cJSON_AddStringToObject(o, "cpufreq_reason", why))
-                return -ENOMEM;
-        return 0;
+        cJSON_AddNumberToObject(o, "cpu", t->cpu);
+        json_add_number_or_null(o, "socket", t->have_socket, (double) t->socket);
+        json_add_number_or_null(o, "core", t->have_core, (double) t->core);
+        json_add_number_or_null(o, "node", t->node >= 0, t->node);
+        json_add_string_or_null(o, "thread_siblings", have_siblings ? siblings : NULL);
+        json_add_string_or_null(o, "governor", f->governor[0] ? f->governor : NULL);
+        json_add_string_or_null(o, "driver", f->driver[0] ? f->driver : NULL);
+        json_add_number_or_null(o, "freq_mhz", f->have_cur, f->cur_mhz);
+        json_add_number_or_null(o, "min_mhz", f->have_min, f->min_mhz);
+        json_add_number_or_null(o, "max_mhz", f->have_max, f->max_mhz);
+        if (f->reason[0])
+                cJSON_AddStringToObject(o, "cpufreq_reason", why);
 }
 
 static int add_cpufreq(const char *root, const struct cpu_topo *t, size_t n, cJSON *info) {
         cJSON *o = cJSON_AddObjectToObject(info, "cpufreq");
-        if (!o)
-                return -ENOMEM;
         struct cpulist exposed = { 0 };
         for (size_t i = 0; i < n; i++)
                 if (t[i].freq.governor[0] || t[i].freq.have_cur)
@@ -205,23 +185,19 @@ static int add_cpufreq(const char *root, const struct cpu_topo *t, size_t n, cJS
         struct host_boost boost;
         if ((r = host_boost_read(root, &boost)) < 0)
                 return r;
-        if ((r = json_add_string_or_null(o, "exposed_cpus", text)) < 0)
-                return r;
+        json_add_string_or_null(o, "exposed_cpus", text);
         if (boost.have)
-                r = json_add_bool(o, "boost", boost.enabled);
+                cJSON_AddBoolToObject(o, "boost", boost.enabled);
         else
-                r = add_string_or_reason(o, "boost", NULL, boost.reason);
-        if (r < 0)
-                return r;
-        return json_add_string_or_null(o, "boost_source", boost.have ? boost.source : NULL);
+                add_string_or_reason(o, "boost", NULL, boost.reason);
+        json_add_string_or_null(o, "boost_source", boost.have ? boost.source : NULL);
+        return 0;
 }
 
 /* ---- the rest of the host ---- */
 
-static int add_thp(const char *root, cJSON *info) {
+static void add_thp(const char *root, cJSON *info) {
         cJSON *o = cJSON_AddObjectToObject(info, "thp");
-        if (!o)
-                return -ENOMEM;
         static const char *const files[] = { "enabled", "defrag" };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 char line[256], value[32], reason[HOST_REASON_MAX];
@@ -230,68 +206,55 @@ static int add_thp(const char *root, cJSON *info) {
                         r = host_parse_bracketed(line, value, sizeof value);
                 snprintf(reason, sizeof reason, "cannot read /sys/kernel/mm/transparent_hugepage/%s: %s", files[i],
                          r < 0 ? strerror(-r) : "");
-                if ((r = add_string_or_reason(o, files[i], r >= 0 ? value : NULL, reason)) < 0)
-                        return r;
+                add_string_or_reason(o, files[i], r >= 0 ? value : NULL, reason);
         }
-        return 0;
 }
 
-static int add_kernel(const char *root, cJSON *info) {
+static void add_kernel(const char *root, cJSON *info) {
         cJSON *o = cJSON_AddObjectToObject(info, "kernel");
-        if (!o)
-                return -ENOMEM;
         /* procfs rather than uname() so a fixture tree can stand in for the host */
         char release[256], version[512];
         int rr = host_read_line(root, release, sizeof release, "/proc/sys/kernel/osrelease");
         int rv = host_read_line(root, version, sizeof version, "/proc/sys/kernel/version");
         struct utsname u;
-        int r;
-        if ((r = add_string_or_reason(o, "release", rr >= 0 ? release : NULL,
-                                      "cannot read /proc/sys/kernel/osrelease")) < 0 ||
-            (r = add_string_or_reason(o, "version", rv >= 0 ? version : NULL,
-                                      "cannot read /proc/sys/kernel/version")) < 0)
-                return r;
-        return add_string_or_reason(o, "machine", uname(&u) >= 0 ? u.machine : NULL, "uname() failed");
+        add_string_or_reason(o, "release", rr >= 0 ? release : NULL, "cannot read /proc/sys/kernel/osrelease");
+        add_string_or_reason(o, "version", rv >= 0 ? version : NULL, "cannot read /proc/sys/kernel/version");
+        add_string_or_reason(o, "machine", uname(&u) >= 0 ? u.machine : NULL, "uname() failed");
 }
 
-static int add_memory(const struct host_meminfo *m, bool have, cJSON *info) {
+static void add_memory(const struct host_meminfo *m, bool have, cJSON *info) {
         cJSON *o = cJSON_AddObjectToObject(info, "memory");
-        if (!o)
-                return -ENOMEM;
         const char *why = "cannot read /proc/meminfo";
         bool swap = have && m->have_swap;
-        int r;
-        if ((r = add_number_or_reason(o, "total_bytes", have && m->have_total, (double) m->total_bytes, why)) < 0 ||
-            (r = add_number_or_reason(o, "swap_total_bytes", swap, (double) m->swap_total_bytes, why)) < 0 ||
-            (r = add_number_or_reason(o, "swap_used_bytes", swap,
-                                      (double) (m->swap_total_bytes - m->swap_free_bytes), why)) < 0)
-                return r;
-        return 0;
+        add_number_or_reason(o, "total_bytes", have && m->have_total, (double) m->total_bytes, why);
+        add_number_or_reason(o, "swap_total_bytes", swap, (double) m->swap_total_bytes, why);
+        add_number_or_reason(o, "swap_used_bytes", swap, (double) (m->swap_total_bytes - m->swap_free_bytes), why);
 }
 
-static int add_java(const struct host_info_options *opts, cJSON *info) {
-        if (opts && opts->skip_java)
-                return add_string_or_reason(info, "java", NULL, "not probed");
+static void add_java(const struct host_info_options *opts, cJSON *info) {
+        if (opts && opts->skip_java) {
+                add_string_or_reason(info, "java", NULL, "not probed");
+                return;
+        }
         struct host_java j;
         int r = host_java_get(&j);
-        if (r == -ENOENT && !j.path[0])
-                return add_string_or_reason(info, "java", NULL, "no java on PATH");
+        if (r == -ENOENT && !j.path[0]) {
+                add_string_or_reason(info, "java", NULL, "no java on PATH");
+                return;
+        }
         if (r < 0 && !j.path[0]) {
                 char reason[HOST_REASON_MAX];
                 snprintf(reason, sizeof reason, "cannot look for java: %s", strerror(-r));
-                return add_string_or_reason(info, "java", NULL, reason);
+                add_string_or_reason(info, "java", NULL, reason);
+                return;
         }
         cJSON *o = cJSON_AddObjectToObject(info, "java");
-        if (!o)
-                return -ENOMEM;
         char reason[HOST_REASON_MAX];
         snprintf(reason, sizeof reason, "`java -version` failed: %s",
                  r == -EBADMSG ? "no version in its output" : strerror(-r));
-        int k;
-        if ((k = json_add_string_or_null(o, "path", j.path)) < 0 ||
-            (k = add_string_or_reason(o, "version", r >= 0 ? j.version : NULL, reason)) < 0)
-                return k;
-        return json_add_string_or_null(o, "description", r >= 0 ? j.description : NULL);
+        json_add_string_or_null(o, "path", j.path);
+        add_string_or_reason(o, "version", r >= 0 ? j.version : NULL, reason);
+        json_add_string_or_null(o, "description", r >= 0 ? j.description : NULL);
 }
 
 /* Governor, unknown cpufreq and swap warnings from this one reading. Frequency spread is left
@@ -299,8 +262,6 @@ static int add_java(const struct host_info_options *opts, cJSON *info) {
 static int add_warnings(const struct cpu_topo *t, size_t n, const struct host_meminfo *m, bool have_mem,
                         cJSON *info) {
         cJSON *w = cJSON_AddArrayToObject(info, "warnings");
-        if (!w)
-                return -ENOMEM;
         _cleanup_free_ struct host_cpu_freq *ev = calloc(n, sizeof *ev);
         if (!ev)
                 return -ENOMEM;
@@ -338,32 +299,29 @@ int host_info_json(const char *root, const struct host_info_options *opts, cJSON
                 if ((r = read_cpu(root, &numa, (unsigned) cpu, &topo[i])) < 0)
                         return r;
 
-        _cleanup_json_ cJSON *info = cJSON_CreateObject();
-        if (!info)
-                return -ENOMEM;
         char text[HOST_CPUS_TEXT_MAX];
-        if ((r = cpulist_format(&online, text, sizeof text)) < 0 ||
-            (r = json_add_string_or_null(info, "cpus_online", text)) < 0 ||
-            (r = json_add_number(info, "cpu_count", (double) n)) < 0 ||
-            (r = add_topology(root, topo, n, &numa, info)) < 0)
+        if ((r = cpulist_format(&online, text, sizeof text)) < 0)
                 return r;
+        _cleanup_json_ cJSON *info = cJSON_CreateObject();
+        json_add_string_or_null(info, "cpus_online", text);
+        cJSON_AddNumberToObject(info, "cpu_count", (double) n);
+        add_topology(root, topo, n, &numa, info);
         cJSON *cpus = cJSON_AddArrayToObject(info, "cpus");
-        if (!cpus)
-                return -ENOMEM;
         for (i = 0; i < n; i++)
-                if ((r = add_cpu(cpus, &topo[i])) < 0)
-                        return r;
+                add_cpu(cpus, &topo[i]);
 
         struct host_meminfo mem = { 0 };
         bool have_mem = host_read_meminfo(root, &mem) >= 0;
         char model[256];
         bool have_model = host_read_cpu_model(root, model, sizeof model) >= 0;
-        if ((r = add_cpufreq(root, topo, n, info)) < 0 || (r = add_thp(root, info)) < 0 ||
-            (r = add_kernel(root, info)) < 0 ||
-            (r = add_string_or_reason(info, "cpu_model", have_model ? model : NULL,
-                                      "no \"model name\" in /proc/cpuinfo")) < 0 ||
-            (r = add_memory(&mem, have_mem, info)) < 0 || (r = add_java(opts, info)) < 0 ||
-            (r = add_warnings(topo, n, &mem, have_mem, info)) < 0)
+        if ((r = add_cpufreq(root, topo, n, info)) < 0)
+                return r;
+        add_thp(root, info);
+        add_kernel(root, info);
+        add_string_or_reason(info, "cpu_model", have_model ? model : NULL, "no \"model name\" in /proc/cpuinfo");
+        add_memory(&mem, have_mem, info);
+        add_java(opts, info);
+        if ((r = add_warnings(topo, n, &mem, have_mem, info)) < 0)
                 return r;
         *ret = TAKE_PTR(info);
         return 0;

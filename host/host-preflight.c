@@ -9,6 +9,7 @@
 #include "host/host-cpufreq.h"
 #include "host/host-format.h"
 #include "host/host-sysfs.h"
+#include "basic/governor.h"
 #include "basic/json-util.h"
 #include "basic/macro.h"
 
@@ -16,37 +17,6 @@ static const char *const smt_names[] = { [HOST_SMT_ON] = "on", [HOST_SMT_OFF] = 
 static const char *const thp_names[] = {
         [HOST_THP_ALWAYS] = "always", [HOST_THP_MADVISE] = "madvise", [HOST_THP_NEVER] = "never",
 };
-
-/* Index of s among names[1..n), or -EINVAL. */
-static int lookup(const char *const *names, size_t n, const char *s) {
-        for (size_t i = 1; s && i < n; i++)
-                if (strcmp(names[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
-int host_smt_want_from_string(const char *s, enum host_smt_want *ret) {
-        int i = lookup(smt_names, ELEMENTSOF(smt_names), s);
-        if (i < 0)
-                return i;
-        *ret = (enum host_smt_want) i;
-        return 0;
-}
-
-int host_thp_want_from_string(const char *s, enum host_thp_want *ret) {
-        int i = lookup(thp_names, ELEMENTSOF(thp_names), s);
-        if (i < 0)
-                return i;
-        *ret = (enum host_thp_want) i;
-        return 0;
-}
-
-bool host_governor_name_valid(const char *s) {
-        size_t len = s ? strlen(s) : 0;
-        if (len == 0 || len > 15)
-                return false;
-        return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == len;
-}
 
 /* What one CPU had: a value (governor name, "on"/"off") or "" with a reason. */
 struct cpu_fact {
@@ -122,18 +92,17 @@ static int check_cpus(const char *root, const struct cpulist *cpus, const char *
                 if (r < 0)
                         return r;
                 if (f->value[0])
-                        r = json_append_printf(mismatches, "%s: %s is %s%s, wanted %s", which, what, f->value,
-                                               f->detail, wanted);
+                        json_append_printf(mismatches, "%s: %s is %s%s, wanted %s", which, what, f->value,
+                                           f->detail, wanted);
                 else
-                        r = json_append_printf(mismatches, "%s: %s unknown, wanted %s: %s", which, what, wanted,
-                                               f->reason);
-                if (r < 0)
-                        return r;
+                        json_append_printf(mismatches, "%s: %s unknown, wanted %s: %s", which, what, wanted,
+                                           f->reason);
                 count++;
         }
         return count;
 }
 
+/* The number of mismatches appended: 0 or 1. */
 static int check_thp(const char *root, enum host_thp_want want, cJSON *mismatches) {
         const char *file = "/sys/kernel/mm/transparent_hugepage/enabled";
         const char *wanted = thp_names[want];
@@ -142,19 +111,19 @@ static int check_thp(const char *root, enum host_thp_want want, cJSON *mismatche
         if (r >= 0)
                 r = host_parse_bracketed(line, value, sizeof value);
         if (r < 0)
-                r = json_append_printf(mismatches, "thp unknown, wanted %s: cannot read %s: %s", wanted, file,
-                                       strerror(-r));
+                json_append_printf(mismatches, "thp unknown, wanted %s: cannot read %s: %s", wanted, file,
+                                   strerror(-r));
         else if (strcmp(value, wanted) != 0)
-                r = json_append_printf(mismatches, "thp is %s (transparent_hugepage/enabled), wanted %s", value,
-                                       wanted);
+                json_append_printf(mismatches, "thp is %s (transparent_hugepage/enabled), wanted %s", value,
+                                   wanted);
         else
                 return 0;
-        return r < 0 ? r : 1;
+        return 1;
 }
 
 int host_preflight(const char *root, const struct host_requirements *req, const struct cpulist *cpus,
                    cJSON *mismatches) {
-        if (cpulist_count(cpus) == 0 || (req->governor && !host_governor_name_valid(req->governor)) ||
+        if (cpulist_count(cpus) == 0 || (req->governor && !governor_name_valid(req->governor)) ||
             (unsigned) req->smt >= ELEMENTSOF(smt_names) || (unsigned) req->thp >= ELEMENTSOF(thp_names))
                 return -EINVAL;
         int count = 0, r;
@@ -168,10 +137,7 @@ int host_preflight(const char *root, const struct host_requirements *req, const 
                         return r;
                 count += r;
         }
-        if (req->thp != HOST_THP_ANY) {
-                if ((r = check_thp(root, req->thp, mismatches)) < 0)
-                        return r;
-                count += r;
-        }
+        if (req->thp != HOST_THP_ANY)
+                count += check_thp(root, req->thp, mismatches);
         return count;
 }

@@ -13,17 +13,10 @@ enum host_smt_want { HOST_SMT_ANY, HOST_SMT_ON, HOST_SMT_OFF };
 enum host_thp_want { HOST_THP_ANY, HOST_THP_ALWAYS, HOST_THP_MADVISE, HOST_THP_NEVER };
 
 struct host_requirements {
-        const char *governor;   /* NULL: any */
+        const char *governor;   /* NULL: any; else governor_name_valid() (basic/governor.h) */
         enum host_smt_want smt;
         enum host_thp_want thp;
 };
-
-/* Definition strings -> requirements, for the definition validator: "on"/"off";
- * "always"/"madvise"/"never"; -EINVAL for anything else, *ret untouched. */
-int host_smt_want_from_string(const char *s, enum host_smt_want *ret);
-int host_thp_want_from_string(const char *s, enum host_thp_want *ret);
-/* A governor name as the kernel spells them: 1..15 of [a-z0-9_-]. */
-bool host_governor_name_valid(const char *s);
 
 /* Appends one sentence per mismatch to `mismatches` (a cJSON array), e.g.
  * "cpus 8-15: governor is powersave, wanted performance". Returns the number appended (0: the

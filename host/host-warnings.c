@@ -39,7 +39,7 @@ static bool same_governor_change(const struct host_cpu_freq *a, const struct hos
 
 /* One sentence per group of CPUs sharing what same() compares, made by say(). */
 static int warn_groups(const struct host_cpu_freq *cpus, size_t n, cpu_pred pred, cpu_same same,
-                       int (*say)(cJSON *w, const struct host_cpu_freq *c, const char *which),
+                       void (*say)(cJSON *w, const struct host_cpu_freq *c, const char *which),
                        cJSON *warnings) {
         struct cpulist done = { 0 };
         int count = 0;
@@ -52,21 +52,19 @@ static int warn_groups(const struct host_cpu_freq *cpus, size_t n, cpu_pred pred
                 int r = host_format_cpus(&group, which, sizeof which);
                 if (r < 0)
                         return r;
-                r = say(warnings, &cpus[i], which);
-                if (r < 0)
-                        return r;
+                say(warnings, &cpus[i], which);
                 count++;
         }
         return count;
 }
 
-static int say_governor(cJSON *w, const struct host_cpu_freq *c, const char *which) {
-        return json_append_printf(w, "governor is %s on %s", c->governor, which);
+static void say_governor(cJSON *w, const struct host_cpu_freq *c, const char *which) {
+        json_append_printf(w, "governor is %s on %s", c->governor, which);
 }
 
-static int say_governor_changed(cJSON *w, const struct host_cpu_freq *c, const char *which) {
-        return json_append_printf(w, "governor changed during the run on %s (%s, then %s)", which,
-                                  c->governor, c->governor_last);
+static void say_governor_changed(cJSON *w, const struct host_cpu_freq *c, const char *which) {
+        json_append_printf(w, "governor changed during the run on %s (%s, then %s)", which, c->governor,
+                           c->governor_last);
 }
 
 int host_warn_governor(const struct host_cpu_freq *cpus, size_t n, cJSON *warnings) {
@@ -104,8 +102,8 @@ static int say_unknown(cJSON *w, const char *what, const struct host_cpu_freq *c
         int r = host_format_cpus(set, which, sizeof which);
         if (r < 0)
                 return r;
-        r = json_append_printf(w, "%s unknown on %s: %s", what, which, reason_of(cpus, n, set));
-        return r < 0 ? r : 1;
+        json_append_printf(w, "%s unknown on %s: %s", what, which, reason_of(cpus, n, set));
+        return 1;
 }
 
 int host_warn_cpufreq_unknown(const struct host_cpu_freq *cpus, size_t n, cJSON *warnings) {
@@ -145,12 +143,12 @@ int host_warn_freq_spread(const struct host_cpu_freq *cpus, size_t n, cJSON *war
         }
         if (!lo || lo->mean_mhz <= 0 || hi->mean_mhz - lo->mean_mhz <= HOST_FREQ_TOLERANCE * lo->mean_mhz)
                 return 0;
-        int r = json_append_printf(warnings,
-                                   "frequencies differ by %.0f%% between the run's CPUs: mean %.0f MHz "
-                                   "on cpu %u, %.0f MHz on cpu %u",
-                                   percent_above(hi->mean_mhz, lo->mean_mhz), hi->mean_mhz, hi->cpu,
-                                   lo->mean_mhz, lo->cpu);
-        return r < 0 ? r : 1;
+        json_append_printf(warnings,
+                           "frequencies differ by %.0f%% between the run's CPUs: mean %.0f MHz "
+                           "on cpu %u, %.0f MHz on cpu %u",
+                           percent_above(hi->mean_mhz, lo->mean_mhz), hi->mean_mhz, hi->cpu,
+                           lo->mean_mhz, lo->cpu);
+        return 1;
 }
 
 static bool freq_moved(const struct host_cpu_freq *c) {
@@ -171,22 +169,22 @@ int host_warn_freq_moved(const struct host_cpu_freq *cpus, size_t n, cJSON *warn
         int r = host_format_cpus(&set, which, sizeof which);
         if (r < 0)
                 return r;
-        r = json_append_printf(warnings,
-                               "frequency moved by more than %.0f%% during measure on %s (cpu %u: %.0f to "
-                               "%.0f MHz, mean %.0f MHz)",
-                               HOST_FREQ_TOLERANCE * 100, which, worst->cpu, worst->min_mhz,
-                               worst->max_mhz, worst->mean_mhz);
-        return r < 0 ? r : 1;
+        json_append_printf(warnings,
+                           "frequency moved by more than %.0f%% during measure on %s (cpu %u: %.0f to "
+                           "%.0f MHz, mean %.0f MHz)",
+                           HOST_FREQ_TOLERANCE * 100, which, worst->cpu, worst->min_mhz,
+                           worst->max_mhz, worst->mean_mhz);
+        return 1;
 }
 
 int host_warn_swap(const struct host_meminfo *m, cJSON *warnings) {
         if (!m->have_swap || m->swap_total_bytes == m->swap_free_bytes)
                 return 0;
         double mib = 1024.0 * 1024.0;
-        int r = json_append_printf(warnings, "swap in use: %.1f MiB of %.1f MiB",
-                                   (double) (m->swap_total_bytes - m->swap_free_bytes) / mib,
-                                   (double) m->swap_total_bytes / mib);
-        return r < 0 ? r : 1;
+        json_append_printf(warnings, "swap in use: %.1f MiB of %.1f MiB",
+                           (double) (m->swap_total_bytes - m->swap_free_bytes) / mib,
+                           (double) m->swap_total_bytes / mib);
+        return 1;
 }
 
 int host_warn_cpus(const struct host_cpu_freq *cpus, size_t n, cJSON *warnings) {

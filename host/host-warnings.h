@@ -3,7 +3,8 @@
  * functions of their inputs, so fixtures test them.
  *
  * Each appends zero or more strings to the cJSON array `warnings` and returns how many it
- * appended, or -ENOMEM. */
+ * appended, or a negative errno when the CPUs cannot be named (a sentence without them would
+ * lose its evidence). */
 #pragma once
 
 #include <cjson/cJSON.h>

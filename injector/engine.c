@@ -8,19 +8,14 @@
  * and the time an arrival spends there shows up as lag (submit - scheduled). In the closed loop,
  * a request is claimed and sent whenever a connection is free.
  *
- * A connection is DOWN (no socket), CONNECTING (opened ahead of need after the server closed
- * the previous one), IDLE, or BUSY with one request. Sockets are edge-triggered (every arrival
- * is an edge, so a complete answer needs no read until EAGAIN, and epoll does not re-poll idle
- * sockets) and wait for EPOLLOUT only while connecting or after a short write: a request costs
- * one send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per
- * second a loop ticks rather than waking for every answer (worker_wait). Timeouts need no timer
+ * What a connection is and what happens on its socket is in connection.h: a request costs one
+ * send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per second
+ * a loop ticks rather than waking for every answer (worker_wait). Timeouts need no timer
  * structure: every request has the same timeout, so the list of connections in order of their
  * start is in deadline order. */
 #include "injector/engine.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -34,6 +29,8 @@
 #include <unistd.h>
 
 #include "basic/time-util.h"
+#include "injector/connection.h"
+#include "injector/engine-internal.h"
 #include "injector/http-parser.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -42,9 +39,6 @@
 #include "injector/timeline-ring.h"
 
 #define EVENTS_MAX 256
-#define RECV_BUFFER (64u << 10)
-#define BACKOFF_MIN_NS NSEC_PER_MSEC
-#define BACKOFF_MAX_NS (100 * NSEC_PER_MSEC)
 #define STOP_DRAIN_MAX_NS NSEC_PER_SEC       /* after SIGTERM, answers get at most this long */
 #define RING_FULL_RETRY_NS NSEC_PER_MSEC
 #define RING_MAX_MODE_RECORDS (UINT64_C(1) << 18)
@@ -52,110 +46,6 @@
 #define SIGNAL_TOKEN UINT64_MAX
 #define WAKE_TOKEN (UINT64_MAX - 1)
 #define TIMER_TOKEN (UINT64_MAX - 2)
-
-enum conn_state {
-        CONN_DOWN,
-        CONN_CONNECTING,
-        CONN_IDLE,
-        CONN_BUSY,
-};
-
-struct conn;
-
-struct conn_list {
-        struct conn *head, *tail;
-};
-
-struct conn {
-        struct conn *prev, *next;
-        struct conn_list *list;
-        int fd;
-        uint32_t index;
-        uint32_t gen;           /* bumped per socket, so a stale event cannot hit a new one */
-        uint8_t state;
-        bool connected;
-        bool want_out;
-        uint64_t k;             /* the request it carries */
-        int64_t start_ns;       /* submit (BUSY) or connect start (CONNECTING) */
-        int64_t received_ns;    /* when the bytes read last arrived (recv-stamp.h) */
-        size_t sent;
-        int64_t retry_ns;       /* DOWN: may be opened from then on */
-        int64_t backoff_ns;
-        uint64_t served;        /* answers on the current socket */
-        struct http_parser parser;
-};
-
-struct engine;
-
-struct worker {
-        struct engine *e;
-        unsigned id;
-        int epfd;
-        int timerfd;            /* deadlines where epoll_pwait2() is missing, else -1 */
-        struct conn_list idle, timed, down;
-        unsigned busy;
-        bool has_res;
-        uint64_t res_k;
-        int64_t res_ns;
-        bool ring_full;
-        int64_t last_send_wake; /* batching: when this loop last woke to send */
-        int64_t stamp_offset;   /* recv_stamp_offset() at the last wakeup */
-        uint64_t connects, connect_failures, server_closes, ring_full_count;
-        pthread_t thread;
-        bool started;
-        char rbuf[RECV_BUFFER];
-};
-
-struct engine {
-        const struct engine_config *cfg;
-        const struct inject_options *o;
-        struct conn *conns;
-        struct worker *workers;
-        unsigned n_workers;
-        pthread_mutex_t lock;           /* the schedule and the request counter */
-        struct schedule sched;
-        uint64_t next_k;                /* closed loop's counter */
-        struct timeline_ring ring;
-        int64_t t0, measure_start, end; /* end stays 0 until t0: nothing is sent before */
-        int64_t batch_ns;               /* 0, or the open loop's wakeup interval at high rates */
-        atomic_int_fast64_t stop_ns;    /* 0 while running */
-        atomic_int stop_signal;
-        atomic_int error;
-        atomic_bool no_epoll_pwait2;    /* kernel before 5.11, or a sandbox that refuses it */
-        int sigfd;
-        int wakefd;                     /* eventfd: written once on stop, wakes every loop */
-};
-
-static void list_append(struct conn_list *l, struct conn *c) {
-        c->list = l;
-        c->next = NULL;
-        c->prev = l->tail;
-        if (l->tail)
-                l->tail->next = c;
-        else
-                l->head = c;
-        l->tail = c;
-}
-
-static void list_remove(struct conn *c) {
-        struct conn_list *l = c->list;
-        if (!l)
-                return;
-        if (c->prev)
-                c->prev->next = c->next;
-        else
-                l->head = c->next;
-        if (c->next)
-                c->next->prev = c->prev;
-        else
-                l->tail = c->prev;
-        c->prev = c->next = NULL;
-        c->list = NULL;
-}
-
-static uint64_t conn_token(const struct conn *c) {
-        return (uint64_t) c->gen << 32 | c->index;
-}
 
 static void engine_stop(struct engine *e) {
         int_fast64_t expected = 0;
@@ -170,253 +60,12 @@ static void engine_fail(struct engine *e, int error) {
         engine_stop(e);
 }
 
-/* When sending ends: the end of the schedule, or the stop if that came first. */
-static int64_t engine_cutoff(struct engine *e) {
-        int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
-        return stop != 0 ? MIN(stop, e->end) : e->end;
-}
-
-static void set_interest(struct worker *w, struct conn *c, bool out) {
-        if (c->want_out == out)
-                return;
-        struct epoll_event ev = {
-                .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0),
-                .data.u64 = conn_token(c),
-        };
-        if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
-                c->want_out = out;
-}
-
-static int socket_error(int fd) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-                return negative_errno();
-        return -err;
-}
-
-/* Open a non-blocking socket and start connecting; c->connected says if it already is. */
-static int conn_open(struct worker *w, struct conn *c) {
-        const struct engine_config *cfg = w->e->cfg;
-        _cleanup_close_ int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return negative_errno();
-        int one = 1;
-        (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        recv_stamp_enable(fd);
-        bool connected = connect(fd, (const struct sockaddr *) &cfg->addr, cfg->addr_len) == 0;
-        if (!connected && errno != EINPROGRESS)
-                return negative_errno();
-        c->gen++;
-        struct epoll_event ev = {
-                .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (connected ? 0 : EPOLLOUT),
-                .data.u64 = conn_token(c),
-        };
-        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-                return negative_errno();
-        w->connects++;
-        c->fd = TAKE_FD(fd);
-        c->connected = connected;
-        c->want_out = !connected;
-        c->served = 0;
-        return 0;
-}
-
-static void conn_down(struct worker *w, struct conn *c, int64_t retry_ns) {
-        list_remove(c);
-        if (c->fd >= 0)
-                close(c->fd);   /* also leaves the epoll set */
-        c->fd = -1;
-        c->connected = c->want_out = false;
-        c->state = CONN_DOWN;
-        c->retry_ns = retry_ns;
-        list_append(&w->down, c);
-}
-
-static void conn_connect_failed(struct worker *w, struct conn *c, int64_t now) {
-        w->connect_failures++;
-        c->backoff_ns = c->backoff_ns ? MIN(2 * c->backoff_ns, BACKOFF_MAX_NS) : BACKOFF_MIN_NS;
-        conn_down(w, c, now + c->backoff_ns);
-}
-
-static void conn_idle(struct worker *w, struct conn *c) {
-        list_remove(c);
-        c->backoff_ns = 0;
-        set_interest(w, c, false);
-        c->state = CONN_IDLE;
-        list_append(&w->idle, c);
-}
-
-/* Open a connection ahead of need, so the next request does not pay for the handshake. */
-static void conn_prepare(struct worker *w, struct conn *c, int64_t now) {
-        list_remove(c);
-        if (conn_open(w, c) < 0) {
-                conn_connect_failed(w, c, now);
-                return;
-        }
-        if (c->connected) {
-                conn_idle(w, c);
-                return;
-        }
-        c->state = CONN_CONNECTING;
-        c->start_ns = now;
-        list_append(&w->timed, c);
-}
-
-/* The connection cannot carry another request: close it, and reopen it while sending goes on. */
-static void conn_recycle(struct worker *w, struct conn *c, int64_t now) {
-        conn_down(w, c, now);
-        if (now < engine_cutoff(w->e))
-                conn_prepare(w, c, now);
-}
-
-static void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
-                          enum timeline_error error) {
-        struct timeline_record *r = timeline_ring_slot(&w->e->ring, c->k);
-        r->submit_ns = c->start_ns;
-        r->done_ns = now;
-        r->status = status;
-        r->error = (uint16_t) error;
-        r->bytes = (uint32_t) MIN(c->parser.bytes, (uint64_t) UINT32_MAX);
-        r->conn = c->index;
-        timeline_ring_commit(&w->e->ring, c->k);
-        w->busy--;
-}
-
 static void record_not_sent(struct engine *e, uint64_t k, int64_t at) {
         struct timeline_record *r = timeline_ring_slot(&e->ring, k);
         r->submit_ns = r->done_ns = MAX(at, r->scheduled_ns);
         r->status = 0;
         r->error = TIMELINE_ERR_NOT_SENT;
         timeline_ring_commit(&e->ring, k);
-}
-
-static void request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error) {
-        record_finish(w, c, now, 0, error);
-        if (error == TIMELINE_ERR_CONNECT || (error == TIMELINE_ERR_TIMEOUT && !c->connected))
-                conn_connect_failed(w, c, now);
-        else
-                conn_recycle(w, c, now);
-}
-
-static void request_done(struct worker *w, struct conn *c, int64_t now, bool keep) {
-        record_finish(w, c, now, c->parser.status, TIMELINE_ERR_NONE);
-        c->served++;
-        if (keep)
-                conn_idle(w, c);
-        else
-                conn_recycle(w, c, now);
-}
-
-static enum timeline_error error_kind(int err) {
-        return err == ECONNRESET || err == EPIPE || err == ECONNABORTED ? TIMELINE_ERR_RESET :
-                                                                          TIMELINE_ERR_IO;
-}
-
-static void conn_write(struct worker *w, struct conn *c, int64_t now) {
-        const struct http_request *rq = w->e->cfg->request;
-        while (c->sent < rq->size) {
-                ssize_t n = send(c->fd, rq->data + c->sent, rq->size - c->sent, MSG_NOSIGNAL);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == EAGAIN) {
-                                set_interest(w, c, true);
-                                return;
-                        }
-                        request_fail(w, c, now, error_kind(errno));
-                        return;
-                }
-                c->sent += (size_t) n;
-        }
-        set_interest(w, c, false);
-}
-
-/* An answer is done when its last bytes arrived; never before it was asked for (the stamp and
- * the submit time come from two clocks, REALTIME moved onto MONOTONIC). */
-static int64_t answer_time(const struct conn *c, int64_t now) {
-        return MIN(MAX(c->received_ns, c->start_ns), now);
-}
-
-static void conn_read(struct worker *w, struct conn *c, int64_t now) {
-        for (;;) {
-                ssize_t n = recv_stamped(c->fd, w->rbuf, sizeof w->rbuf, w->stamp_offset, now,
-                                         &c->received_ns);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno != EAGAIN)
-                                request_fail(w, c, now, error_kind(errno));
-                        return;
-                }
-                if (n == 0) {
-                        /* The answer ends with the connection, or was cut short by it (which
-                         * includes a keep-alive connection the server closed as we sent). */
-                        if (http_parser_eof(&c->parser) == HTTP_PARSE_DONE)
-                                request_done(w, c, answer_time(c, now), false);
-                        else
-                                request_fail(w, c, now, TIMELINE_ERR_RESET);
-                        return;
-                }
-                size_t used;
-                int r = http_parser_feed(&c->parser, w->rbuf, (size_t) n, &used);
-                if (r < 0) {
-                        request_fail(w, c, now, TIMELINE_ERR_PARSE);
-                        return;
-                }
-                if (r == HTTP_PARSE_DONE) {
-                        /* Bytes nobody asked for, or an answer before the whole request was
-                         * written, leave the connection in a state no next request can trust. */
-                        bool keep = http_parser_keep_alive(&c->parser) && used == (size_t) n &&
-                                    c->sent == w->e->cfg->request->size;
-                        request_done(w, c, answer_time(c, now), keep);
-                        return;
-                }
-                if ((size_t) n < sizeof w->rbuf)
-                        return;   /* drained: what comes next arrives as a new edge */
-        }
-}
-
-static void conn_event(struct worker *w, struct conn *c, uint32_t events, int64_t now) {
-        switch (c->state) {
-        case CONN_CONNECTING:
-                if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
-                        conn_connect_failed(w, c, now);
-                        return;
-                }
-                c->connected = true;
-                conn_idle(w, c);
-                return;
-        case CONN_IDLE:
-                /* Nothing was asked, so the server closed the connection (keep-alive timeout,
-                 * request limit) or sent something unasked: either way it is finished. One it
-                 * closes before serving anything is refused in all but name: back off. */
-                w->server_closes++;
-                if (c->served == 0)
-                        conn_connect_failed(w, c, now);
-                else
-                        conn_recycle(w, c, now);
-                return;
-        case CONN_BUSY:
-                if (!c->connected) {
-                        if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
-                                request_fail(w, c, now, TIMELINE_ERR_CONNECT);
-                                return;
-                        }
-                        c->connected = true;
-                        c->backoff_ns = 0;
-                        conn_write(w, c, now);
-                        return;
-                }
-                uint32_t gen = c->gen;
-                if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                        conn_read(w, c, now);
-                if ((events & EPOLLOUT) && c->state == CONN_BUSY && c->gen == gen)
-                        conn_write(w, c, now);
-                return;
-        default:
-                return;
-        }
 }
 
 /* A connection that can take a request now: an open idle one, else a closed one past its

@@ -16,6 +16,7 @@
 #include "injector/engine.h"
 #include "basic/fileio.h"
 #include "injector/http-request.h"
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "injector/options.h"
@@ -190,6 +191,7 @@ static int run_load(const struct inject_options *o) {
 }
 
 int main(int argc, char **argv) {
+        json_setup();
         /* Before anything else, so a stop that comes early is kept for the run to see. */
         engine_block_signals();
         signal(SIGPIPE, SIG_IGN);

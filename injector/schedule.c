@@ -3,14 +3,8 @@
 
 #include <math.h>
 
+#include "basic/random.h"
 #include "basic/time-util.h"
-
-static uint64_t splitmix64(uint64_t *x) {
-        uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
-}
 
 void rng_seed(struct rng *r, uint64_t seed) {
         for (int i = 0; i < 4; i++)

@@ -8,21 +8,20 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 
+#include "basic/json-util.h"
 #include "basic/time-util.h"
 #include "basic/macro.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 static double us(int64_t ns) {
         return (double) ns / 1000.0;
 }
 
 static cJSON *latency_json(const struct timeline_stats *st, enum latency_kind k) {
-        if (st->n[k] == 0)
+        if (st->latency.n[k] == 0)
                 return cJSON_CreateNull();
         cJSON *o = cJSON_CreateObject();
         for (int p = 0; o && p < _PCT_MAX; p++)
-                cJSON_AddNumberToObject(o, percentile_names[p], us(st->pct[k][p]));
+                cJSON_AddNumberToObject(o, percentile_names[p], us(st->latency.pct[k][p]));
         return o;
 }
 
@@ -73,7 +72,7 @@ static void add_or_null(cJSON *o, const char *name, bool have, double v) {
 
 char *summary_format(const struct inject_options *o, const struct engine_result *er,
                      const struct timeline_stats *st) {
-        _cleanup_(cJSON_Deletep) cJSON *j = cJSON_CreateObject();
+        _cleanup_json_ cJSON *j = cJSON_CreateObject();
         if (!j)
                 return NULL;
         double measured_s = (double) (er->end_ns - er->measure_start_ns) / (double) NSEC_PER_SEC;
@@ -82,7 +81,7 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
         bool rate = o->mode == INJECT_MODE_RATE;
         bool saturated = rate && have_time &&
                          (achieved < SUMMARY_SATURATED_RATE_FRACTION * o->rate ||
-                          (st->n[LATENCY_LAG] > 0 && st->pct[LATENCY_LAG][PCT_P99] > SUMMARY_SATURATED_LAG_P99_NS));
+                          (st->latency.n[LATENCY_LAG] > 0 && st->latency.pct[LATENCY_LAG][PCT_P99] > SUMMARY_SATURATED_LAG_P99_NS));
 
         cJSON_AddStringToObject(j, "version", SLICELAB_VERSION);
         cJSON_AddStringToObject(j, "url", o->url);

@@ -114,16 +114,10 @@ int jvm_flags_parse_file(FILE *f, struct jvm_info *info) {
         struct jvm_info n = *info;
         char line[JVM_LINE_MAX + 1];
         bool in_table = false;
+        int r;
 
-        for (;;) {
-                size_t len;
-                int r = jvm_read_line(f, line, sizeof line, &len);
-                if (r < 0)
-                        return r;
-                if (r == JVM_LINE_EOF)
-                        break;
-                if (r == JVM_LINE_SKIPPED)      /* e.g. a ccstr flag with a huge value */
-                        continue;
+        /* a line too long to see whole (e.g. a ccstr flag with a huge value) is skipped */
+        while ((r = jvm_next_line(f, line, sizeof line, NULL, NULL, NULL)) > 0) {
                 if (!in_table) {
                         if (strcmp(line, FLAGS_HEADER) == 0)
                                 in_table = n.flags_table_found = true;
@@ -132,6 +126,8 @@ int jvm_flags_parse_file(FILE *f, struct jvm_info *info) {
                 if (!parse_flag_line(line, &n))
                         break;
         }
+        if (r < 0)
+                return r;
         *info = n;
         return 0;
 }
@@ -156,19 +152,17 @@ void jvm_info_apply_gclog(struct jvm_info *info, const struct jvm_gclog_info *gc
 }
 
 cJSON *jvm_info_to_json(const struct jvm_info *info) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
-        if (!o ||
-            json_add_number_or_null(o, "CICompilerCount", info->has_ci_compiler_count, (double) info->ci_compiler_count) < 0 ||
-            json_add_number_or_null(o, "ParallelGCThreads", info->has_parallel_gc_threads, (double) info->parallel_gc_threads) < 0 ||
-            json_add_number_or_null(o, "ConcGCThreads", info->has_conc_gc_threads, (double) info->conc_gc_threads) < 0 ||
-            json_add_number_or_null(o, "ActiveProcessorCount", info->has_active_processor_count, (double) info->active_processor_count) < 0 ||
-            json_add_number_or_null(o, "MaxHeapSize", info->has_max_heap_size, (double) info->max_heap_size) < 0)
-                return NULL;
-        cJSON *ucs = info->has_use_container_support ? cJSON_AddBoolToObject(o, "UseContainerSupport", info->use_container_support)
-                                                     : cJSON_AddNullToObject(o, "UseContainerSupport");
-        if (!ucs ||
-            json_add_string_or_null(o, "gc", info->gc) < 0 ||
-            json_add_string_or_null(o, "java_version", info->java_version[0] ? info->java_version : NULL) < 0)
-                return NULL;
-        return TAKE_PTR(o);
+        cJSON *o = cJSON_CreateObject();
+        json_add_number_or_null(o, "CICompilerCount", info->has_ci_compiler_count, (double) info->ci_compiler_count);
+        json_add_number_or_null(o, "ParallelGCThreads", info->has_parallel_gc_threads, (double) info->parallel_gc_threads);
+        json_add_number_or_null(o, "ConcGCThreads", info->has_conc_gc_threads, (double) info->conc_gc_threads);
+        json_add_number_or_null(o, "ActiveProcessorCount", info->has_active_processor_count, (double) info->active_processor_count);
+        json_add_number_or_null(o, "MaxHeapSize", info->has_max_heap_size, (double) info->max_heap_size);
+        if (info->has_use_container_support)
+                cJSON_AddBoolToObject(o, "UseContainerSupport", info->use_container_support);
+        else
+                cJSON_AddNullToObject(o, "UseContainerSupport");
+        json_add_string_or_null(o, "gc", info->gc);
+        json_add_string_or_null(o, "java_version", info->java_version[0] ? info->java_version : NULL);
+        return o;
 }

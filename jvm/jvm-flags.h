@@ -77,5 +77,5 @@ void jvm_info_apply_gclog(struct jvm_info *info, const struct jvm_gclog_info *gc
 /* The design's "jvm" object plus "java_version":
  * {"CICompilerCount":3,"ParallelGCThreads":4,"ConcGCThreads":1,"ActiveProcessorCount":4,
  *  "MaxHeapSize":1073741824,"UseContainerSupport":true,"gc":"ParallelGC","java_version":"..."}
- * with null for every unknown value. NULL on ENOMEM. */
+ * with null for every unknown value. */
 cJSON *jvm_info_to_json(const struct jvm_info *info);

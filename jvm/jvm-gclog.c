@@ -267,19 +267,10 @@ int jvm_gclog_parse_line(struct jvm_gclog_parser *p, const char *line, size_t le
 
 int jvm_gclog_parse_file(FILE *f, struct jvm_gclog_parser *p, jvm_gc_event_handler_t handler, void *userdata) {
         char line[JVM_LINE_MAX + 1];
+        size_t len;
+        int r;
 
-        for (;;) {
-                size_t len;
-                int r = jvm_read_line(f, line, sizeof line, &len);
-                if (r < 0)
-                        return r;
-                if (r == JVM_LINE_EOF)
-                        return 0;
-                p->lines++;
-                if (r == JVM_LINE_SKIPPED) {
-                        p->skipped++;
-                        continue;
-                }
+        while ((r = jvm_next_line(f, line, sizeof line, &len, &p->lines, &p->skipped)) > 0) {
                 struct jvm_gc_event ev;
                 if (jvm_gclog_parse_line(p, line, len, &ev) > 0) {
                         r = handler(&ev, userdata);
@@ -287,6 +278,7 @@ int jvm_gclog_parse_file(FILE *f, struct jvm_gclog_parser *p, jvm_gc_event_handl
                                 return r;
                 }
         }
+        return r;
 }
 
 struct load_state {
@@ -393,34 +385,16 @@ static double ns_to_ms(int64_t ns) {
 }
 
 cJSON *jvm_gc_summary_to_json(const struct jvm_gc_summary *s) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
+        cJSON *o = cJSON_CreateObject();
         bool any = s->pauses > 0;
-        if (!o ||
-            json_add_number(o, "pauses", (double) s->pauses) < 0 ||
-            json_add_number(o, "pause_total_ms", ns_to_ms(s->pause_total_ns)) < 0 ||
-            json_add_number_or_null(o, "pause_max_ms", any, ns_to_ms(s->pause_max_ns)) < 0 ||
-            json_add_number_or_null(o, "pause_p99_ms", any, ns_to_ms(s->pause_p99_ns)) < 0 ||
-            json_add_number(o, "safepoint_total_ms", ns_to_ms(s->safepoint_total_ns)) < 0)
-                return NULL;
-        return TAKE_PTR(o);
+        cJSON_AddNumberToObject(o, "pauses", (double) s->pauses);
+        cJSON_AddNumberToObject(o, "pause_total_ms", ns_to_ms(s->pause_total_ns));
+        json_add_number_or_null(o, "pause_max_ms", any, ns_to_ms(s->pause_max_ns));
+        json_add_number_or_null(o, "pause_p99_ms", any, ns_to_ms(s->pause_p99_ns));
+        cJSON_AddNumberToObject(o, "safepoint_total_ms", ns_to_ms(s->safepoint_total_ns));
+        return o;
 }
 
 const char *jvm_gc_event_kind_to_string(enum jvm_gc_event_kind k) {
         return k == JVM_GC_PAUSE ? "pause" : "safepoint";
-}
-
-cJSON *jvm_gc_event_to_json(const struct jvm_gc_event *ev) {
-        _cleanup_json_ cJSON *o = cJSON_CreateObject();
-        if (!o ||
-            json_add_number(o, "start_ns", (double) ev->start_ns) < 0 ||
-            json_add_number(o, "duration_ns", (double) ev->duration_ns) < 0 ||
-            json_add_string_or_null(o, "kind", jvm_gc_event_kind_to_string(ev->kind)) < 0 ||
-            json_add_string_or_null(o, "cause", ev->cause) < 0 ||
-            json_add_number_or_null(o, "gc_id", ev->gc_id >= 0, (double) ev->gc_id) < 0 ||
-            json_add_number_or_null(o, "heap_before", ev->heap_before >= 0, (double) ev->heap_before) < 0 ||
-            json_add_number_or_null(o, "heap_after", ev->heap_after >= 0, (double) ev->heap_after) < 0 ||
-            json_add_number_or_null(o, "heap_capacity", ev->heap_capacity >= 0, (double) ev->heap_capacity) < 0 ||
-            json_add_string_or_null(o, "collector", ev->collector) < 0)
-                return NULL;
-        return TAKE_PTR(o);
 }

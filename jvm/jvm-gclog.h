@@ -110,9 +110,6 @@ int jvm_gc_summarize(const struct jvm_gc_event *events, size_t n, int64_t from_n
                      struct jvm_gc_summary *ret);
 
 /* {"pauses":N,"pause_total_ms":x,"pause_max_ms":x|null,"pause_p99_ms":x|null,
- *  "safepoint_total_ms":x}: max and p99 of no pauses are null, not 0. NULL on ENOMEM. */
+ *  "safepoint_total_ms":x}: max and p99 of no pauses are null, not 0. */
 cJSON *jvm_gc_summary_to_json(const struct jvm_gc_summary *s);
-/* {"start_ns","duration_ns","kind":"pause"|"safepoint","cause","gc_id"|null,"heap_before"|null,
- *  "heap_after"|null,"heap_capacity"|null,"collector"|null}. NULL on ENOMEM. */
-cJSON *jvm_gc_event_to_json(const struct jvm_gc_event *ev);
 const char *jvm_gc_event_kind_to_string(enum jvm_gc_event_kind k);

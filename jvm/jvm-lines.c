@@ -29,6 +29,20 @@ int jvm_read_line(FILE *f, char *buf, size_t size, size_t *ret_len) {
         return JVM_LINE_OK;
 }
 
+int jvm_next_line(FILE *f, char *buf, size_t size, size_t *ret_len, uint64_t *lines, uint64_t *skipped) {
+        for (;;) {
+                int r = jvm_read_line(f, buf, size, ret_len);
+                if (r < 0 || r == JVM_LINE_EOF)
+                        return r;
+                if (lines)
+                        (*lines)++;
+                if (r == JVM_LINE_OK)
+                        return 1;
+                if (skipped)
+                        (*skipped)++;
+        }
+}
+
 void jvm_copy_printable(char *dst, size_t size, const char *s, size_t n) {
         size_t i;
         for (i = 0; i < n && i + 1 < size; i++)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Longest line the JVM parsers look at (without the newline). HotSpot's lines are far shorter;
@@ -22,6 +23,12 @@ enum jvm_line_status {
  * may have died mid-line and a cut "12.345ms" would parse as a wrong number. Returns an
  * enum jvm_line_status, or -EIO on a read error. *ret_len is set for JVM_LINE_OK. */
 int jvm_read_line(FILE *f, char *buf, size_t size, size_t *ret_len);
+
+/* jvm_read_line() for parsers that read to the end and have no use for a line they cannot see
+ * whole: the next line that fits, the others skipped. Every complete line counts in *lines and
+ * a skipped one in *skipped (either may be NULL). Returns 1 with a line in buf, 0 at the end,
+ * or -EIO. */
+int jvm_next_line(FILE *f, char *buf, size_t size, size_t *ret_len, uint64_t *lines, uint64_t *skipped);
 
 /* Copy at most n bytes of s into dst (size >= 1), NUL-terminated, cut to fit, every byte that
  * is not printable ASCII replaced by '?', so the result is safe in JSON, logs and terminals. */

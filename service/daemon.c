@@ -162,7 +162,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .cgroup_mode = mode->name,
                 .cgroup_driver = mode->driver,
                 .cgroup_root = root,
-                .host = { .online_cpus = host.cpus, .online_mems = host.mems, .memory_bytes = host.memory_bytes },
+                .host = host,
                 .state_dir = d->options->state_dir,
                 .threads = 2,
         };

@@ -3,10 +3,12 @@
 #include <stdio.h>
 
 #include "service/daemon.h"
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "service/options.h"
 
 int main(int argc, char **argv) {
+        json_setup();
         log_setup();
         struct options o;
         int r = options_parse(argc, argv, &o);

@@ -1,15 +1,14 @@
 /* experiments.c: experiments, cells and runs in the store. */
 #include "storage/experiments.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "storage/row-json.h"
 #include "storage/run-state.h"
 #include "basic/time-util.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 /* Idempotency keys live a week: "at least 24 h" with room for a scheduler's long retry loop. */
 #define IDEMPOTENCY_TTL_NS (INT64_C(7) * 24 * 3600 * NSEC_PER_SEC)
@@ -260,7 +259,7 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
                 return r;
         if (r == 0)
                 return -ENOENT;
-        _cleanup_(cJSON_Deletep) cJSON *o = experiment_from_row(s, true);
+        _cleanup_json_ cJSON *o = experiment_from_row(s, true);
         if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
@@ -279,7 +278,7 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
                 return r;
         sqlite3_bind_int64(s, 2, cursor);
         sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
-        _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
+        _cleanup_json_ cJSON *items = cJSON_CreateArray();
         int64_t n = 0, last_rowid = 0, next = 0;
         while ((r = db_step(s)) > 0) {
                 if (n == limit) {
@@ -403,7 +402,7 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
         db_bind_text(s, 1, id);
         sqlite3_bind_int64(s, 2, from);
         sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
-        _cleanup_(cJSON_Deletep) cJSON *items = cJSON_CreateArray();
+        _cleanup_json_ cJSON *items = cJSON_CreateArray();
         int64_t n = 0, next = -1;
         while ((r = db_step(s)) > 0) {
                 if (n++ == limit) {
@@ -459,7 +458,7 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
                 return r;
         db_bind_text(cs, 1, id);
         db_bind_text(s, 1, id);
-        _cleanup_(cJSON_Deletep) cJSON *cells = cJSON_CreateArray(), *rows = cJSON_CreateArray();
+        _cleanup_json_ cJSON *cells = cJSON_CreateArray(), *rows = cJSON_CreateArray();
         while ((r = db_step(cs)) > 0)
                 cJSON_AddItemToArray(cells, cJSON_CreateString((const char *) sqlite3_column_text(cs, 0)));
         if (r < 0)

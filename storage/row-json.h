@@ -2,7 +2,7 @@
  * (RFC 3339), and JSON we stored ourselves. A NULL column becomes JSON null. */
 #pragma once
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <sqlite3.h>
 
 void row_add_text(cJSON *o, const char *name, sqlite3_stmt *s, int col);

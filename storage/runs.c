@@ -1,16 +1,15 @@
 /* runs.c: run states, transitions and reads. */
 #include "storage/runs.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "storage/run-state.h"
 #include "storage/row-json.h"
 #include "basic/time-util.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active) {
         static const char sql[] =
@@ -62,7 +61,7 @@ int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 return r;
         if (r == 0)
                 return -ENOENT;
-        _cleanup_(cJSON_Deletep) cJSON *o = cJSON_CreateObject();
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
         row_add_text(o, "id", s, 0);
         row_add_text(o, "experiment_id", s, 1);
         row_add_text(o, "cell", s, 2);

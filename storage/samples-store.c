@@ -1,11 +1,10 @@
 /* samples-store.c: a run's 1 s series in the store. */
 #include "storage/samples-store.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
+#include "basic/json-util.h"
 #include "basic/macro.h"
-
-DEFINE_POINTER_CLEANUP(cJSON, cJSON_Delete)
 
 int samples_save(struct db_conn *c, const char *run_id, const int64_t *t_ms, char *const *rows, size_t n) {
         static const char sql_clear[] = "DELETE FROM samples WHERE run_id = ?";
@@ -40,7 +39,7 @@ int samples_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 return r;
         if (r == 0)
                 return -ENOENT;
-        _cleanup_(cJSON_Deletep) cJSON *out = cJSON_CreateObject();
+        _cleanup_json_ cJSON *out = cJSON_CreateObject();
         cJSON_AddNumberToObject(out, "interval_ms", 1000);
         cJSON *cols[ELEMENTSOF(series)];
         for (size_t i = 0; i < ELEMENTSOF(series); i++)
@@ -49,7 +48,7 @@ int samples_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 return r;
         db_bind_text(s, 1, run_id);
         while ((r = db_step(s)) > 0) {
-                _cleanup_(cJSON_Deletep) cJSON *row = cJSON_Parse((const char *) sqlite3_column_text(s, 0));
+                _cleanup_json_ cJSON *row = cJSON_Parse((const char *) sqlite3_column_text(s, 0));
                 for (size_t i = 0; i < ELEMENTSOF(series); i++) {
                         cJSON *v = cJSON_GetObjectItemCaseSensitive(row, series[i]);
                         cJSON_AddItemToArray(cols[i], v ? cJSON_Duplicate(v, false) : cJSON_CreateNull());

@@ -1,7 +1,7 @@
 /* timeline-store.c: bulk inserts of a run's raw data, prepared once, in one transaction. */
 #include "storage/timeline-store.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "storage/row-json.h"

@@ -244,12 +244,27 @@ static void favour_on_v1(const struct cgroup_run *r) {
         }
 }
 
+/* The quota reaches the kernel as the microseconds the limits carry, period beside it. */
+static void assert_quota_written(const struct cgroup_run *r, const char *v1_quota, const char *v2_max) {
+        bool v2 = cgroup_manager_mode(manager)->version == CGROUP_V2;
+        char p[4096], buf[64] = "";
+        assert_int_equal(cgroup_manager_dir(manager, "cpu", slice_cgroup_path(r, SLICE_SUT), p, sizeof p), 0);
+        strncat(p, v2 ? "/cpu.max" : "/cpu.cfs_quota_us", sizeof p - strlen(p) - 1);
+        FILE *f = fopen(p, "re");
+        assert_non_null(f);
+        assert_non_null(fgets(buf, sizeof buf, f));
+        fclose(f);
+        buf[strcspn(buf, "\n")] = '\0';
+        assert_string_equal(buf, v2 ? v2_max : v1_quota);
+}
+
 /* One busy child for 2 s in a slice of 0.5 CPU; false when the figures miss. */
 static bool throttle_once(int attempt) {
         struct slice_limits sut;
         limits_cpus(&sut, cpulist_test(&host.cpus, 1) ? "0-1" : "0");
-        sut.cpu_quota = 0.5;
+        sut.cpu_quota_us = SLICE_CPU_PERIOD_DEFAULT_US / 2;
         struct cgroup_run *r = make_run("throttle", &sut);
+        assert_quota_written(r, "50000", "50000 100000");
         favour_on_v1(r);
         int pidfd;
         spawn_child(r, &pidfd, -1, -1, (char *[]){ "--child-busy", "2000", NULL });
@@ -449,7 +464,7 @@ static void test_rollback(void **state) {
 
         /* a cpu period the kernel refuses after the run group and cpusets were written */
         limits_cpus(&load, NULL);
-        sut.cpu_quota = 1.0;
+        sut.cpu_quota_us = 10;
         sut.cpu_period_us = 10; /* below the kernel's 1 ms */
         assert_true(cgroup_run_create(manager, "rollback", &sut, &load, &r) < 0);
         assert_absent_everywhere(path);

@@ -10,31 +10,25 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "basic/cpulist.h"
 #include "definition/definition.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
 
-static struct definition_host host2, host16, host_real;
+static struct host_limits host2, host16, host_real;
 
-static void fixture(struct definition_host *h, const char *cpus, const char *mems, uint64_t mem) {
-        assert_int_equal(cpulist_parse(cpus, &h->online_cpus), 0);
-        assert_int_equal(cpulist_parse(mems, &h->online_mems), 0);
+static void fixture(struct host_limits *h, const char *cpus, const char *mems, uint64_t mem) {
+        assert_int_equal(cpulist_parse(cpus, &h->cpus), 0);
+        assert_int_equal(cpulist_parse(mems, &h->mems), 0);
         h->memory_bytes = mem;
 }
 
 static int setup(void **state) {
         fixture(&host2, "0-1", "0", UINT64_C(8) << 30);
         fixture(&host16, "0-15", "0", UINT64_C(64) << 30);
-        /* this host as the daemon will see it: the good/ definitions must pass here too */
-        if (cpulist_read_file("/sys/devices/system/cpu/online", &host_real.online_cpus) < 0)
-                return -1;
-        if (cpulist_read_file("/sys/devices/system/node/online", &host_real.online_mems) < 0)
-                cpulist_set(&host_real.online_mems, 0);
-        host_real.memory_bytes = (uint64_t) sysconf(_SC_PHYS_PAGES) * (uint64_t) sysconf(_SC_PAGESIZE);
-        return 0;
+        /* this host as the daemon sees it: the good/ definitions must pass here too */
+        return host_limits_read(&host_real) < 0 ? -1 : 0;
 }
 
 static char *src_path(const char *rel) {
@@ -53,7 +47,7 @@ static char *read_src(const char *rel, size_t *len) {
 }
 
 /* Parse and expect a rejection; *ret must stay untouched. */
-static void expect_error(const char *body, size_t len, const struct definition_host *host,
+static void expect_error(const char *body, size_t len, const struct host_limits *host,
                          struct error *err) {
         struct definition sentinel, *d = &sentinel;
         *err = (struct error){ 0 };
@@ -65,7 +59,7 @@ static void expect_error(const char *body, size_t len, const struct definition_h
         assert_true(err->message[0] != '\0');
 }
 
-static struct definition *expect_ok(const char *body, size_t len, const struct definition_host *host) {
+static struct definition *expect_ok(const char *body, size_t len, const struct host_limits *host) {
         struct definition *d = NULL;
         struct error err = { 0 };
         int r = definition_parse(body, len, host, &d, &err);
@@ -79,7 +73,7 @@ static struct definition *expect_ok(const char *body, size_t len, const struct d
 }
 
 static void test_bad_table(void **state) {
-        const struct definition_host *hosts[] = { &host2, &host16, &host_real };
+        const struct host_limits *hosts[] = { &host2, &host16, &host_real };
         _cleanup_free_ char *table = read_src("bad-definitions.tsv", NULL);
         unsigned cases = 0, failures = 0, lineno = 0;
         char *save = NULL;
@@ -111,7 +105,7 @@ static void test_bad_table(void **state) {
 }
 
 /* parse(canonical) gives canonical back, byte for byte. */
-static void assert_roundtrip(const struct definition *d, const struct definition_host *host) {
+static void assert_roundtrip(const struct definition *d, const struct host_limits *host) {
         struct definition *again = expect_ok(d->canonical, strlen(d->canonical), host);
         assert_string_equal(again->canonical, d->canonical);
         char *formatted = NULL;
@@ -141,7 +135,7 @@ static void assert_plan_shape(const struct definition *d) {
         }
 }
 
-static void check_good_dir(const char *dir, const struct definition_host *const *hosts, size_t n_hosts) {
+static void check_good_dir(const char *dir, const struct host_limits *const *hosts, size_t n_hosts) {
         _cleanup_free_ char *path = src_path(dir);
         DIR *dd = opendir(path);
         unsigned files = 0;
@@ -169,8 +163,8 @@ static void check_good_dir(const char *dir, const struct definition_host *const 
 }
 
 static void test_good(void **state) {
-        const struct definition_host *all[] = { &host2, &host16, &host_real, NULL };
-        const struct definition_host *big[] = { &host16, NULL };
+        const struct host_limits *all[] = { &host2, &host16, &host_real, NULL };
+        const struct host_limits *big[] = { &host16, NULL };
         check_good_dir("good", all, ELEMENTSOF(all));
         check_good_dir("good-16cpu", big, ELEMENTSOF(big));
 }
@@ -420,6 +414,26 @@ static void test_messages(void **state) {
         assert_string_equal(err.field, "sut.memory_max");
 }
 
+/* One governor rule with preflight's (basic/governor.h): 15 characters of [a-z0-9_-] pass, 16 do
+ * not (the 20-character case is in bad-definitions.tsv). */
+static void test_governor(void **state) {
+        static const char fmt[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],"
+                                  "\"host\":{\"governor\":\"%s\"}}";
+        char body[256];
+        struct error err;
+
+        snprintf(body, sizeof body, fmt, "ondemand-low_15");
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, strlen(body), &host2);
+        assert_string_equal(d->host.governor, "ondemand-low_15");
+        assert_roundtrip(d, &host2);
+
+        snprintf(body, sizeof body, fmt, "ondemand-low_16x");
+        expect_error(body, strlen(body), &host2, &err);
+        assert_string_equal(err.code, "invalid_value");
+        assert_string_equal(err.field, "host.governor");
+        assert_non_null(strstr(err.message, "1 to 15 of [a-z0-9_-]"));
+}
+
 static struct definition *plan_definition(const char *order, unsigned iterations) {
         char body[512];
         snprintf(body, sizeof body,
@@ -491,6 +505,7 @@ int main(void) {
                 cmocka_unit_test(test_design_example), cmocka_unit_test(test_defaults_and_env),
                 cmocka_unit_test(test_warnings),       cmocka_unit_test(test_body_level),
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
+                cmocka_unit_test(test_governor),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }

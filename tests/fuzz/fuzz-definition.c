@@ -38,7 +38,7 @@ static void check_error(int r, const struct definition *d, const struct definiti
         check_utf8(err->message);
 }
 
-static void check_definition(const struct definition *d, const struct definition_host *host) {
+static void check_definition(const struct definition *d, const struct host_limits *host) {
         struct definition *again = NULL;
         struct error err = { 0 };
 
@@ -89,14 +89,14 @@ static void check_prescan(const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        static struct definition_host host;
+        static struct host_limits host;
         static int initialized;
         struct definition sentinel, *d = &sentinel, *loose = &sentinel;
         struct error err = { 0 };
 
         if (!initialized) {
-                CHECK(cpulist_parse("0-15", &host.online_cpus) == 0);
-                CHECK(cpulist_parse("0", &host.online_mems) == 0);
+                CHECK(cpulist_parse("0-15", &host.cpus) == 0);
+                CHECK(cpulist_parse("0", &host.mems) == 0);
                 host.memory_bytes = UINT64_C(64) << 30;
                 initialized = 1;
         }

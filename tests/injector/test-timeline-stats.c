@@ -44,10 +44,10 @@ static void check_kind(const struct timeline_record *recs, size_t n, const struc
                 else if (k == LATENCY_SUBMIT && r->status != 0)
                         v[m++] = r->done_ns - r->submit_ns;
         }
-        assert_int_equal(st->n[k], m);
+        assert_int_equal(st->latency.n[k], m);
         qsort(v, m, sizeof *v, cmp64);
         for (int p = 0; p < _PCT_MAX && m > 0; p++)
-                assert_int_equal(st->pct[k][p], v[percentile_rank((enum percentile) p, m) - 1]);
+                assert_int_equal(st->latency.pct[k][p], v[percentile_rank((enum percentile) p, m) - 1]);
         free(v);
 }
 
@@ -107,8 +107,8 @@ static void test_small_and_equal(void **state) {
         assert_int_equal(st.ok, 2);
         assert_int_equal(st.http_errors, 1);
         assert_int_equal(st.status_class[5], 1);
-        assert_int_equal(st.pct[LATENCY_SCHEDULED][PCT_MAX], 10);
-        assert_int_equal(st.pct[LATENCY_LAG][PCT_MAX], 1);
+        assert_int_equal(st.latency.pct[LATENCY_SCHEDULED][PCT_MAX], 10);
+        assert_int_equal(st.latency.pct[LATENCY_LAG][PCT_MAX], 1);
         /* Asking for more records than the file has is an error, not garbage. */
         assert_int_equal(timeline_stats_compute(fd, sizeof(struct timeline_header), 4, &st), -EIO);
         close(fd);
@@ -119,7 +119,7 @@ static void test_empty(void **state) {
         struct timeline_stats st;
         assert_int_equal(timeline_stats_compute(fd, sizeof(struct timeline_header), 0, &st), 0);
         assert_int_equal(st.records, 0);
-        assert_int_equal(st.n[LATENCY_LAG], 0);
+        assert_int_equal(st.latency.n[LATENCY_LAG], 0);
         close(fd);
 }
 

@@ -1,0 +1,65 @@
+/* engine-internal.h: the state the engine's loops (engine.c) and their connections
+ * (connection.c) share: one engine per run, one worker per event loop (--threads), each owning
+ * the connections i with i % n_workers == its id. A worker and its connections are touched by
+ * that worker's thread only; the engine's schedule and request counter are under its lock. */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+#include "injector/connection.h"
+#include "injector/engine.h"
+#include "injector/schedule.h"
+#include "injector/timeline-ring.h"
+
+#define RECV_BUFFER (64u << 10)
+
+struct engine;
+
+struct worker {
+        struct engine *e;
+        unsigned id;
+        int epfd;
+        int timerfd;            /* deadlines where epoll_pwait2() is missing, else -1 */
+        struct conn_list idle, timed, down;
+        unsigned busy;
+        bool has_res;
+        uint64_t res_k;
+        int64_t res_ns;
+        bool ring_full;
+        int64_t last_send_wake; /* batching: when this loop last woke to send */
+        int64_t stamp_offset;   /* recv_stamp_offset() at the last wakeup */
+        uint64_t connects, connect_failures, server_closes, ring_full_count;
+        pthread_t thread;
+        bool started;
+        char rbuf[RECV_BUFFER];
+};
+
+struct engine {
+        const struct engine_config *cfg;
+        const struct inject_options *o;
+        struct conn *conns;
+        struct worker *workers;
+        unsigned n_workers;
+        pthread_mutex_t lock;           /* the schedule and the request counter */
+        struct schedule sched;
+        uint64_t next_k;                /* closed loop's counter */
+        struct timeline_ring ring;
+        int64_t t0, measure_start, end; /* end stays 0 until t0: nothing is sent before */
+        int64_t batch_ns;               /* 0, or the open loop's wakeup interval at high rates */
+        atomic_int_fast64_t stop_ns;    /* 0 while running */
+        atomic_int stop_signal;
+        atomic_int error;
+        atomic_bool no_epoll_pwait2;    /* kernel before 5.11, or a sandbox that refuses it */
+        int sigfd;
+        int wakefd;                     /* eventfd: written once on stop, wakes every loop */
+};
+
+/* When sending ends: the end of the schedule, or the stop if that came first. */
+static inline int64_t engine_cutoff(struct engine *e) {
+        int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
+        return stop != 0 ? MIN(stop, e->end) : e->end;
+}

@@ -1,0 +1,218 @@
+/* test-run-plan.c: what a run is built from its definition (daemon/run-plan.h): the slices'
+ * limits with the quota in microseconds, the CPUs a run uses, the SUT's argv (the JVM flags
+ * before the cell's jvm_args) and environment, the load's argv and environment, the deadline. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "basic/cpulist.h"
+#include "basic/host-limits.h"
+#include "basic/macro.h"
+#include "daemon/run-plan.h"
+#include "definition/definition.h"
+
+#define DIR "/var/lib/slicelab/runs/r1"
+
+/* Two cells on a JVM with an injector on cpus 0-1: "a" pinned with a quota, its own LANG and a
+ * jvm_arg; "b" with nothing of its own. */
+static const char jvm_body[] =
+        "{\"name\":\"plan\",\"sut\":{\"command\":[\"java\",\"-Xmx1g\",\"-jar\",\"app.jar\"],\"jvm\":true,"
+        "\"env\":{\"TZ\":\"UTC\",\"PATH\":\"/opt/jdk/bin\"},\"memory_max\":\"2G\"},"
+        "\"load\":{\"target\":\"http://LocalHost:9080/work?x=1\",\"rate\":6000,\"arrival\":\"poisson\","
+        "\"connections\":8,\"timeout_ms\":500,\"warmup_s\":10,\"measure_s\":200,\"cpus\":\"0-1\"},"
+        "\"cells\":[{\"name\":\"a\",\"cpus\":\"2-3\",\"cpu_quota\":1.5,\"cpu_period_us\":50000,"
+        "\"cpu_burst_us\":1000,\"memory_max\":\"1G\",\"env\":{\"LANG\":\"en_US.UTF-8\"},"
+        "\"jvm_args\":[\"-XX:-UseContainerSupport\"]},{\"name\":\"b\"}]}";
+
+/* The C control benchmark: no load, not a JVM. */
+static const char spin_body[] =
+        "{\"name\":\"spin\",\"sut\":{\"command\":[\"slicelab-spin\",\"--threads\",\"2\"]},"
+        "\"cells\":[{\"name\":\"half\",\"cpus\":\"5\",\"cpu_quota\":0.5}]}";
+
+/* An external load without a cpuset of its own. */
+static const char external_body[] =
+        "{\"name\":\"ext\",\"sut\":{\"command\":[\"/usr/bin/server\"]},"
+        "\"load\":{\"command\":[\"wrk\",\"-t2\",\"http://127.0.0.1:9080/\"],\"timeline\":\"t.bin\",\"timeout_s\":90},"
+        "\"cells\":[{\"name\":\"a\",\"cpus\":\"4-5\"}]}";
+
+static struct host_limits host;
+
+static int setup(void **state) {
+        if (cpulist_parse("0-7", &host.cpus) < 0 || cpulist_parse("0", &host.mems) < 0)
+                return -1;
+        host.memory_bytes = UINT64_C(64) << 30;
+        return 0;
+}
+
+static struct definition *parse(const char *body) {
+        struct definition *d = NULL;
+        struct error err = { 0 };
+        int r = definition_parse(body, strlen(body), &host, &d, &err);
+        if (r < 0)
+                fail_msg("%s: %s", err.field, err.message);
+        return d;
+}
+
+static void assert_cpus(const struct cpulist *c, const char *want) {
+        char buf[256];
+        assert_int_equal(cpulist_format(c, buf, sizeof buf), 0);
+        assert_string_equal(buf, want);
+}
+
+static void assert_strv(char **l, const char *const *want, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                assert_non_null(l[i]);
+                assert_string_equal(l[i], want[i]);
+        }
+        assert_null(l[n]);
+}
+
+static void test_limits(void **state) {
+        _cleanup_(definition_freep) struct definition *d = parse(jvm_body);
+        struct slice_limits sut, load;
+
+        run_plan_limits(d, 0, &sut, &load);
+        assert_cpus(&sut.cpus, "2-3");
+        assert_false(sut.has_mems);
+        assert_int_equal(sut.cpu_quota_us, 75000); /* 1.5 CPUs x 50 ms, as the definition rounded it */
+        assert_int_equal(sut.cpu_quota_us, d->cells[0].cpu_quota_us);
+        assert_int_equal(sut.cpu_period_us, 50000);
+        assert_int_equal(sut.cpu_burst_us, 1000);
+        assert_int_equal(sut.memory_max, UINT64_C(1) << 30);
+        assert_true(sut.pids_max > 0);
+        assert_cpus(&load.cpus, "0-1");
+        assert_int_equal(load.cpu_quota_us, 0);
+        assert_int_equal(load.memory_max, 0);
+        assert_true(load.pids_max > 0);
+
+        /* a cell of its own nothing: every CPU of the root, unlimited, sut.memory_max */
+        run_plan_limits(d, 1, &sut, &load);
+        assert_cpus(&sut.cpus, "");
+        assert_int_equal(sut.cpu_quota_us, 0);
+        assert_int_equal(sut.cpu_burst_us, 0);
+        assert_int_equal(sut.memory_max, UINT64_C(2) << 30);
+
+        _cleanup_(definition_freep) struct definition *spin = parse(spin_body);
+        run_plan_limits(spin, 0, &sut, &load);
+        assert_int_equal(sut.cpu_quota_us, 50000); /* 0.5 x the default period */
+        assert_cpus(&load.cpus, "");
+}
+
+static void test_cpus(void **state) {
+        _cleanup_(definition_freep) struct definition *d = parse(jvm_body);
+        _cleanup_(definition_freep) struct definition *spin = parse(spin_body);
+        _cleanup_(definition_freep) struct definition *ext = parse(external_body);
+        struct run_cpus c;
+
+        run_plan_cpus(d, 0, &host.cpus, &c);
+        assert_cpus(&c.sut, "2-3");
+        assert_cpus(&c.load, "0-1");
+        assert_cpus(&c.all, "0-3");
+
+        /* a slice without a cpuset runs on every online CPU */
+        run_plan_cpus(d, 1, &host.cpus, &c);
+        assert_cpus(&c.sut, "0-7");
+        assert_cpus(&c.all, "0-7");
+        run_plan_cpus(ext, 0, &host.cpus, &c);
+        assert_cpus(&c.sut, "4-5");
+        assert_cpus(&c.load, "0-7");
+
+        /* without load the run uses the SUT's CPUs only */
+        run_plan_cpus(spin, 0, &host.cpus, &c);
+        assert_cpus(&c.load, "");
+        assert_cpus(&c.all, "5");
+
+        /* the daemon's own reading of the online CPUs is never empty */
+        struct cpulist online;
+        assert_int_equal(cpulist_read_online(&online), 0);
+        assert_true(cpulist_count(&online) > 0);
+}
+
+static void test_sut_argv(void **state) {
+        _cleanup_(definition_freep) struct definition *d = parse(jvm_body);
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        assert_int_equal(run_plan_sut_argv(d, 0, DIR, &argv), 0);
+        static const char *const want[] = {
+                "java",
+                "-XX:+PrintFlagsFinal",
+                "-Xlog:gc*,safepoint:file=" DIR "/gc.log:uptimenanos,timenanos,level,tags:filecount=0",
+                "-XX:+PerfDataSaveToFile",
+                "-XX:PerfDataSaveFile=" DIR "/hsperfdata",
+                "-XX:-UseContainerSupport", /* after the design's flags: a cell may override them */
+                "-Xmx1g", "-jar", "app.jar",
+        };
+        assert_strv(argv, want, ELEMENTSOF(want));
+
+        /* not a JVM: the command as given */
+        _cleanup_(definition_freep) struct definition *spin = parse(spin_body);
+        _cleanup_(definition_strv_freep) char **plain = NULL;
+        assert_int_equal(run_plan_sut_argv(spin, 0, DIR, &plain), 0);
+        static const char *const want_plain[] = { "slicelab-spin", "--threads", "2" };
+        assert_strv(plain, want_plain, ELEMENTSOF(want_plain));
+}
+
+static void test_sut_env(void **state) {
+        _cleanup_(definition_freep) struct definition *d = parse(jvm_body);
+        _cleanup_(definition_strv_freep) char **a = NULL, **b = NULL;
+
+        /* the definition's first (sorted, the cell's winning), then what it left unset */
+        assert_int_equal(run_plan_sut_env(d, 0, DIR, &a), 0);
+        static const char *const want_a[] = { "LANG=en_US.UTF-8", "PATH=/opt/jdk/bin", "TZ=UTC", "HOME=" DIR };
+        assert_strv(a, want_a, ELEMENTSOF(want_a));
+
+        assert_int_equal(run_plan_sut_env(d, 1, DIR, &b), 0);
+        static const char *const want_b[] = { "PATH=/opt/jdk/bin", "TZ=UTC", "HOME=" DIR, "LANG=C.UTF-8" };
+        assert_strv(b, want_b, ELEMENTSOF(want_b));
+}
+
+static void test_load(void **state) {
+        _cleanup_(definition_freep) struct definition *d = parse(jvm_body);
+        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL, **ext_argv = NULL;
+
+        assert_int_equal(run_plan_load_argv(d, DIR, "/usr/bin/slicelab-inject", &argv), 0);
+        static const char *const want[] = {
+                "/usr/bin/slicelab-inject",
+                "--url", "http://localhost:9080/work?x=1", /* as canonical JSON writes it */
+                "--rate", "6000", "--arrival", "poisson",
+                "--connections", "8", "--warmup", "10s", "--duration", "200s", "--timeout", "500ms",
+                "--timeline", DIR "/timeline.bin", "--summary", DIR "/summary.json",
+        };
+        assert_strv(argv, want, ELEMENTSOF(want));
+        assert_int_equal(run_plan_deadline_s(d), 210 + 52); /* the phases and a quarter of them */
+
+        /* the URL the injector gets is the one the stored definition shows */
+        char canonical[256];
+        def_format_url(canonical, sizeof canonical, &d->load.target);
+        assert_string_equal(argv[2], canonical);
+        assert_non_null(strstr(d->canonical, "\"target\":\"http://localhost:9080/work?x=1\""));
+
+        assert_int_equal(run_plan_load_env(&env), 0);
+        static const char *const want_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8" };
+        assert_strv(env, want_env, ELEMENTSOF(want_env));
+
+        _cleanup_(definition_freep) struct definition *ext = parse(external_body);
+        assert_int_equal(run_plan_load_argv(ext, DIR, "/usr/bin/slicelab-inject", &ext_argv), 0);
+        static const char *const want_ext[] = { "wrk", "-t2", "http://127.0.0.1:9080/" };
+        assert_strv(ext_argv, want_ext, ELEMENTSOF(want_ext));
+        assert_int_equal(run_plan_deadline_s(ext), 90);
+
+        _cleanup_(definition_freep) struct definition *spin = parse(spin_body);
+        char **none = NULL;
+        assert_int_equal(run_plan_load_argv(spin, DIR, "/usr/bin/slicelab-inject", &none), -EINVAL);
+        assert_null(none);
+        assert_int_equal(run_plan_deadline_s(spin), 24 * 3600);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_limits),
+                cmocka_unit_test(test_cpus),
+                cmocka_unit_test(test_sut_argv),
+                cmocka_unit_test(test_sut_env),
+                cmocka_unit_test(test_load),
+        };
+        return cmocka_run_group_tests(tests, setup, NULL);
+}
