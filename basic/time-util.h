@@ -13,6 +13,10 @@
 #define NSEC_PER_USEC INT64_C(1000)
 #define USEC_PER_SEC INT64_C(1000000)
 
+static inline double seconds_from_ns(int64_t ns) {
+        return (double) ns / (double) NSEC_PER_SEC;
+}
+
 static inline struct timespec timespec_from_ns(int64_t ns) {
         if (ns < 0)
                 ns = 0;

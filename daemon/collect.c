@@ -76,7 +76,7 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
                          r == -EBADMSG ? "not a slicelab timeline (bad header or size)" : strerror(-r));
                 return r;
         }
-        int64_t measure_ns = l->kind == DEFINITION_LOAD_INJECTOR ? (int64_t) l->measure_s * 1000000000
+        int64_t measure_ns = l->kind == DEFINITION_LOAD_INJECTOR ? (int64_t) l->measure_s * NSEC_PER_SEC
                                                                  : in->measure_end_ns - in->measure_start_ns;
         size_t measured, answered;
         timeline_answered(t, &measured, &answered);
@@ -95,9 +95,9 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
                 return r;
         }
         log_full(LOG_DEBUG, 0, NULL, in->run_id, "run %s: timeline load+sort %.3f s, metrics %.3f s, store %.3f s", in->run_id,
-                 (double) (t_loaded - t_start) / 1e9, (double) (t_measured - t_loaded) / 1e9,
-                 (double) (now_mono_ns() - t_measured) / 1e9);
-        double secs = (double) (now_mono_ns() - t_start) / 1e9;
+                 seconds_from_ns(t_loaded - t_start), seconds_from_ns(t_measured - t_loaded),
+                 seconds_from_ns(now_mono_ns() - t_measured));
+        double secs = seconds_from_ns(now_mono_ns() - t_start);
         log_full(LOG_INFO, 0, NULL, in->run_id, "run %s: timeline of %zu records loaded, measured and stored in %.3f s (%.0f records/s)",
                  in->run_id, t->n, secs, secs > 0 ? (double) t->n / secs : 0);
         if (t->header.measure_start_ns > 0) {
@@ -198,10 +198,10 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         path_in(in, "hsperfdata", path, sizeof path);
         bool has_total = jvm_hsperf_open_path(path, &fd) >= 0 && jvm_hsperf_read(fd, &sample) >= 0 &&
                          jvm_hsperf_compile_time_ns(&sample, &total) >= 0;
-        add_number_or_null(jit, "compile_time_s", has_total, (double) total / 1e9);
+        add_number_or_null(jit, "compile_time_s", has_total, seconds_from_ns(total));
         bool has_window = in->baseline && in->baseline->has_compile && in->end && in->end->has_compile;
         add_number_or_null(jit, "compile_time_measure_s", has_window,
-                           has_window ? (double) (in->end->compile_ns - in->baseline->compile_ns) / 1e9 : 0);
+                           has_window ? seconds_from_ns(in->end->compile_ns - in->baseline->compile_ns) : 0);
         if (!has_total)
                 warnf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
 }
@@ -212,13 +212,13 @@ static void cgroup_figures(cJSON *o, const struct slice_stats *end, const struct
         const struct slice_stats zero = { 0 };
         if (!start)
                 start = &zero;
-        add_number_or_null(o, "cpu_usage_s", end->has_cpu_usage, (double) (end->cpu_usage_ns - start->cpu_usage_ns) / 1e9);
+        add_number_or_null(o, "cpu_usage_s", end->has_cpu_usage, seconds_from_ns(end->cpu_usage_ns - start->cpu_usage_ns));
         if (full)
                 add_number_or_null(o, "nr_periods", end->has_throttling, (double) (end->nr_periods - start->nr_periods));
         add_number_or_null(o, "nr_throttled", end->has_throttling, (double) (end->nr_throttled - start->nr_throttled));
         if (!full)
                 return;
-        add_number_or_null(o, "throttled_s", end->has_throttling, (double) (end->throttled_ns - start->throttled_ns) / 1e9);
+        add_number_or_null(o, "throttled_s", end->has_throttling, seconds_from_ns(end->throttled_ns - start->throttled_ns));
         add_number_or_null(o, "memory_peak_bytes", end->has_memory_peak, (double) end->memory_peak_bytes);
         add_number_or_null(o, "oom_kills", end->has_oom_kills, (double) end->oom_kills);
 }

@@ -101,12 +101,12 @@ static cJSON *interval_json(const struct sample_point *a, const struct sample_po
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "t_ms", (double) ((a->t_ns - measure_start_ns) / 1000000));
         bool sut = a->has_sut && b->has_sut, load = a->has_load && b->has_load;
-        add_num(o, "cpu_usage_s", sut && b->sut.has_cpu_usage, (double) (b->sut.cpu_usage_ns - a->sut.cpu_usage_ns) / 1e9);
+        add_num(o, "cpu_usage_s", sut && b->sut.has_cpu_usage, seconds_from_ns(b->sut.cpu_usage_ns - a->sut.cpu_usage_ns));
         add_num(o, "nr_periods", sut && b->sut.has_throttling, (double) (b->sut.nr_periods - a->sut.nr_periods));
         add_num(o, "nr_throttled", sut && b->sut.has_throttling, (double) (b->sut.nr_throttled - a->sut.nr_throttled));
-        add_num(o, "throttled_s", sut && b->sut.has_throttling, (double) (b->sut.throttled_ns - a->sut.throttled_ns) / 1e9);
+        add_num(o, "throttled_s", sut && b->sut.has_throttling, seconds_from_ns(b->sut.throttled_ns - a->sut.throttled_ns));
         add_num(o, "memory_bytes", b->has_sut && b->sut.has_memory_current, (double) b->sut.memory_current_bytes);
-        add_num(o, "load_cpu_usage_s", load && b->load.has_cpu_usage, (double) (b->load.cpu_usage_ns - a->load.cpu_usage_ns) / 1e9);
+        add_num(o, "load_cpu_usage_s", load && b->load.has_cpu_usage, seconds_from_ns(b->load.cpu_usage_ns - a->load.cpu_usage_ns));
         add_num(o, "compile_ms", a->has_compile && b->has_compile, (double) (b->compile_ns - a->compile_ns) / 1e6);
         add_num(o, "freq_mhz", b->has_freq, b->freq_mhz);
         return o;

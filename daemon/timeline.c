@@ -13,6 +13,7 @@
 #include "basic/latency.h"
 #include "basic/macro.h"
 #include "basic/radix-sort.h"
+#include "basic/time-util.h"
 
 /* Exactly size bytes, or -EBADMSG: the file is shorter than its header says. */
 static int read_all(int fd, void *buf, size_t size) {
@@ -140,7 +141,7 @@ int timeline_metrics(const struct timeline *t, int64_t measure_ns, cJSON *metric
         }
         if (http_errors)
                 cJSON_AddNumberToObject(kinds, "http_status", (double) http_errors);
-        cJSON_AddNumberToObject(metrics, "throughput_rps", measure_ns > 0 ? (double) completed * 1e9 / (double) measure_ns : 0);
+        cJSON_AddNumberToObject(metrics, "throughput_rps", measure_ns > 0 ? (double) completed / seconds_from_ns(measure_ns) : 0);
         cJSON_AddNumberToObject(metrics, "requests", (double) (completed + transport));
         cJSON_AddNumberToObject(metrics, "errors", (double) (transport + http_errors));
         cJSON_AddItemToObject(metrics, "errors_by_kind", kinds);

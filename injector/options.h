@@ -7,11 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "basic/time-util.h"
+
 #define INJECT_MAX_HEADERS 64
 #define INJECT_MAX_CONNECTIONS 100000
 #define INJECT_MAX_THREADS 256
 #define INJECT_MAX_RATE 10000000.0
-#define INJECT_MAX_DURATION_NS (INT64_C(30) * 24 * 3600 * 1000000000)
+#define INJECT_MAX_DURATION_NS (INT64_C(30) * 24 * 3600 * NSEC_PER_SEC)
 
 enum inject_mode {
         INJECT_MODE_RATE,       /* open loop: one global schedule at --rate */

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "basic/json-util.h"
+#include "basic/time-util.h"
 #include "jvm/jvm-collectors.h"
 #include "jvm/jvm-lines.h"
 
 /* Bounds on what a number in the log may say; beyond them the line is not HotSpot's. */
-#define MAX_DURATION_NS (INT64_C(1000000000) * 86400 * 365)
+#define MAX_DURATION_NS (NSEC_PER_SEC * 86400 * 365)
 #define MAX_HEAP_BYTES (INT64_C(1) << 60)
 
 struct cursor {

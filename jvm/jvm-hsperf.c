@@ -292,9 +292,9 @@ int jvm_hsperf_ticks_to_ns(const struct jvm_hsperf_sample *s, int64_t ticks, int
                 return -ENODATA;
         /* split so ticks * 1e9 cannot overflow; the remainder is below one second */
         int64_t secs = ticks / s->frequency, rem = ticks % s->frequency;
-        if (ticks < 0 || secs >= INT64_MAX / 1000000000)
+        if (ticks < 0 || secs >= INT64_MAX / NSEC_PER_SEC)
                 return -ERANGE;
-        *ret = secs * 1000000000 + (int64_t) ((long double) rem * 1e9L / (long double) s->frequency);
+        *ret = secs * NSEC_PER_SEC + (int64_t) ((long double) rem * 1e9L / (long double) s->frequency);
         return 0;
 }
 
