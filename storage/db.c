@@ -95,6 +95,20 @@ int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_s
         return 0;
 }
 
+int db_row_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret) {
+        sqlite3_stmt *s;
+        int r = db_stmt_text(c, sql, text, &s);
+        if (r < 0)
+                return r;
+        r = db_step(s);
+        if (r <= 0) {
+                db_stmt_resetp(&s);
+                return r < 0 ? r : -ENOENT;
+        }
+        *ret = s;
+        return 0;
+}
+
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret) {
         size_t free_slot = STMT_CACHE;
         for (size_t i = 0; i < STMT_CACHE; i++) {

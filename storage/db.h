@@ -54,6 +54,8 @@ int sqlite_to_errno(int rc);
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret);
 /* db_stmt() with ?1 bound to text: most reads are "... WHERE id = ?". */
 int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
+/* db_stmt_text() stepped to its first row: 0 with the row current, -ENOENT when there is none. */
+int db_row_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
 static inline void db_stmt_resetp(sqlite3_stmt **s) {
         if (*s) {
                 sqlite3_reset(*s);

@@ -252,13 +252,9 @@ static int add_cells(struct db_conn *c, const char *id, cJSON *o) {
 int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         static const char sql[] = "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, id, &s);
+        int r = db_row_text(c, sql, id, &s);
         if (r < 0)
                 return r;
-        if ((r = db_step(s)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         _cleanup_json_ cJSON *o = experiment_from_row(s, true);
         if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0)
                 return r;
@@ -390,13 +386,9 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.experiment_id = ?1 AND r.position >= ?2 ORDER BY r.position LIMIT ?3";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql_exists, id, &e);
+        int r = db_row_text(c, sql_exists, id, &e);
         if (r < 0)
                 return r;
-        if ((r = db_step(e)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         if ((r = db_stmt(c, sql, &s)) < 0)
                 return r;
         db_bind_text(s, 1, id);
@@ -445,13 +437,9 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.experiment_id = ? ORDER BY c.idx, r.iteration";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *cs _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql_exp, id, &e);
+        int r = db_row_text(c, sql_exp, id, &e);
         if (r < 0)
                 return r;
-        if ((r = db_step(e)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         char status[16];
         snprintf(status, sizeof status, "%s", (const char *) sqlite3_column_text(e, 0));
         if ((r = db_stmt(c, sql_cells, &cs)) < 0 || (r = db_stmt(c, sql, &s)) < 0)

@@ -54,13 +54,9 @@ int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
                 "  FROM runs r JOIN cells c ON c.experiment_id = r.experiment_id AND c.idx = r.cell_idx"
                 " WHERE r.id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, run_id, &s);
+        int r = db_row_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        if ((r = db_step(s)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         _cleanup_json_ cJSON *o = cJSON_CreateObject();
         row_add_text(o, "id", s, 0);
         row_add_text(o, "experiment_id", s, 1);
@@ -224,13 +220,9 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
 int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret) {
         static const char sql[] = "SELECT cancel_requested FROM experiments WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, experiment_id, &s);
+        int r = db_row_text(c, sql, experiment_id, &s);
         if (r < 0)
                 return r;
-        if ((r = db_step(s)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         *ret = sqlite3_column_int(s, 0) != 0;
         return 0;
 }

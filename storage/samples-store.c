@@ -32,13 +32,9 @@ int samples_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         static const char sql_run[] = "SELECT 1 FROM runs WHERE id = ?";
         static const char sql[] = "SELECT data FROM samples WHERE run_id = ? ORDER BY t_ms";
         sqlite3_stmt *e _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql_run, run_id, &e);
+        int r = db_row_text(c, sql_run, run_id, &e);
         if (r < 0)
                 return r;
-        if ((r = db_step(e)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         _cleanup_json_ cJSON *out = cJSON_CreateObject();
         cJSON_AddNumberToObject(out, "interval_ms", 1000);
         cJSON *cols[ELEMENTSOF(series)];

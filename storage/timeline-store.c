@@ -94,13 +94,9 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, run_id, &s);
+        int r = db_row_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        if ((r = db_step(s)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
         if (sqlite3_column_type(s, 0) == SQLITE_NULL)
                 return -ENODATA;
         *ret = sqlite3_column_int64(s, 0);
