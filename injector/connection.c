@@ -11,7 +11,7 @@
 
 #include "basic/macro.h"
 #include "basic/time-util.h"
-#include "injector/engine-internal.h"
+#include "injector/worker.h"
 #include "injector/recv-stamp.h"
 
 #define BACKOFF_MIN_NS NSEC_PER_MSEC

@@ -1,4 +1,4 @@
-/* connection.h: one keep-alive connection of a worker (engine-internal.h) and the request it
+/* connection.h: one keep-alive connection of a worker (worker.h) and the request it
  * carries: opening it, writing the request, reading and parsing the answer, recording the
  * request's fate into the timeline, and closing or reopening it.
  *

@@ -30,7 +30,7 @@
 
 #include "basic/time-util.h"
 #include "injector/connection.h"
-#include "injector/engine-internal.h"
+#include "injector/worker.h"
 #include "injector/http-parser.h"
 #include "basic/log.h"
 #include "basic/macro.h"

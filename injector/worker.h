@@ -1,4 +1,4 @@
-/* engine-internal.h: the state the engine's loops (engine.c) and their connections
+/* worker.h: the state the engine's loops (engine.c) and their connections
  * (connection.c) share: one engine per run, one worker per event loop (--threads), each owning
  * the connections i with i % n_workers == its id. A worker and its connections are touched by
  * that worker's thread only; the engine's schedule and request counter are under its lock. */
