@@ -44,12 +44,16 @@ check_match() {
 }
 
 # Daemon under notify-listen: its events arrive on the coprocess's stdout, read with
-# daemon_wait_event. DAEMON_PORT, DAEMON_URL, DAEMON_PID, DAEMON_STATE are set.
+# daemon_wait_event. DAEMON_PORT, DAEMON_URL, DAEMON_PID, DAEMON_STATE are set. Never the
+# default cgroup root, state dir or port: a real slicelabd may be measuring on this host, and a
+# second daemon's start-up reconciliation on its root would kill that daemon's runs (a later
+# --cgroup-root in the arguments wins).
 daemon_start() {
         DAEMON_STATE=${DAEMON_STATE:-$TEST_TMP/state}
         local sock=$TEST_TMP/notify.sock line
         coproc DAEMON_NL { exec "$NOTIFY_LISTEN" "$sock" -- ${DAEMON_WRAPPER:-} "$SLICELABD" \
-                --listen "${DAEMON_LISTEN:-127.0.0.1:0}" --state-dir "$DAEMON_STATE" "$@" 2>>"$TEST_TMP/daemon.log"; }
+                --listen "${DAEMON_LISTEN:-127.0.0.1:0}" --state-dir "$DAEMON_STATE" \
+                --cgroup-root "slicelab-test$$" "$@" 2>>"$TEST_TMP/daemon.log"; }
         NL_PID=$DAEMON_NL_PID
         exec {DAEMON_EVENTS}<&"${DAEMON_NL[0]}"
         read -r -t 20 line <&$DAEMON_EVENTS || { echo "# no PID line"; return 1; }

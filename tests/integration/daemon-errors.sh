@@ -4,9 +4,10 @@
 # writable, a database that is not SQLite or is from a newer slicelabd (1).
 . "$SLICELAB_SRC/tests/lib.sh"
 
-# run_daemon ARGS...: runs slicelabd to completion (it must refuse), sets RC and ERR.
+# run_daemon ARGS...: runs slicelabd to completion (it must refuse), sets RC and ERR. A root of
+# its own: a refused daemon must not touch anyone's cgroups, the default root least of all.
 run_daemon() {
-        ERR=$(timeout 20 "$SLICELABD" "$@" 2>&1 >/dev/null)
+        ERR=$(timeout 20 "$SLICELABD" --cgroup-root "slicelab-refused$$" "$@" 2>&1 >/dev/null)
         RC=$?
 }
 
