@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/hostport.h"
 #include "definition/definition-internal.h"
 
 #define CPULIST_TEXT_MAX 1024
-#define HOSTNAME_MAX 253
 
 /* Digits with an optional binary-unit suffix; -EINVAL or -ERANGE. */
 static int parse_size(const char *s, const char *suffixes, uint64_t *ret) {
@@ -84,7 +84,7 @@ static bool hostname_valid(const char *s, size_t len) {
         size_t label = 0;
         bool all_digits = true;
 
-        if (len == 0 || len > HOSTNAME_MAX)
+        if (len == 0 || len > HOSTPORT_HOST_MAX)
                 return false;
         for (size_t i = 0; i <= len; i++) {
                 char c = i < len ? s[i] : '.';
@@ -106,76 +106,37 @@ static bool hostname_valid(const char *s, size_t len) {
         return true;
 }
 
-/* host[:port] or [v6][:port] in s[0..len); port 0 when absent. -EINVAL with *why set. */
+/* host[:port] or [v6][:port] in s[0..len), split by hostport_split(); the host must be an IPv4
+ * address, a host name or, in brackets, an IPv6 address, and comes back lowercased. Port 0 when
+ * absent. -EINVAL with *why set. */
 static int parse_authority(const char *s, size_t len, char **ret_host, bool *ret_ipv6,
-                           unsigned *ret_port, const char **why) {
-        const char *host = s, *colon;
-        size_t host_len;
-        bool ipv6 = false;
-        unsigned port = 0;
+                           uint16_t *ret_port, const char **why) {
+        struct hostport hp;
+        int r = hostport_split(s, len, 0, &hp, why);
+        if (r < 0)
+                return r;
 
-        if (len > 0 && s[0] == '[') {
-                const char *close = memchr(s, ']', len);
-                if (!close) {
-                        *why = "an IPv6 address needs a closing ']'";
-                        return -EINVAL;
-                }
-                host = s + 1;
-                host_len = (size_t) (close - host);
-                colon = close + 1 < s + len ? close + 1 : NULL;
-                if (colon && *colon != ':') {
-                        *why = "only :port may follow ']'";
-                        return -EINVAL;
-                }
-                ipv6 = true;
-        } else {
-                colon = memchr(s, ':', len);
-                host_len = colon ? (size_t) (colon - s) : len;
-        }
-        if (colon) {
-                const char *p = colon + 1, *end = s + len;
-                if (p == end || end - p > 5) {
-                        *why = "the port must be 1 to 65535";
-                        return -EINVAL;
-                }
-                for (; p < end; p++) {
-                        if (!isdigit((unsigned char) *p)) {
-                                *why = "the port must be 1 to 65535";
-                                return -EINVAL;
-                        }
-                        port = port * 10 + (unsigned) (*p - '0');
-                }
-                if (port == 0 || port > 65535) {
-                        *why = "the port must be 1 to 65535";
-                        return -EINVAL;
-                }
-        }
-
-        char buf[HOSTNAME_MAX + 1];
+        char buf[HOSTPORT_HOST_MAX + 1];
         unsigned char addr[16];
-        if (host_len == 0 || host_len > HOSTNAME_MAX) {
-                *why = "the host is empty or too long";
-                return -EINVAL;
-        }
-        memcpy(buf, host, host_len);
-        buf[host_len] = '\0';
-        if (ipv6) {
+        memcpy(buf, hp.host, hp.host_len);
+        buf[hp.host_len] = '\0';
+        if (hp.ipv6) {
                 if (inet_pton(AF_INET6, buf, addr) != 1) {
                         *why = "the IPv6 address does not parse";
                         return -EINVAL;
                 }
-        } else if (inet_pton(AF_INET, buf, addr) != 1 && !hostname_valid(buf, host_len)) {
+        } else if (inet_pton(AF_INET, buf, addr) != 1 && !hostname_valid(buf, hp.host_len)) {
                 *why = "the host is neither an IPv4 address nor a valid host name";
                 return -EINVAL;
         }
-        for (size_t i = 0; i < host_len; i++)
+        for (size_t i = 0; i < hp.host_len; i++)
                 buf[i] = (char) tolower((unsigned char) buf[i]);
         char *h = strdup(buf);
         if (!h)
                 return -ENOMEM;
         *ret_host = h;
-        *ret_ipv6 = ipv6;
-        *ret_port = port;
+        *ret_ipv6 = hp.ipv6;
+        *ret_port = hp.port;
         return 0;
 }
 
@@ -205,7 +166,7 @@ int def_parse_url(const char *s, const char *path, struct definition_url *ret, s
         const char *what = "an http:// URL (http://host[:port][/path])";
         static const char scheme[] = "http://";
         struct definition_url u = { 0 };
-        unsigned port;
+        uint16_t port;
         int r;
 
         if (strncmp(s, scheme, strlen(scheme)) != 0)
@@ -228,7 +189,7 @@ int def_parse_url(const char *s, const char *path, struct definition_url *ret, s
         r = parse_authority(a, alen, &u.host, &u.ipv6, &port, &why);
         if (r < 0)
                 return authority_error(r, path, s, what, why, err);
-        u.port = (uint16_t) (port ? port : 80);
+        u.port = port ? port : 80;
         r = asprintf(&u.path, "%s%s", rest[0] == '/' ? "" : "/", rest);
         if (r < 0) {
                 u.path = NULL;
@@ -243,7 +204,7 @@ int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *
                         uint16_t *ret_port, struct error *err) {
         const char *what = "host:port (or [IPv6]:port)";
         const char *why = NULL;
-        unsigned port;
+        uint16_t port;
         char *host;
         bool ipv6;
 
@@ -256,7 +217,7 @@ int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *
         }
         *ret_host = host;
         *ret_ipv6 = ipv6;
-        *ret_port = (uint16_t) port;
+        *ret_port = port;
         return 0;
 }
 

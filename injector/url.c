@@ -9,8 +9,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "basic/time-util.h"
+#include "basic/hostport.h"
 #include "basic/macro.h"
+#include "basic/time-util.h"
 
 static bool is_host_char(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -22,60 +23,23 @@ static bool is_path_char(char c) {
         return c > 0x20 && c < 0x7f && c != '#';
 }
 
-static int parse_port(const char *s, size_t len, uint16_t *ret) {
-        if (len == 0 || len > 5)
-                return -EINVAL;
-        unsigned v = 0;
-        for (size_t i = 0; i < len; i++) {
-                if (s[i] < '0' || s[i] > '9')
-                        return -EINVAL;
-                v = v * 10 + (unsigned) (s[i] - '0');
-        }
-        if (v == 0 || v > 65535)
-                return -EINVAL;
-        *ret = (uint16_t) v;
-        return 0;
-}
+_Static_assert(sizeof ((struct url *) 0)->host > HOSTPORT_HOST_MAX, "url.host holds any host");
 
 static int parse_authority(const char *a, size_t len, struct url *u) {
-        const char *port = NULL, *host = a;
-        size_t host_len;
-        if (len > 0 && a[0] == '[') {
-                const char *close = memchr(a, ']', len);
-                if (!close)
-                        return -EINVAL;
-                host = a + 1;
-                host_len = (size_t) (close - host);
-                size_t rest = len - (size_t) (close + 1 - a);
-                if (rest > 0) {
-                        if (close[1] != ':')
-                                return -EINVAL;
-                        port = close + 2;
-                }
-                if (host_len == 0 || !memchr(host, ':', host_len))
-                        return -EINVAL;
-                for (size_t i = 0; i < host_len; i++)
-                        if (!(is_host_char(host[i]) || host[i] == ':'))
-                                return -EINVAL;
-                u->ipv6_literal = true;
-        } else {
-                const char *colon = memchr(a, ':', len);
-                host_len = colon ? (size_t) (colon - a) : len;
-                if (colon)
-                        port = colon + 1;
-                if (host_len == 0)
-                        return -EINVAL;
-                for (size_t i = 0; i < host_len; i++)
-                        if (!is_host_char(host[i]))
-                                return -EINVAL;
-        }
-        if (host_len >= sizeof u->host)
+        struct hostport hp;
+        int r = hostport_split(a, len, 0, &hp, NULL);
+        if (r < 0)
+                return r;
+        /* RFC 3986 brackets IPv6 literals only: "[127.0.0.1]" is not a host. */
+        if (hp.ipv6 && !memchr(hp.host, ':', hp.host_len))
                 return -EINVAL;
-        memcpy(u->host, host, host_len);
-        u->host[host_len] = '\0';
-        u->port = 80;
-        if (port && parse_port(port, (size_t) (a + len - port), &u->port) < 0)
-                return -EINVAL;
+        for (size_t i = 0; i < hp.host_len; i++)
+                if (!is_host_char(hp.host[i]) && !(hp.ipv6 && hp.host[i] == ':'))
+                        return -EINVAL;
+        memcpy(u->host, hp.host, hp.host_len);
+        u->host[hp.host_len] = '\0';
+        u->ipv6_literal = hp.ipv6;
+        u->port = hp.has_port ? hp.port : 80;
 
         const char *lb = u->ipv6_literal ? "[" : "", *rb = u->ipv6_literal ? "]" : "";
         if (u->port == 80)

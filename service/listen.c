@@ -10,18 +10,9 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "basic/hostport.h"
 #include "basic/log.h"
 #include "basic/macro.h"
-
-static int parse_port(const char *s, uint16_t *ret) {
-        char *end;
-        errno = 0;
-        unsigned long p = strtoul(s, &end, 10);
-        if (errno || end == s || *end || p > 65535 || s[0] == '-' || s[0] == '+')
-                return -EINVAL;
-        *ret = (uint16_t) p;
-        return 0;
-}
 
 int listen_address_parse(const char *s, struct listen_address *ret) {
         struct listen_address a = { 0 };
@@ -37,27 +28,21 @@ int listen_address_parse(const char *s, struct listen_address *ret) {
                 *ret = a;
                 return 0;
         }
-        const char *colon = strrchr(s, ':');
-        if (!colon)
+        /* Port 0 asks the kernel for a free one. */
+        struct hostport hp;
+        if (hostport_split(s, strlen(s), HOSTPORT_PORT_ZERO, &hp, NULL) < 0 || !hp.has_port)
                 return -EINVAL;
-        char host[64];
-        size_t hlen = (size_t) (colon - s);
-        if (hlen == 0 || hlen >= sizeof host)
+        char host[64];   /* longer than any numeric address */
+        if (hp.host_len >= sizeof host)
                 return -EINVAL;
-        memcpy(host, s, hlen);
-        host[hlen] = '\0';
-        uint16_t port;
-        if (parse_port(colon + 1, &port) < 0)
-                return -EINVAL;
-        if (host[0] == '[') {
-                if (host[hlen - 1] != ']')
-                        return -EINVAL;
-                host[hlen - 1] = '\0';
+        memcpy(host, hp.host, hp.host_len);
+        host[hp.host_len] = '\0';
+        if (hp.ipv6) {
                 struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &a.addr;
-                if (inet_pton(AF_INET6, host + 1, &in6->sin6_addr) != 1)
+                if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
                         return -EINVAL;
                 in6->sin6_family = AF_INET6;
-                in6->sin6_port = htons(port);
+                in6->sin6_port = htons(hp.port);
                 a.addr_len = sizeof *in6;
         } else {
                 struct sockaddr_in *in = (struct sockaddr_in *) &a.addr;
@@ -66,7 +51,7 @@ int listen_address_parse(const char *s, struct listen_address *ret) {
                 if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
                         return -EINVAL;
                 in->sin_family = AF_INET;
-                in->sin_port = htons(port);
+                in->sin_port = htons(hp.port);
                 a.addr_len = sizeof *in;
         }
         *ret = a;
