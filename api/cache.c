@@ -44,7 +44,7 @@ static uint64_t fnv1a64(const char *s, size_t n) {
 }
 
 /* If-None-Match: "*", one tag, or a comma-separated list; weak tags compare by their value. */
-static bool if_none_match(struct api_request *req, const char *etag) {
+bool api_if_none_match(struct api_request *req, const char *etag) {
         const char *h = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
         if (!h)
                 return false;
@@ -89,11 +89,12 @@ static char *cache_get(const char *key, char etag[24], size_t *len) {
         return copy;
 }
 
-static enum MHD_Result send_cacheable(struct api_request *req, char *text, size_t len, const char *etag, bool finished) {
+static enum MHD_Result send_cacheable(struct api_request *req, char *text, size_t len, const char *etag, bool finished,
+                                      const char *content_type) {
         const char *cache_control = finished ? "max-age=86400, immutable" : "no-cache";
         struct MHD_Response *resp;
         unsigned status = 200;
-        if (if_none_match(req, etag)) {
+        if (api_if_none_match(req, etag)) {
                 free(text);
                 status = 304;
                 resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
@@ -105,7 +106,7 @@ static enum MHD_Result send_cacheable(struct api_request *req, char *text, size_
                 return MHD_NO;
         }
         if (status == 200)
-                MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+                MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache_control);
         enum MHD_Result ret = MHD_queue_response(req->connection, status, resp);
@@ -121,7 +122,7 @@ bool api_serve_cached(struct api_request *req, enum MHD_Result *ret) {
         char *text = cache_get(key, etag, &len);
         if (!text)
                 return false;
-        *ret = send_cacheable(req, text, len, etag, true);
+        *ret = send_cacheable(req, text, len, etag, true, "application/json");
         return true;
 }
 
@@ -135,5 +136,24 @@ enum MHD_Result api_reply_json_cached(struct api_request *req, cJSON *body, bool
         snprintf(etag, sizeof etag, "\"%016" PRIx64 "\"", fnv1a64(text, len));
         if (finished && request_key(req, key))
                 cache_put(key, etag, text, len);
-        return send_cacheable(req, text, len, etag, finished);
+        return send_cacheable(req, text, len, etag, finished, "application/json");
+}
+
+/* Bodies whose key is more than the path (pages, buckets: every query parameter counts) are not
+ * kept: the tag is their hash, so a poll still costs no body on the wire. */
+enum MHD_Result api_reply_buffer_finished(struct api_request *req, char *text, size_t len, const char *content_type,
+                                          bool finished) {
+        if (!finished)
+                return api_reply_buffer(req, 200, text, len, content_type);
+        char etag[24];
+        snprintf(etag, sizeof etag, "\"%016" PRIx64 "\"", fnv1a64(text, len));
+        return send_cacheable(req, text, len, etag, true, content_type);
+}
+
+enum MHD_Result api_reply_json_finished(struct api_request *req, cJSON *body, bool finished) {
+        char *text = cJSON_PrintUnformatted(body);
+        cJSON_Delete(body);
+        if (!text)
+                return MHD_NO;
+        return api_reply_buffer_finished(req, text, strlen(text), "application/json", finished);
 }

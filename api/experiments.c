@@ -245,7 +245,9 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
         cJSON *body = cJSON_CreateObject();
         cJSON_AddItemToObject(body, "experiments", items);
         add_cursor(body, next > 0 ? next : -1);
-        return api_reply_json(req, 200, body);
+        /* Never finished, but tagged (no-cache) so that a dashboard polling it gets 304 until
+         * something changes. */
+        return api_reply_json_cached(req, body, false);
 }
 
 enum MHD_Result api_delete_experiment(struct api_request *req) {
@@ -307,5 +309,5 @@ enum MHD_Result api_get_experiment_runs(struct api_request *req) {
         cJSON *body = cJSON_CreateObject();
         cJSON_AddItemToObject(body, "runs", runs);
         add_cursor(body, next);
-        return api_reply_json(req, 200, body);
+        return api_reply_json_cached(req, body, false);
 }

@@ -10,9 +10,36 @@
 
 #include "api/handlers.h"
 #include "basic/id.h"
+#include "storage/db.h"
+#include "storage/runs.h"
 
 #define TAIL_LINES_MAX 100000
 #define TAIL_BYTES_MAX (4u << 20)
+
+/* A finished run's log no longer changes: its tag is the file's identity, size and mtime, so a
+ * poll is answered from one stat(); a log still being written has none. */
+static bool log_etag(struct api_request *req, const struct stat *st, char etag[80]) {
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        bool finished = false;
+        if (db_lease_take(req->config->storage, &lease) < 0 ||
+            runs_is_finished(lease.conn, req->path_params[0], &finished) < 0 || !finished)
+                return false;
+        snprintf(etag, 80, "\"%" PRIx64 "-%" PRIx64 "-%" PRIx64 ".%09ld\"", (uint64_t) st->st_ino, (uint64_t) st->st_size,
+                 (uint64_t) st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+        return true;
+}
+
+static enum MHD_Result reply_not_modified(struct api_request *req, int fd, const char *etag) {
+        close(fd);
+        struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+                return MHD_NO;
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable");
+        enum MHD_Result ret = MHD_queue_response(req->connection, 304, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
 
 static enum MHD_Result reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
                                 const char *const *headers) {
@@ -23,7 +50,7 @@ static enum MHD_Result reply_fd(struct api_request *req, unsigned status, int fd
         }
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
-        for (const char *const *h = headers; h && h[0]; h += 2)
+        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
                 MHD_add_response_header(resp, h[0], h[1]);
         enum MHD_Result ret = MHD_queue_response(req->connection, status, resp);
         MHD_destroy_response(resp);
@@ -93,17 +120,23 @@ enum MHD_Result api_get_logs(struct api_request *req) {
                 return api_reply_errno(req, -EIO, "log");
         }
         uint64_t size = (uint64_t) st.st_size;
+        char etag[80];
+        bool tagged = log_etag(req, &st, etag);
+        if (tagged && api_if_none_match(req, etag))
+                return reply_not_modified(req, fd, etag);
+        const char *const tag_headers[] = { MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable", NULL };
+        const char *const *base = tagged ? tag_headers : NULL;
         if (tail > 0) {
                 int64_t off = tail_offset(fd, size, tail);
                 if (off < 0) {
                         close(fd);
                         return api_reply_errno(req, (int) off, "log");
                 }
-                return reply_fd(req, 200, fd, (uint64_t) off, size - (uint64_t) off, NULL);
+                return reply_fd(req, 200, fd, (uint64_t) off, size - (uint64_t) off, base);
         }
         const char *range = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
         if (!range)
-                return reply_fd(req, 200, fd, 0, size, NULL);
+                return reply_fd(req, 200, fd, 0, size, base);
         uint64_t off, len;
         int r = parse_range(range, size, &off, &len);
         if (r < 0) {
@@ -117,6 +150,6 @@ enum MHD_Result api_get_logs(struct api_request *req) {
         }
         char cr[96];
         snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, off, off + len - 1, size);
-        const char *const headers[] = { "Content-Range", cr, NULL };
+        const char *const headers[] = { "Content-Range", cr, MHD_HTTP_HEADER_ETAG, tagged ? etag : NULL, NULL };
         return reply_fd(req, 206, fd, off, len, headers);
 }

@@ -7,23 +7,27 @@ static const char *const list_query[] = { "status", "limit", "cursor", NULL };
 static const char *const report_query[] = { "baseline", NULL };
 static const char *const page_query[] = { "limit", "cursor", NULL };
 static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", NULL };
+static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "phase", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 
 const struct api_route api_routes[] = {
-        { "GET", "/v1/health", api_get_health, NULL },
-        { "GET", "/v1/host", api_get_host, NULL },
-        { "GET", "/metrics", api_get_metrics, NULL },
-        { "POST", "/v1/experiments", api_post_experiment, NULL },
-        { "GET", "/v1/experiments", api_list_experiments, list_query },
-        { "GET", "/v1/experiments/{}", api_get_experiment, NULL },
-        { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL },
-        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query },
-        { "GET", "/v1/experiments/{}/report", api_get_report, report_query },
-        { "GET", "/v1/runs/{}", api_get_run, NULL },
-        { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query },
-        { "GET", "/v1/runs/{}/gc", api_get_gc, NULL },
-        { "GET", "/v1/runs/{}/samples", api_get_samples, NULL },
-        { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query },
+        { "GET", "/", api_get_ui, NULL, true },
+        { "GET", "/ui/{}", api_get_ui, NULL, true },
+        { "GET", "/v1/health", api_get_health, NULL, false },
+        { "GET", "/v1/host", api_get_host, NULL, false },
+        { "GET", "/metrics", api_get_metrics, NULL, false },
+        { "POST", "/v1/experiments", api_post_experiment, NULL, false },
+        { "GET", "/v1/experiments", api_list_experiments, list_query, false },
+        { "GET", "/v1/experiments/{}", api_get_experiment, NULL, false },
+        { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL, false },
+        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query, false },
+        { "GET", "/v1/experiments/{}/report", api_get_report, report_query, false },
+        { "GET", "/v1/runs/{}", api_get_run, NULL, false },
+        { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
+        { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },
+        { "GET", "/v1/runs/{}/gc", api_get_gc, NULL, false },
+        { "GET", "/v1/runs/{}/samples", api_get_samples, NULL, false },
+        { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query, false },
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

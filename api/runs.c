@@ -30,10 +30,13 @@ enum MHD_Result api_get_samples(struct api_request *req) {
                 return api_reply_errno(req, -ENOENT, "run");
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *body = NULL;
+        bool finished = false;
         int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = runs_is_finished(lease.conn, req->path_params[0], &finished);
         if (r >= 0)
                 r = samples_json(lease.conn, req->path_params[0], &body);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
-        return api_reply_json(req, 200, body);
+        return api_reply_json_finished(req, body, finished);
 }

@@ -44,6 +44,8 @@ static bool route_match(const char *pattern, const char *path, char **segments,
         const char *p = pattern, *q = path;
         if (strlen(path) >= PATH_MAX_LEN)
                 return false;
+        if (strcmp(pattern, "/") == 0)
+                return strcmp(path, "/") == 0;
         while (*p && *q) {
                 if (*p++ != '/' || *q++ != '/')
                         return false;
@@ -154,7 +156,7 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
                                          method, url, allow);
                 return error_set(err, 404, "not_found", NULL, "no such resource: %s", url);
         }
-        if ((is_mutation(method) || s->config.reads_need_auth) && !authorized(c, s->config.token))
+        if ((is_mutation(method) || (s->config.reads_need_auth && !st->route->open)) && !authorized(c, s->config.token))
                 return error_set(err, 401, "unauthorized", NULL,
                                  "this request needs 'Authorization: Bearer <token>' with the token from %s/token",
                                  s->config.state_dir);

@@ -57,6 +57,8 @@ struct api_route {
         const char *pattern;            /* "/v1/experiments/{}/runs": {} matches one segment */
         api_handler handler;
         const char *const *query;       /* allowed query parameters, NULL-terminated; NULL = none */
+        bool open;                      /* served without the token even when reads need it: the
+                                         * dashboard's static files, so that the page can ask for it */
 };
 
 /* The route table (api/routes.c). */
@@ -74,6 +76,13 @@ enum MHD_Result api_reply_buffer(struct api_request *req, unsigned status, char 
 /* 200 with a strong ETag (304 when If-None-Match has it); Cache-Control says whether the thing
  * can still change (api/cache.c). */
 enum MHD_Result api_reply_json_cached(struct api_request *req, struct cJSON *body, bool finished);
+/* The same for a body whose cache key would be more than its path: a strong ETag, 304 and
+ * "immutable" when finished, a plain 200 without a tag otherwise; the body is not kept. */
+enum MHD_Result api_reply_buffer_finished(struct api_request *req, char *text, size_t len, const char *content_type,
+                                          bool finished);
+enum MHD_Result api_reply_json_finished(struct api_request *req, struct cJSON *body, bool finished);
+/* Whether If-None-Match names etag (or is "*"). */
+bool api_if_none_match(struct api_request *req, const char *etag);
 /* Serve a finished thing's body kept by api_reply_json_cached(); false when it is not kept. */
 bool api_serve_cached(struct api_request *req, enum MHD_Result *ret);
 enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,

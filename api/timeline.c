@@ -12,62 +12,14 @@
 #include "api/handlers.h"
 #include "basic/id.h"
 #include "basic/log.h"
+#include "storage/runs.h"
 #include "storage/timeline-store.h"
+#include "api/timeline-cursor.h"
 
 #define PAGE_LIMIT_DEFAULT 10000
 #define PAGE_LIMIT_MAX 100000
 #define STREAM_CHUNK (64 * 1024)
 #define RECORD_TEXT_MAX 256
-
-enum { PHASE_MEASURE = 1, PHASE_WARMUP = 2 };
-
-struct timeline_cursor {
-        struct db_lease lease;
-        char run_id[ID_LEN + 1];
-        int64_t measure_start_ns;
-        int64_t next_seq;
-        int64_t from_ns, to_ns;         /* absolute scheduled window [from, to) */
-        unsigned phases;
-        struct timeline_record block[REQUESTS_BLOCK_RECORDS];
-        size_t block_n, block_pos;
-        int64_t block_first_seq;
-        bool done;
-};
-
-/* The next record that passes the filters; 1 with *ret, 0 at the end, -errno. */
-static int cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
-        while (!c->done) {
-                if (c->block_pos >= c->block_n) {
-                        int n = requests_block_at(c->lease.conn, c->run_id, c->next_seq, c->from_ns, c->block, &c->block_first_seq);
-                        if (n < 0)
-                                return n;
-                        if (n == 0) {
-                                c->done = true;
-                                break;
-                        }
-                        c->block_n = (size_t) n;
-                        c->block_pos = c->next_seq > c->block_first_seq ? (size_t) (c->next_seq - c->block_first_seq) : 0;
-                        continue;
-                }
-                const struct timeline_record *rec = &c->block[c->block_pos];
-                int64_t seq = c->block_first_seq + (int64_t) c->block_pos;
-                c->block_pos++;
-                c->next_seq = seq + 1;
-                if (rec->scheduled_ns >= c->to_ns) {
-                        c->done = true; /* sorted: nothing later can be in the window */
-                        break;
-                }
-                if (rec->scheduled_ns < c->from_ns)
-                        continue;
-                unsigned phase = rec->flags & TIMELINE_WARMUP ? PHASE_WARMUP : PHASE_MEASURE;
-                if (!(c->phases & phase))
-                        continue;
-                *ret = rec;
-                *ret_seq = seq;
-                return 1;
-        }
-        return 0;
-}
 
 /* ---- number formatting without printf: the stream's hot path ------------------------------ */
 
@@ -146,15 +98,8 @@ static int parse_query(struct api_request *req, struct timeline_cursor *c, int64
                 return -EINVAL;
         if (api_query_cursor(req, &cursor, err) < 0)
                 return -EINVAL;
-        const char *phase = api_query(req, "phase");
-        if (!phase || strcmp(phase, "measure") == 0)
-                c->phases = PHASE_MEASURE;
-        else if (strcmp(phase, "warmup") == 0)
-                c->phases = PHASE_WARMUP;
-        else if (strcmp(phase, "all") == 0)
-                c->phases = PHASE_MEASURE | PHASE_WARMUP;
-        else
-                return error_set(err, 400, "invalid_parameter", "phase", "phase must be measure, warmup or all, got '%.32s'", phase);
+        if (timeline_query_phase(req, &c->phases, err) < 0)
+                return -EINVAL;
         if (from_ms != INT64_MIN && to_ms != INT64_MAX && from_ms > to_ms)
                 return error_set(err, 400, "invalid_parameter", "from_ms", "from_ms (%" PRId64 ") is after to_ms (%" PRId64 ")", from_ms, to_ms);
         c->next_seq = cursor;
@@ -183,6 +128,8 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
         if (r < 0)
                 return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
         c->measure_start_ns = start;
+        if (runs_is_finished(c->lease.conn, id, &c->finished) < 0)
+                return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
         c->from_ns = c->from_ns == INT64_MIN ? INT64_MIN : start + c->from_ns * 1000000;
         c->to_ns = c->to_ns == INT64_MAX ? INT64_MAX : start + c->to_ns * 1000000;
         return 0;
@@ -211,7 +158,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         while (len + RECORD_TEXT_MAX <= max) {
                 const struct timeline_record *rec;
                 int64_t seq;
-                int r = cursor_next(&s->cursor, &rec, &seq);
+                int r = timeline_cursor_next(&s->cursor, &rec, &seq);
                 if (r < 0) {
                         log_error_errno(r, "timeline stream of run %s", s->cursor.run_id);
                         return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -272,11 +219,11 @@ static enum MHD_Result reply_page(struct api_request *req, struct timeline_curso
         int64_t seq = 0;
         const struct timeline_record *rec;
         int r = 0;
-        while ((size_t) n < (size_t) limit && (r = cursor_next(c, &rec, &seq)) > 0)
+        while ((size_t) n < (size_t) limit && (r = timeline_cursor_next(c, &rec, &seq)) > 0)
                 recs[n++] = *rec;
         /* Is there a record after the page? Its seq is the next cursor. */
         int64_t next = -1;
-        if ((size_t) n == (size_t) limit && (r = cursor_next(c, &rec, &seq)) > 0)
+        if ((size_t) n == (size_t) limit && (r = timeline_cursor_next(c, &rec, &seq)) > 0)
                 next = seq;
         if (r < 0)
                 return api_reply_errno(req, r, "timeline");
@@ -303,7 +250,7 @@ static enum MHD_Result reply_page(struct api_request *req, struct timeline_curso
                 p += sprintf(p, ",\"next_cursor\":\"%" PRIx64 "\"}", (uint64_t) next);
         else
                 p = put_str(p, ",\"next_cursor\":null}");
-        return api_reply_buffer(req, 200, t.buf, (size_t) (p - t.buf), "application/json");
+        return api_reply_buffer_finished(req, t.buf, (size_t) (p - t.buf), "application/json", c->finished);
 }
 
 static bool accepts(struct api_request *req, const char *type) {
@@ -340,7 +287,10 @@ enum MHD_Result api_get_gc(struct api_request *req) {
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *events = NULL;
         int64_t start;
+        bool finished = false;
         int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = runs_is_finished(lease.conn, req->path_params[0], &finished);
         if (r >= 0) {
                 r = runs_measure_start(lease.conn, req->path_params[0], &start);
                 if (r == -ENODATA) {
@@ -357,5 +307,5 @@ enum MHD_Result api_get_gc(struct api_request *req) {
         snprintf(start_text, sizeof start_text, "%" PRId64, start);
         cJSON_AddRawToObject(body, "measure_start_ns", start_text); /* exact: ns exceed a double */
         cJSON_AddItemToObject(body, "events", events);
-        return api_reply_json(req, 200, body);
+        return api_reply_json_finished(req, body, finished);
 }

@@ -342,3 +342,34 @@ cJSON *stats_ratio_json(const struct stats_ratio *ratio) {
                 cJSON_AddNullToObject(o, "excludes_one");
         return o;
 }
+
+/* Quickselect (Hoare partition, middle pivot): O(n) on average, no allocation. */
+int64_t stats_select_i64(int64_t *v, size_t n, size_t k) {
+        size_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+                int64_t pivot = v[lo + (hi - lo) / 2];
+                size_t i = lo, j = hi;
+                while (i <= j) {
+                        while (v[i] < pivot)
+                                i++;
+                        while (v[j] > pivot)
+                                j--;
+                        if (i <= j) {
+                                int64_t t = v[i];
+                                v[i] = v[j];
+                                v[j] = t;
+                                i++;
+                                if (j == 0)
+                                        break;
+                                j--;
+                        }
+                }
+                if (k <= j && j != (size_t) -1 && i > j)
+                        hi = j;
+                else if (k >= i)
+                        lo = i;
+                else
+                        return v[k];
+        }
+        return v[k];
+}

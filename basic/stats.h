@@ -22,6 +22,8 @@ size_t stats_nearest_rank(size_t n, double p);
 /* Percentile p of an ascending array; NAN (or INT64_MIN for the integer form) when n == 0. */
 double stats_percentile_sorted(const double *sorted, size_t n, double p);
 int64_t stats_percentile_sorted_i64(const int64_t *sorted, size_t n, double p);
+/* The k-th smallest (0-based, k < n) of n values, reordering them. */
+int64_t stats_select_i64(int64_t *v, size_t n, size_t k);
 
 /* Quantile function of Student's t with df degrees of freedom (df > 0, INFINITY for the normal
  * distribution) at probability p in (0, 1); NAN for arguments outside those ranges. */

@@ -293,3 +293,12 @@ int runs_latest_per_cell(struct db_conn *c, int experiments, cJSON **ret) {
         *ret = a;
         return 0;
 }
+
+int runs_is_finished(struct db_conn *c, const char *run_id, bool *ret) {
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, "SELECT state FROM runs WHERE id = ?", run_id, &s);
+        if (r < 0)
+                return r;
+        *ret = run_state_is_terminal(run_state_from_string((const char *) sqlite3_column_text(s, 0)));
+        return 0;
+}

@@ -16,6 +16,9 @@ int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active
 /* The run as GET /v1/runs/{id} serves it; -ENOENT if absent. */
 int runs_get_json(struct db_conn *c, const char *run_id, struct cJSON **ret);
 
+/* Whether the run reached a terminal state (its data no longer changes); -ENOENT if absent. */
+int runs_is_finished(struct db_conn *c, const char *run_id, bool *ret);
+
 /* The scheduler's view of the queue. */
 struct queued_run {
         char id[13];

@@ -91,6 +91,19 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
         return (int) count;
 }
 
+int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, int64_t *ret_last_ns) {
+        static const char sql[] = "SELECT MIN(first_scheduled_ns), MAX(last_scheduled_ns) FROM requests WHERE run_id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r;
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+                return -ENODATA;
+        *ret_first_ns = sqlite3_column_int64(s, 0);
+        *ret_last_ns = sqlite3_column_int64(s, 1);
+        return 0;
+}
+
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;

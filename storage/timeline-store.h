@@ -26,6 +26,10 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
 int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_t min_scheduled_ns,
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq);
 
+/* The first and last scheduled_ns of the run's stored records (of every phase); -ENODATA when
+ * it has none. Read from the blocks' bounds, not the records. */
+int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, int64_t *ret_last_ns);
+
 /* The run's measure start (the timeline's clock), -ENOENT for no such run, -ENODATA before it is known. */
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
 

@@ -1,11 +1,12 @@
 #!/bin/sh
-# install-deps.sh: installs the pinned npm packages the openapi tests use (the linter, ajv) into
-# tests/openapi/node_modules exactly as package-lock.json says, once. Tests run in parallel, so
+# install-deps.sh [DIR]: installs the pinned npm packages the openapi tests use (the linter, ajv)
+# into tests/openapi/node_modules (or those of DIR, e.g. tests/ui's playwright-core, into
+# DIR/node_modules) exactly as package-lock.json says, once. Tests run in parallel, so
 # the install is serialised with a lock and recorded with the lockfile's hash: a changed
 # lockfile reinstalls, an unchanged one costs nothing.
 set -eu
 
-dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+dir=$(CDPATH= cd -- "${1:-$(dirname -- "$0")}" && pwd)
 stamp="$dir/node_modules/.slicelab-lock.sha256"
 
 want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)

@@ -153,6 +153,32 @@ static void test_median_matches_sorting(void **state) {
         }
 }
 
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+        return (x > y) - (x < y);
+}
+
+/* The buckets' percentiles: selection gives what sorting gives, for every rank, with many ties
+ * (3 distinct values), sorted and reversed input, and n from 1 up. */
+static void test_select_matches_sorting(void **state) {
+        uint64_t seed = 7;
+        for (int round = 0; round < 600; round++) {
+                int64_t x[200], work[200], sorted[200];
+                size_t n = 1 + (size_t) (round % 200);
+                for (size_t i = 0; i < n; i++) {
+                        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                        x[i] = round % 5 == 0 ? (int64_t) i : round % 5 == 1 ? -(int64_t) i
+                               : (int64_t) ((seed >> 33) % (round % 5 == 2 ? 3 : 100000));
+                }
+                memcpy(sorted, x, n * sizeof *x);
+                qsort(sorted, n, sizeof *sorted, cmp_i64);
+                for (size_t k = 0; k < n; k++) {
+                        memcpy(work, x, n * sizeof *x);
+                        assert_true(stats_select_i64(work, n, k) == sorted[k]);
+                }
+        }
+}
+
 static void test_describe_small_and_bad(void **state) {
         struct stats_summary s;
         const double one[] = { 42 };
@@ -267,6 +293,7 @@ int main(void) {
                 cmocka_unit_test(test_t_quantile),
                 cmocka_unit_test(test_describe),
                 cmocka_unit_test(test_median_matches_sorting),
+                cmocka_unit_test(test_select_matches_sorting),
                 cmocka_unit_test(test_describe_small_and_bad),
                 cmocka_unit_test(test_ratio_fieller),
                 cmocka_unit_test(test_ratio_edges),

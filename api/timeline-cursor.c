@@ -1,0 +1,52 @@
+/* timeline-cursor.c: the records of a stored timeline in order, one block in memory at a time. */
+#include "api/timeline-cursor.h"
+
+#include <string.h>
+
+int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
+        while (!c->done) {
+                if (c->block_pos >= c->block_n) {
+                        int n = requests_block_at(c->lease.conn, c->run_id, c->next_seq, c->from_ns, c->block, &c->block_first_seq);
+                        if (n < 0)
+                                return n;
+                        if (n == 0) {
+                                c->done = true;
+                                break;
+                        }
+                        c->block_n = (size_t) n;
+                        c->block_pos = c->next_seq > c->block_first_seq ? (size_t) (c->next_seq - c->block_first_seq) : 0;
+                        continue;
+                }
+                const struct timeline_record *rec = &c->block[c->block_pos];
+                int64_t seq = c->block_first_seq + (int64_t) c->block_pos;
+                c->block_pos++;
+                c->next_seq = seq + 1;
+                if (rec->scheduled_ns >= c->to_ns) {
+                        c->done = true; /* sorted: nothing later can be in the window */
+                        break;
+                }
+                if (rec->scheduled_ns < c->from_ns)
+                        continue;
+                unsigned phase = rec->flags & TIMELINE_WARMUP ? PHASE_WARMUP : PHASE_MEASURE;
+                if (!(c->phases & phase))
+                        continue;
+                *ret = rec;
+                *ret_seq = seq;
+                return 1;
+        }
+        return 0;
+}
+
+
+int timeline_query_phase(struct api_request *req, unsigned *ret, struct error *err) {
+        const char *phase = api_query(req, "phase");
+        if (!phase || strcmp(phase, "measure") == 0)
+                *ret = PHASE_MEASURE;
+        else if (strcmp(phase, "warmup") == 0)
+                *ret = PHASE_WARMUP;
+        else if (strcmp(phase, "all") == 0)
+                *ret = PHASE_MEASURE | PHASE_WARMUP;
+        else
+                return error_set(err, 400, "invalid_parameter", "phase", "phase must be measure, warmup or all, got '%.32s'", phase);
+        return 0;
+}

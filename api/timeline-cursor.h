@@ -1,0 +1,33 @@
+/* timeline-cursor.h: reading a run's stored timeline record by record, block by block, within a
+ * scheduled-time window and phases: what the timeline pages, streams and buckets share. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/server.h"
+#include "basic/id.h"
+#include "storage/db.h"
+#include "storage/timeline-store.h"
+
+enum { PHASE_MEASURE = 1, PHASE_WARMUP = 2 };
+
+struct timeline_cursor {
+        struct db_lease lease;
+        char run_id[ID_LEN + 1];
+        int64_t measure_start_ns;
+        int64_t next_seq;
+        int64_t from_ns, to_ns;         /* absolute scheduled window [from, to) */
+        unsigned phases;
+        struct timeline_record block[REQUESTS_BLOCK_RECORDS];
+        size_t block_n, block_pos;
+        int64_t block_first_seq;
+        bool done;
+        bool finished;                  /* the run ended: its timeline no longer changes */
+};
+
+/* The next record that passes the filters; 1 with *ret, 0 at the end, -errno. */
+int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq);
+
+/* ?phase=measure (the default), warmup or all, as PHASE_* bits. */
+int timeline_query_phase(struct api_request *req, unsigned *ret, struct error *err);

@@ -1,0 +1,161 @@
+#!/bin/bash
+# ui.sh: the dashboard and the endpoints it polls, against one real daemon with real finished
+# runs: real JVMs (slicelab-sut.jar, GC forced during the load so that the run has pauses) under
+# an external load writing a synthetic timeline, and an experiment named like an HTML attack.
+# - the embedded files: content types, strong ETags, Content-Security-Policy, 304s;
+# - GET .../timeline/buckets: counts add up to the run's records, each bucket's p99 equals the
+#   one recomputed from the CSV rows of that bucket, bad width_ms/from_ms/to_ms/phase are 400s;
+# - every GET of a finished run's timeline page, GC events, samples, logs and buckets answers
+#   304 to its ETag;
+# - in Debian's chromium (tests/ui/views.js): each view loads with no console error and no failed
+#   request, the run chart drew as many buckets as the endpoint returned, GC bands where the run
+#   has GC events, the name shows as text and no dialog opens, a queued experiment turns running
+#   in the list without a reload.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+SYNTH="$BUILD/tests/synth-timeline"
+XSS='<img src=x onerror=alert(1)>'
+daemon_start --cgroup-root "slicelab-u$$" || { not_ok "daemon starts"; finish; exit 1; }
+PORT=$((20000 + $$ % 10000))
+
+# --- the embedded dashboard --------------------------------------------------------------
+headers() { curl -s -D - -o /dev/null "$@" | tr -d '\r'; }
+header() { awk -F': ' -v h="$1" 'tolower($1) == tolower(h) { print $2 }'; }
+h=$(headers "$DAEMON_URL/")
+check_eq "/ serves the dashboard's page" "text/html; charset=utf-8" "$(header Content-Type <<<"$h")"
+check_eq "with a Content-Security-Policy of the daemon's own files only" "default-src 'self'" "$(header Content-Security-Policy <<<"$h" | cut -d';' -f1)"
+tag=$(header ETag <<<"$h")
+check_match "and a strong ETag" '^"[0-9a-f]{16}"$' "$tag"
+check_eq "which answers 304" 304 "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $tag" "$DAEMON_URL/")"
+for f in app.js:text/javascript app.css:text/css chart.min.js:text/javascript favicon.svg:image/svg.xml; do
+        check_match "/ui/${f%%:*} is served as ${f#*:}" "^${f#*:}" "$(headers "$DAEMON_URL/ui/${f%%:*}" | header Content-Type)"
+done
+check_match "Chart.js is Debian's, embedded" 'Chart.js v3' "$(curl -s "$DAEMON_URL/ui/chart.min.js" | head -c 300)"
+api GET /ui/nothing.js
+check_eq "an unknown file is 404" 404 "$HTTP_STATUS"
+check "the page has no inline script or style" test -z "$(curl -s "$DAEMON_URL/" | grep -Ei '<script>|<script [^>]*>[^<]|<style|style=| on[a-z]+=')"
+
+# --- real runs: JVMs with a GC pause during the load ---------------------------------------
+load="$SYNTH t.bin 6000 1000 2000 && curl -sf -X POST http://127.0.0.1:$PORT/gc"
+post_experiment "$(jq -n --arg name "$XSS" --arg jar "$JAR" --arg port "$PORT" --arg load "$load" '{
+  name: $name, order: "sequential", iterations: 2,
+  sut: {command: ["java", "-Xmx128m", "-XX:+UseParallelGC", "-jar", $jar, "--port", $port], jvm: true,
+        ready: {http: "http://127.0.0.1:\($port)/health", timeout_s: 120}},
+  load: {command: ["/bin/sh", "-c", $load], timeline: "t.bin"},
+  cells: [{name: "1cpu", cpus: "0"}, {name: "2cpu", cpus: "0-1"}]}')"
+check_eq "an experiment named $XSS is accepted" 201 "$HTTP_STATUS"
+XSS_EXP=$EXP_ID
+last=$(curl -s "$DAEMON_URL/v1/experiments/$XSS_EXP/runs" | jq -r '.runs[-1].id')
+wait_for 600 run_finished "$last"
+RUN=$(first_run "$XSS_EXP")
+check_eq "its runs succeed" "succeeded succeeded succeeded succeeded" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$XSS_EXP/runs" | jq -r '[.runs[].state] | join(" ")')"
+api GET "/v1/runs/$RUN/gc"
+check_match "the run has GC pauses during its load" '^[1-9]' "$(jq '[.events[] | select(.kind == "pause")] | length' <<<"$BODY")"
+
+# --- buckets ------------------------------------------------------------------------------
+curl -s "$DAEMON_URL/v1/runs/$RUN" >"$TEST_TMP/run.json"
+START=$(jq -r .metrics.measure_start_ns "$TEST_TMP/run.json")
+curl -s -H 'Accept: text/csv' "$DAEMON_URL/v1/runs/$RUN/timeline?phase=all" >"$TEST_TMP/all.csv"
+api GET "/v1/runs/$RUN/timeline/buckets?width_ms=250"
+check_eq "buckets answer 200" 200 "$HTTP_STATUS"
+check_schema "buckets" getRunTimelineBuckets 200
+cp "$TEST_TMP/body" "$TEST_TMP/b.json"
+check_eq "bucket counts add up to the run's measured records" "$(jq .metrics.requests "$TEST_TMP/run.json")" "$(jq '.count | add' "$TEST_TMP/b.json")"
+check_eq "columns have one entry per bucket" 1 "$(jq '[.t_ms, .count, .errors, .p50_us, .p99_us, .max_us, .lag_p99_us] | map(length) | unique | length' "$TEST_TMP/b.json")"
+# Each bucket's p99 (nearest rank over answered requests) and max, recomputed from the CSV rows.
+recompute() { # recompute WIDTH_MS FROM_MS TO_MS FLAGS: "t p99 max count" per bucket with records
+        tail -n +2 "$TEST_TMP/all.csv" | awk -F, -v s="$START" -v w="$1" -v from="$2" -v to="$3" -v flags="$4" '
+                flags != "" && ($8 % 2) != flags { next }
+                $1 - s >= to * 1000000 { next }
+                { rel = $1 - s - from * 1000000; b = int(rel / (w * 1000000)); if (rel < 0) next
+                  n[b]++; if ($4 != 0) print b, $3 - $1 }
+                END { for (b in n) print b, "n", n[b] }' | sort -k1,1n -k2,2n >"$TEST_TMP/vals"
+        awk -v w="$1" -v from="$2" '
+                $2 == "n" { cnt[$1] = $3; next }
+                { v[$1, ++k[$1]] = $2 }
+                END { for (b in cnt) { m = k[b]; r = m * 0.99; i = int(r); if (i < r) i++; if (i < 1) i = 1
+                        printf "%d %.3f %.3f %d\n", from + b * w, v[b, i] / 1000, v[b, m] / 1000, cnt[b] } }' "$TEST_TMP/vals" | sort -n
+}
+jq -r '[.t_ms, .p99_us, .max_us, .count] | transpose[] | select(.[3] > 0) | "\(.[0]) \(.[1]) \(.[2]) \(.[3])"' "$TEST_TMP/b.json" |
+        awk '{ printf "%d %.3f %.3f %d\n", $1, $2, $3, $4 }' >"$TEST_TMP/got"
+recompute 250 0 999999 0 >"$TEST_TMP/want"
+check "every bucket's p99 and max equal the ones recomputed from its CSV rows" diff "$TEST_TMP/want" "$TEST_TMP/got"
+check_match "(and there are buckets to compare)" '^[1-9][0-9]' "$(wc -l <"$TEST_TMP/want")"
+api GET "/v1/runs/$RUN/timeline/buckets?width_ms=7&from_ms=-1500&to_ms=333&phase=all"
+jq -r '[.t_ms, .p99_us, .max_us, .count] | transpose[] | select(.[3] > 0) | "\(.[0]) \(.[1]) \(.[2]) \(.[3])"' <<<"$BODY" |
+        awk '{ printf "%d %.3f %.3f %d\n", $1, $2, $3, $4 }' >"$TEST_TMP/got"
+recompute 7 -1500 333 "" >"$TEST_TMP/want"
+check "a window across warmup and measure in 7 ms buckets: the same" diff "$TEST_TMP/want" "$TEST_TMP/got"
+check_eq "and it has ceil(1833 / 7) buckets, empty ones included" 262 "$(jq '.t_ms | length' <<<"$BODY")"
+api GET "/v1/runs/$RUN/timeline/buckets?width_ms=1000&phase=warmup"
+check_eq "phase=warmup counts the warmup records" 2000 "$(jq '.count | add' <<<"$BODY")"
+for bad in "width_ms=0:width_ms" "width_ms=abc:width_ms" "width_ms=1&from_ms=0&to_ms=5001:width_ms" \
+           "from_ms=x:from_ms" "to_ms=1e3:to_ms" "from_ms=10&to_ms=10:from_ms" "from_ms=-90000000:from_ms" \
+           "to_ms=99999999999:to_ms" "phase=later:phase" "limit=5:limit"; do
+        api GET "/v1/runs/$RUN/timeline/buckets?${bad%:*}"
+        check_eq "buckets?${bad%:*} is 400 naming ${bad##*:}" "400 ${bad##*:}" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+done
+api GET "/v1/runs/$RUN/timeline/buckets?width_ms=1&from_ms=0&to_ms=5000"
+check_eq "5000 buckets are allowed" "200 5000" "$HTTP_STATUS $(jq '.t_ms | length' <<<"$BODY")"
+api GET "/v1/runs/zzzzzzzzzzzz/timeline/buckets"
+check_eq "buckets of no run: 404" 404 "$HTTP_STATUS"
+
+# --- ETags and 304 on everything of a finished run -----------------------------------------
+for path in "timeline?limit=100" "timeline?limit=5&from_ms=100&to_ms=900" gc samples logs/sut logs/load "logs/sut?tail=3" \
+            "timeline/buckets?width_ms=250" "timeline/buckets?width_ms=3&phase=all"; do
+        h=$(headers "$DAEMON_URL/v1/runs/$RUN/$path")
+        tag=$(header ETag <<<"$h")
+        check_eq "GET runs/{id}/$path answers 304 to its ETag ($tag), with no body" "304 0" \
+                "$(curl -s -o /dev/null -w '%{http_code} %{size_download}' -H "If-None-Match: $tag" "$DAEMON_URL/v1/runs/$RUN/$path")"
+done
+tag=$(headers "$DAEMON_URL/v1/runs/$RUN/timeline?limit=100" | header ETag)
+check_eq "another page has another tag" 200 "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $tag" "$DAEMON_URL/v1/runs/$RUN/timeline?limit=101")"
+tag=$(headers "$DAEMON_URL/v1/experiments" | header ETag)
+check_eq "the experiments list polled with If-None-Match answers 304 while nothing changes" 304 \
+        "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $tag" "$DAEMON_URL/v1/experiments")"
+
+# count_views_output: views.js's "ok - " / "not ok - " lines as this script's assertions.
+count_views_output() {
+        while IFS= read -r line; do
+                case $line in
+                "ok - "*) ok "${line#ok - }" ;;
+                "not ok - "*) not_ok "${line#not ok - }" ;;
+                *) echo "$line" ;;
+                esac
+        done <"$TEST_TMP/views.out"
+        check_match "the browser tests ran" '^ok - ' "$(head -1 "$TEST_TMP/views.out")"
+}
+
+# --- the browser ---------------------------------------------------------------------------
+# An experiment that waits behind another (one run at a time): the list must turn it running.
+post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
+  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 12\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+BLOCKER=$EXP_ID
+post_experiment "{\"name\":\"waits\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
+  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 12\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+QUEUED_EXP=$EXP_ID
+wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
+check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"
+if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
+        URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP SHOTS=${UI_SHOTS:-} \
+                node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
+        count_views_output
+else
+        not_ok "playwright-core installs" "$(cat "$TEST_TMP/npm.log")"
+fi
+wait_for 60 run_finished "$(first_run "$QUEUED_EXP")"
+
+# --- reads that need the token ---------------------------------------------------------------
+# Listening on every address (not loopback) makes reads need the token; the test still talks to
+# 127.0.0.1 only. A second daemon, after the first has stopped.
+daemon_stop
+DAEMON_STATE=$TEST_TMP/state-auth DAEMON_LISTEN=0.0.0.0:0 daemon_start --cgroup-root "slicelab-ua$$" ||
+        { not_ok "a daemon listening beyond loopback starts"; finish; exit 1; }
+api GET /v1/experiments
+check_eq "there, reads need the token" 401 "$HTTP_STATUS"
+check_eq "but the dashboard's page loads without it" 200 "$(curl -s -o /dev/null -w '%{http_code}' "$DAEMON_URL/")"
+URL=$DAEMON_URL TOKEN=$DAEMON_TOKEN node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
+count_views_output
+finish

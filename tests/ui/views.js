@@ -1,0 +1,216 @@
+// views.js: the dashboard in a real browser (Debian's chromium, headless, driven by
+// playwright-core) against a real daemon with real finished runs. Called by ui.sh with the
+// daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
+// "ok - NAME" / "not ok - NAME" / "# comment".
+//   URL XSS_EXP GC_RUN QUEUED_EXP node views.js
+'use strict';
+const { chromium } = require('playwright-core');
+
+const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env.GC_RUN, QUEUED_EXP = process.env.QUEUED_EXP;
+const XSS_NAME = '<img src=x onerror=alert(1)>';
+let failed = 0;
+
+function ok(cond, name, detail) {
+  if (cond) console.log(`ok - ${name}`);
+  else {
+    failed++;
+    console.log(`not ok - ${name}`);
+    if (detail !== undefined) console.log(`#   ${String(detail).split('\n').join('\n#   ')}`);
+  }
+}
+
+// Endpoints other issues add: the page asks them and shows their section only when they answer
+// 200, so their 404 (which chromium logs as a console error) is expected until they land.
+const optional = /\/v1\/experiments\/[^/]+\/findings$|\/v1\/compare\?/;
+
+async function openPage(browser, opts) {
+  const context = await browser.newContext({ viewport: opts && opts.viewport || { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const problems = { console: [], failed: [], dialogs: [], http: [] };
+  page.on('console', m => {
+    if (m.type() !== 'error') return;
+    const where = m.location() && m.location().url || '';
+    if (optional.test(where) && /404/.test(m.text())) return;
+    problems.console.push(`${m.text()} (${where})`);
+  });
+  page.on('pageerror', e => problems.console.push('page error: ' + e.message));
+  page.on('requestfailed', r => problems.failed.push(`${r.url()}: ${r.failure() && r.failure().errorText}`));
+  page.on('response', r => {
+    if (r.status() >= 400 && !optional.test(r.url())) problems.http.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('dialog', d => {
+    problems.dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  return { context, page, problems };
+}
+
+async function loadView(browser, hash, waitFor, name, opts) {
+  const v = await openPage(browser, opts);
+  const navigations = [];
+  v.page.on('framenavigated', f => { if (f === v.page.mainFrame()) navigations.push(f.url()); });
+  v.navigations = navigations;
+  const t0 = Date.now();
+  await v.page.goto(`${URL}/${hash}`);
+  try {
+    await v.page.waitForSelector(waitFor, { timeout: 20000 });
+    await v.page.waitForFunction(() => document.getElementById('view').dataset.loaded, null, { timeout: 20000 });
+  } catch (e) {
+    ok(false, `${name}: the view shows ${waitFor}`, e.message);
+  }
+  v.ms = Date.now() - t0;
+  return v;
+}
+
+function clean(v, name) {
+  ok(v.problems.console.length === 0, `${name}: no console error`, v.problems.console.join('\n'));
+  ok(v.problems.failed.length === 0 && v.problems.http.length === 0, `${name}: no failed request`, v.problems.failed.concat(v.problems.http).join('\n'));
+  ok(v.problems.dialogs.length === 0, `${name}: no dialog opened`, v.problems.dialogs.join('\n'));
+}
+
+async function experimentsView(browser) {
+  const v = await loadView(browser, '#/', '#experiments table', 'experiments');
+  const names = await v.page.$$eval('.exp-name', as => as.map(a => a.textContent));
+  ok(names.includes(XSS_NAME), 'experiments: the experiment named <img src=x onerror=alert(1)> shows that text', names.join(' | '));
+  ok(await v.page.$('img') === null, 'experiments: no <img> element was made from a name');
+  // Let a poll or two go by: a dialog would open on any later render too.
+  await v.page.waitForTimeout(2500);
+  clean(v, 'experiments');
+  await v.context.close();
+}
+
+async function queuedToRunning(browser) {
+  const v = await loadView(browser, '#/', `tr[data-id="${QUEUED_EXP}"]`, 'experiments (live)');
+  const status = () => v.page.$eval(`tr[data-id="${QUEUED_EXP}"] .exp-status`, e => e.textContent);
+  const first = await status();
+  ok(first === 'queued', 'experiments: the waiting experiment shows queued', first);
+  await v.page.evaluate(() => { window.__noReload = true; });
+  try {
+    await v.page.waitForFunction(id => {
+      const e = document.querySelector(`tr[data-id="${id}"] .exp-status`);
+      return e && e.textContent === 'running';
+    }, QUEUED_EXP, { timeout: 60000, polling: 100 });
+    ok(true, 'experiments: it changes to running in place');
+  } catch (e) {
+    ok(false, 'experiments: it changes to running in place', `still ${await status()}`);
+  }
+  ok(await v.page.evaluate(() => window.__noReload === true) && v.navigations.length === 1,
+    'experiments: without a reload', v.navigations.join(' '));
+  clean(v, 'experiments (live)');
+  await v.context.close();
+}
+
+async function experimentView(browser) {
+  const v = await loadView(browser, `#/experiments/${XSS_EXP}`, '#report table', 'experiment');
+  ok(await v.page.$eval('#exp-title', e => e.textContent) === XSS_NAME, 'experiment: the name shows as text in the title');
+  ok(await v.page.$('img') === null, 'experiment: no <img> element was made from the name');
+  const cells = await v.page.$$eval('#report tbody tr', rows => rows.length);
+  ok(cells === 2, 'experiment: one row per cell', cells);
+  await v.page.waitForSelector('#metric-charts canvas[data-drawn]');
+  const charts = await v.page.$$eval('#metric-charts canvas', cs => cs.map(c => Number(c.dataset.points)));
+  ok(charts.length >= 4 && charts.every(n => n === 2), 'experiment: a chart per metric with a bar per cell', charts.join(','));
+  await v.page.selectOption('#baseline', '1cpu');
+  let ratios = '';
+  try {
+    await v.page.waitForFunction(() => /\(baseline\)/.test(document.querySelector('#report tbody').textContent), null, { timeout: 10000 });
+    ratios = await v.page.$$eval('#report tbody tr:nth-child(2) .ci', es => es.map(e => e.textContent).join(' '));
+  } catch (e) { ratios = e.message; }
+  ok(/×[0-9]/.test(ratios), 'experiment: a baseline chosen on the page gives the other cells ratios to it', ratios);
+  const runs = await v.page.$$eval('#runs a', as => as.map(a => a.getAttribute('href')));
+  ok(runs.length === 4 && runs.every(h => h.startsWith('#/runs/')), 'experiment: its runs link to their views', runs.join(' '));
+  clean(v, 'experiment');
+  await v.context.close();
+}
+
+async function runView(browser, viewport, label) {
+  const v = await openPage(browser, { viewport });
+  let bucketsCount = null;
+  v.page.on('response', async r => {
+    if (r.url().includes('/timeline/buckets') && r.status() === 200) bucketsCount = (await r.json()).t_ms.length;
+  });
+  await v.page.goto(`${URL}/#/runs/${GC_RUN}`);
+  try {
+    await v.page.waitForSelector('#latency-chart[data-ready][data-drawn]', { timeout: 20000 });
+  } catch (e) {
+    ok(false, `run${label}: the latency chart is drawn`, e.message);
+  }
+  const d = await v.page.$eval('#latency-chart', c => ({ ...c.dataset }));
+  ok(bucketsCount > 0 && Number(d.points) === bucketsCount && Number(d.buckets) === bucketsCount,
+    `run${label}: the chart drew as many buckets as the endpoint returned`, `endpoint ${bucketsCount}, drawn ${d.points}`);
+  ok(Number(d.gcBands) > 0, `run${label}: GC bands are drawn where the run has GC events`, `bands ${d.gcBands}`);
+  const warnings = await v.page.$$eval('#warnings li', ls => ls.length);
+  ok(warnings > 0, `run${label}: the run's warnings are listed`);
+  if (!label) {
+    // Zoom on the first half: finer buckets come from the endpoint.
+    const before = bucketsCount;
+    bucketsCount = null;
+    const from = await v.page.$eval('#zoom-from', e => Number(e.value));
+    await v.page.fill('#zoom-to', String(from + 1000));
+    await v.page.click('#zoom');
+    await v.page.waitForFunction(() => /buckets of/.test(document.getElementById('bucket-info').textContent) && document.getElementById('latency-chart').dataset.buckets);
+    await v.page.waitForFunction(b => document.getElementById('latency-chart').dataset.buckets !== String(b), before).catch(() => {});
+    const after = await v.page.$eval('#latency-chart', c => Number(c.dataset.points));
+    ok(bucketsCount > 0 && after === bucketsCount, 'run: zooming fetches finer buckets and draws them all', `endpoint ${bucketsCount}, drawn ${after}`);
+    const [dl] = await Promise.all([v.page.waitForEvent('download'), v.page.click('text=timeline CSV')]);
+    const csv = require('fs').readFileSync(await dl.path(), 'utf8').split('\n');
+    ok(csv[0] === 'scheduled_ns,submit_ns,done_ns,status,error,bytes,conn,flags' && csv.length > 1000,
+      'run: the CSV link downloads the timeline as CSV', csv[0]);
+    await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/run.png` : '/dev/null' }).catch(() => {});
+  }
+  const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  ok(overflow <= 0, `run${label}: nothing wider than the window`, `${overflow} px too wide`);
+  clean(v, `run${label}`);
+  await v.context.close();
+}
+
+async function compareView(browser) {
+  const v = await loadView(browser, `#/compare?a=${XSS_EXP}&b=${XSS_EXP}`, '#view form', 'compare');
+  const text = await v.page.$eval('#view', e => e.textContent);
+  ok(/Compare experiments/.test(text), 'compare: the view loads (its result shows when /v1/compare answers)');
+  clean(v, 'compare');
+  await v.context.close();
+}
+
+// A daemon whose reads need the token: the page asks for it once, keeps it for the tab, and
+// sends it; the static files themselves load without it.
+async function tokenFlow(browser) {
+  const v = await openPage(browser);
+  const unauthorized = [];
+  v.page.on('response', r => { if (r.status() === 401) unauthorized.push(r.url()); });
+  await v.page.goto(`${URL}/#/`);
+  await v.page.waitForSelector('#token-input', { state: 'visible', timeout: 20000 });
+  ok(unauthorized.length === 1 && /\/v1\/experiments/.test(unauthorized[0]), 'token: the page loads without it and asks for it after one 401', unauthorized.join(' '));
+  await v.page.fill('#token-input', process.env.TOKEN);
+  await v.page.press('#token-input', 'Enter');
+  await v.page.waitForSelector('#experiments > *', { timeout: 20000 });
+  ok(await v.page.$eval('#token-form', f => f.hidden), 'token: with it the list shows and the form goes away');
+  await v.page.reload();
+  await v.page.waitForSelector('#experiments > *', { timeout: 20000 });
+  ok(unauthorized.length === 1 && await v.page.$eval('#token-form', f => f.hidden), 'token: a reload of the tab does not ask again (sessionStorage)');
+  // The one expected 401 is logged by chromium as a console error; nothing else may be.
+  v.problems.console = v.problems.console.filter(m => !/401/.test(m));
+  v.problems.http = v.problems.http.filter(m => !/^401 /.test(m));
+  clean(v, 'token');
+  await v.context.close();
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    if (process.env.TOKEN) {
+      await tokenFlow(browser);
+      return;
+    }
+    if (QUEUED_EXP) await queuedToRunning(browser);
+    await experimentsView(browser);
+    await experimentView(browser);
+    await runView(browser, { width: 1280, height: 800 }, '');
+    await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
+    await compareView(browser);
+  } catch (e) {
+    ok(false, 'the browser tests ran to their end', e.stack);
+  } finally {
+    await browser.close();
+  }
+  process.exit(failed ? 1 : 0);
+})();

@@ -1,0 +1,703 @@
+/* app.js: slicelab's dashboard. Read-only views over the REST API, one hash route each
+ * (#/, #/experiments/ID, #/runs/ID, #/compare?a=..&b=..). Every string from the API goes into
+ * the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
+ * nothing; the token, when reads need it, is asked once and kept in sessionStorage. */
+'use strict';
+
+const POLL_MS = 2000;
+const TARGET_BUCKETS = 600;
+const view = document.getElementById('view');
+let generation = 0;           /* bumped on each navigation: a stale view's work stops */
+const charts = [];
+
+/* ---- DOM helpers: elements built with text only --------------------------------------- */
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = String(v);
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function table(headers, rows, caption) {
+  const head = el('tr', {}, headers.map(h => el('th', { scope: 'col', class: h.num ? 'num' : null, text: h.label || h })));
+  return el('div', { class: 'table-wrap' },
+    el('table', {}, caption ? el('caption', { class: 'sub', text: caption }) : null,
+      el('thead', {}, head), el('tbody', {}, rows)));
+}
+
+function stateBadge(state) {
+  return el('span', { class: 'state state-' + String(state).replace(/[^a-z]/g, ''), text: state || 'unknown' });
+}
+
+function fmt(v, digits) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  if (typeof v !== 'number') return String(v);
+  const d = digits === undefined ? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2) : digits;
+  return v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: 0 });
+}
+
+function fmtTime(s) {
+  if (!s) return '–';
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? String(s) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+function setStatus(text) {
+  document.getElementById('status').textContent = text;
+}
+
+function showError(where, err) {
+  where.append(el('p', { class: 'error', role: 'alert', text: String(err.message || err) }));
+}
+
+/* ---- the API: token, ETags -------------------------------------------------------------- */
+
+const etags = new Map();      /* url -> [etag, body] */
+let tokenWaiters = null;
+
+function askToken() {
+  if (tokenWaiters) return new Promise(r => tokenWaiters.push(r));
+  tokenWaiters = [];
+  const form = document.getElementById('token-form');
+  const input = document.getElementById('token-input');
+  form.hidden = false;
+  input.focus();
+  return new Promise(resolve => {
+    tokenWaiters.push(resolve);
+    form.addEventListener('submit', ev => {
+      ev.preventDefault();
+      sessionStorage.setItem('slicelab-token', input.value.trim());
+      form.hidden = true;
+      const w = tokenWaiters;
+      tokenWaiters = null;
+      w.forEach(f => f());
+    }, { once: true });
+  });
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.error ? `${status}: ${body.error.message}` : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/* GET a JSON resource; {changed:false} when a poll's If-None-Match matched. */
+async function api(url, opts) {
+  const o = opts || {};
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const headers = { Accept: 'application/json' };
+    const token = sessionStorage.getItem('slicelab-token');
+    if (token) headers.Authorization = 'Bearer ' + token;
+    const known = etags.get(url);
+    if (o.poll && known) headers['If-None-Match'] = known[0];
+    const resp = await fetch(url, { headers, cache: 'no-store' });
+    if (resp.status === 304 && known) {
+      await resp.text();
+      return { body: known[1], changed: false };
+    }
+    if (resp.status === 401) {
+      sessionStorage.removeItem('slicelab-token');
+      await askToken();
+      continue;
+    }
+    const body = await resp.json().catch(() => null);
+    if (!resp.ok) throw new ApiError(resp.status, body);
+    const tag = resp.headers.get('ETag');
+    if (tag) etags.set(url, [tag, body]);
+    return { body, changed: true };
+  }
+  throw new Error('the token was refused');
+}
+
+/* An endpoint another part of slicelab may not have yet: null unless it answers 200. */
+async function optional(url) {
+  const token = sessionStorage.getItem('slicelab-token');
+  const resp = await fetch(url, { headers: token ? { Authorization: 'Bearer ' + token } : {}, cache: 'no-store' });
+  if (resp.status !== 200) {
+    await resp.text();
+    return null;
+  }
+  return resp.json();
+}
+
+function pollEvery(fn) {
+  const gen = generation;
+  const tick = async () => {
+    if (gen !== generation) return;
+    try {
+      await fn();
+      setStatus('updated ' + new Date().toLocaleTimeString());
+    } catch (e) {
+      setStatus('update failed: ' + e.message);
+    }
+    if (gen === generation) setTimeout(tick, POLL_MS);
+  };
+  setTimeout(tick, POLL_MS);
+}
+
+/* ---- charts ----------------------------------------------------------------------------- */
+
+/* Bands on the x axis: GC and safepoint pauses, and the warmup, drawn behind the lines. */
+const bandsPlugin = {
+  id: 'bands',
+  beforeDatasetsDraw(chart, args, opts) {
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    if (!opts.bands || !x) return;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+    ctx.clip();
+    let drawn = 0;
+    for (const b of opts.bands) {
+      const x0 = x.getPixelForValue(b.from), x1 = x.getPixelForValue(b.to);
+      if (x1 < a.left || x0 > a.right) continue;
+      const w = Math.max(x1 - x0, 2);
+      ctx.fillStyle = b.color;
+      if (b.strip) ctx.fillRect(x0, a.bottom - 10, w, 10);
+      else ctx.fillRect(x0, a.top, w, a.bottom - a.top);
+      if (b.label) {
+        ctx.fillStyle = '#5b6475';
+        ctx.font = '12px sans-serif';
+        ctx.fillText(b.label, Math.max(x0, a.left) + 4, a.top + 14);
+      }
+      if (b.gc) drawn++;
+    }
+    ctx.restore();
+    chart.canvas.dataset.gcBands = String(drawn);
+  },
+};
+
+/* 95% interval whiskers on a cell-means chart. */
+const whiskerPlugin = {
+  id: 'whiskers',
+  afterDatasetsDraw(chart, args, opts) {
+    if (!opts.intervals) return;
+    const { ctx, chartArea: a, scales: { x, y } } = chart;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+    ctx.clip();
+    ctx.strokeStyle = '#1d2330';
+    ctx.lineWidth = 1.5;
+    opts.intervals.forEach((iv, i) => {
+      if (!iv) return;
+      const px = x.getPixelForValue(i), lo = y.getPixelForValue(iv.low), hi = y.getPixelForValue(iv.high);
+      ctx.beginPath();
+      ctx.moveTo(px, lo); ctx.lineTo(px, hi);
+      ctx.moveTo(px - 8, lo); ctx.lineTo(px + 8, lo);
+      ctx.moveTo(px - 8, hi); ctx.lineTo(px + 8, hi);
+      ctx.stroke();
+    });
+    ctx.restore();
+  },
+};
+
+/* After every draw, what the chart holds, for people with tools and for the tests. */
+const countPlugin = {
+  id: 'drawnCount',
+  afterDraw(chart) {
+    const meta = chart.getDatasetMeta(0);
+    chart.canvas.dataset.points = String(meta && meta.data ? meta.data.length : 0);
+    chart.canvas.dataset.drawn = String(Number(chart.canvas.dataset.drawn || 0) + 1);
+  },
+};
+
+function newChart(canvas, config) {
+  const c = new Chart(canvas, config);
+  charts.push(c);
+  return c;
+}
+
+function destroyCharts() {
+  while (charts.length) charts.pop().destroy();
+}
+
+/* Every time chart's y axis has the same width, so the x axes line up one under the other. */
+const Y_AXIS_WIDTH = 64;
+const fixedWidth = { afterFit: scale => { scale.width = Y_AXIS_WIDTH; } };
+
+const palette = ['#1f5fbf', '#b3261e', '#1b7f3b', '#8a5a00', '#6a3fb5', '#00838f'];
+const dashes = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
+
+/* ---- view: experiments ------------------------------------------------------------------ */
+
+function progressCell(p) {
+  if (!p) return el('td', { text: '–' });
+  return el('td', {},
+    el('progress', { max: p.total || 1, value: p.done || 0, 'aria-label': `${p.done} of ${p.total} runs done` }),
+    el('span', { class: 'progress-text', text: `${p.done}/${p.total}` }));
+}
+
+function experimentRow(x, withLabels) {
+  return el('tr', { 'data-id': x.id },
+    el('td', {}, el('a', { href: '#/experiments/' + encodeURIComponent(x.id), class: 'exp-name', text: x.name })),
+    el('td', { class: 'mono', text: x.id }),
+    withLabels ? el('td', { class: 'exp-labels', text: x.labels ? Object.entries(x.labels).map(([k, v]) => `${k}=${v}`).join(', ') : '–' }) : null,
+    el('td', { class: 'exp-status' }, stateBadge(x.status)),
+    progressCell(x.progress),
+    el('td', { class: 'mono', text: fmtTime(x.created_at) }),
+    el('td', { class: 'mono', text: fmtTime(x.finished_at) }));
+}
+
+async function viewExperiments() {
+  view.append(el('h1', { text: 'Experiments' }));
+  const holder = el('div', { id: 'experiments' });
+  view.append(holder);
+  const render = body => {
+    /* Labels where the daemon's experiments have them. */
+    const withLabels = body.experiments.some(x => x.labels);
+    const rows = body.experiments.map(x => experimentRow(x, withLabels));
+    const heads = ['Name', 'Id', withLabels ? 'Labels' : null, 'Status', 'Progress', 'Created', 'Finished'].filter(Boolean);
+    holder.replaceChildren(rows.length ? table(heads, rows)
+      : el('p', { class: 'empty', text: 'No experiments yet: POST one to /v1/experiments.' }));
+  };
+  const url = '/v1/experiments?limit=200';
+  render((await api(url)).body);
+  pollEvery(async () => {
+    const r = await api(url, { poll: true });
+    if (r.changed) render(r.body);
+  });
+}
+
+/* ---- view: an experiment ---------------------------------------------------------------- */
+
+const cellMetrics = [
+  { key: 'throughput_rps', label: 'Throughput (req/s)', better: 'higher' },
+  { key: 'latency_us.scheduled.p50', label: 'p50 from scheduled (µs)', better: 'lower' },
+  { key: 'latency_us.scheduled.p99', label: 'p99 from scheduled (µs)', better: 'lower' },
+  { key: 'latency_us.scheduled.p999', label: 'p99.9 from scheduled (µs)', better: 'lower' },
+  { key: 'gc.pause_total_ms', label: 'GC pauses (ms)', better: 'lower' },
+  { key: 'jit.compile_time_s', label: 'JIT compile (s)', better: 'lower' },
+  { key: 'cgroup.nr_throttled', label: 'Throttled periods', better: 'lower' },
+  { key: 'cgroup.throttled_s', label: 'Throttled (s)', better: 'lower' },
+];
+const ergonomics = ['jvm.ActiveProcessorCount', 'jvm.ParallelGCThreads', 'jvm.CICompilerCount', 'jvm.ConcGCThreads'];
+
+function summaryFacts(def) {
+  const facts = [];
+  const add = (k, v) => facts.push(el('dt', { text: k }), el('dd', {}, v));
+  add('Iterations', String(def.iterations ?? 1));
+  add('Order', def.order || 'default');
+  if (def.sut) add('SUT', el('code', { text: (def.sut.command || []).join(' ') }));
+  if (def.load) {
+    const l = def.load;
+    add('Load', l.command ? el('code', { text: l.command.join(' ') })
+      : Object.entries(l).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', '));
+  }
+  for (const k of ['warmup_s', 'duration_s', 'phases']) if (def[k] !== undefined) add(k, JSON.stringify(def[k]));
+  if (def.host) add('Host checks', Object.entries(def.host).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', '));
+  return el('dl', { class: 'facts' }, facts);
+}
+
+function cellsTable(def) {
+  const keys = [...new Set((def.cells || []).flatMap(c => Object.keys(c).filter(k => k !== 'name')))];
+  const rows = (def.cells || []).map(c => el('tr', {}, el('th', { scope: 'row', text: c.name }),
+    keys.map(k => el('td', { class: 'mono', text: c[k] === undefined ? '–' : typeof c[k] === 'object' ? JSON.stringify(c[k]) : String(c[k]) }))));
+  return table(['Cell', ...keys], rows);
+}
+
+function statCell(stat, ratio) {
+  const td = el('td', { class: 'num' });
+  if (!stat) {
+    td.textContent = '–';
+    return td;
+  }
+  td.append(fmt(stat.mean));
+  if (stat.ci95) td.append(el('span', { class: 'ci', text: `[${fmt(stat.ci95.low)}, ${fmt(stat.ci95.high)}]` }));
+  if (ratio && ratio.ratio !== null && ratio.ratio !== undefined) {
+    const r = el('span', { class: 'ci', text: `×${fmt(ratio.ratio, 3)}` + (ratio.ci95 ? ` [${fmt(ratio.ci95.low, 3)}, ${fmt(ratio.ci95.high, 3)}]` : '') + (ratio.excludes_one ? ' *' : '') });
+    td.append(r);
+  }
+  return td;
+}
+
+function reportTable(report) {
+  const headers = ['Cell', 'Runs ok', ...cellMetrics.map(m => ({ label: m.label, num: true })), { label: 'JVM ergonomics', num: false }];
+  const rows = report.cells.map(c => {
+    const erg = ergonomics.map(k => c.metrics[k] ? `${k.slice(4)}=${fmt(c.metrics[k].mean)}` : null).filter(Boolean).join(', ');
+    return el('tr', {},
+      el('th', { scope: 'row', text: c.name + (report.baseline === c.name ? ' (baseline)' : '') }),
+      el('td', { class: 'num', text: `${c.runs.succeeded}/${c.runs.total}` }),
+      cellMetrics.map(m => statCell(c.metrics[m.key], c.ratios && c.ratios[m.key])),
+      el('td', { text: erg || '–' }));
+  });
+  return [el('p', { class: 'legend-note', text: 'Mean of the runs, with its 95% interval below; with a baseline, ×ratio to it [95% interval], * when that interval excludes 1.' }),
+    table(headers, rows)];
+}
+
+function metricCharts(report, holder) {
+  const names = report.cells.map(c => c.name);
+  for (const m of cellMetrics) {
+    const stats = report.cells.map(c => c.metrics[m.key]);
+    if (!stats.some(Boolean)) continue;
+    if (stats.every(st => !st || (st.mean === 0 && st.max === 0))) {
+      holder.append(el('div', { class: 'panel' }, el('h3', { text: m.label }), el('p', { class: 'empty', text: '0 in every run of every cell' })));
+      continue;
+    }
+    const lows = stats.map(st => st && st.ci95 ? st.ci95.low : st ? st.mean : 0), highs = stats.map(st => st && st.ci95 ? st.ci95.high : st ? st.mean : 0);
+    const canvas = el('canvas', { role: 'img', 'aria-label': `${m.label} per cell: mean with 95% interval` });
+    holder.append(el('div', { class: 'panel' }, el('h3', { text: m.label }), el('div', { class: 'chart-box metric' }, canvas)));
+    newChart(canvas, {
+      type: 'bar',
+      data: { labels: names, datasets: [{ label: 'mean', data: stats.map(s => s ? s.mean : null), backgroundColor: '#9db8e3', borderColor: '#1f5fbf', borderWidth: 1 }] },
+      options: {
+        animation: false, maintainAspectRatio: false,
+        plugins: { legend: { display: false }, whiskers: { intervals: stats.map(s => s && s.ci95) },
+          tooltip: { callbacks: { afterLabel: i => { const s = stats[i.dataIndex]; return s && s.ci95 ? `95%: [${fmt(s.ci95.low)}, ${fmt(s.ci95.high)}]` : ''; } } } },
+        scales: { y: { beginAtZero: true, suggestedMin: Math.min(0, ...lows), suggestedMax: Math.max(...highs) } },
+      },
+      plugins: [whiskerPlugin, countPlugin],
+    });
+  }
+}
+
+function runsTable(runs) {
+  const rows = runs.map(r => el('tr', {},
+    el('td', {}, el('a', { href: '#/runs/' + encodeURIComponent(r.id), class: 'mono', text: r.id })),
+    el('td', { text: r.cell }), el('td', { class: 'num', text: r.iteration }),
+    el('td', {}, stateBadge(r.state)),
+    el('td', { text: [r.reason, r.message].filter(Boolean).join(': ') || '–' }),
+    el('td', { class: 'num', text: r.headline ? fmt(r.headline.throughput_rps) : '–' }),
+    el('td', { class: 'num', text: r.headline ? fmt(r.headline.p99_us) : '–' }),
+    el('td', { class: 'mono', text: fmtTime(r.started_at) }), el('td', { class: 'mono', text: fmtTime(r.finished_at) })));
+  return table(['Run', 'Cell', 'Iteration', 'State', 'Reason', { label: 'req/s', num: true }, { label: 'p99 µs', num: true }, 'Started', 'Finished'], rows);
+}
+
+function findingsSection(findings) {
+  const list = Array.isArray(findings) ? findings : findings.findings || [];
+  const sec = el('section', { id: 'findings' }, el('h2', { text: 'Findings' }));
+  if (!list.length) sec.append(el('p', { class: 'empty', text: 'No findings: nothing explains a difference between the cells.' }));
+  for (const f of list) {
+    const ev = f.evidence || {};
+    const runs = [].concat(ev.runs || f.runs || []);
+    sec.append(el('div', { class: 'finding severity-' + String(f.severity || '').replace(/[^a-z]/g, '') },
+      el('strong', { text: `${f.severity ? f.severity + ' · ' : ''}${f.kind || 'finding'}` }),
+      el('p', { text: f.claim || f.message || '' }),
+      ev.metric ? el('p', { class: 'ci', text: `${ev.metric}${ev.cell ? ' in ' + ev.cell : ''}${ev.values ? ': ' + JSON.stringify(ev.values) : ''}` }) : null,
+      f.suggestion ? el('p', { text: 'Suggestion: ' + f.suggestion }) : null,
+      runs.length ? el('p', {}, 'Runs: ', runs.flatMap((r, i) => [i ? ', ' : '', el('a', { href: '#/runs/' + encodeURIComponent(r.id || r), class: 'mono', text: r.id || r })])) : null));
+  }
+  return sec;
+}
+
+async function viewExperiment(id) {
+  const base = '/v1/experiments/' + encodeURIComponent(id);
+  const exp = (await api(base)).body;
+  view.append(el('h1', {}, 'Experiment ', el('span', { id: 'exp-title', text: exp.name })),
+    el('p', { class: 'sub' }, stateBadge(exp.status), ` · ${id} · created ${fmtTime(exp.created_at)} · finished ${fmtTime(exp.finished_at)}`));
+  if (exp.warnings && exp.warnings.length) view.append(el('ul', { class: 'plain' }, exp.warnings.map(w => el('li', { text: w }))));
+  view.append(el('h2', { text: 'Definition' }), el('div', { class: 'grid wide' },
+    el('div', { class: 'panel' }, summaryFacts(exp.definition || {})), el('div', { class: 'panel' }, cellsTable(exp.definition || {}))));
+
+  const picker = el('select', { id: 'baseline', 'aria-label': 'baseline cell' }, el('option', { value: '', text: 'none' }),
+    (exp.definition.cells || []).map(c => el('option', { value: c.name, text: c.name })));
+  const reportHolder = el('div', { id: 'report' });
+  const chartsHolder = el('div', { class: 'grid', id: 'metric-charts' });
+  view.append(el('h2', { text: 'Cells' }), el('div', { class: 'controls' }, el('label', { for: 'baseline', text: 'Ratios to baseline:' }), picker),
+    reportHolder, el('h3', { text: 'Cell means with 95% intervals' }), chartsHolder);
+  const findingsHolder = el('div');
+  const runsHolder = el('div', { id: 'runs' });
+  view.append(findingsHolder, el('h2', { text: 'Runs' }), runsHolder,
+    el('p', {}, el('a', { href: '#/compare?a=' + encodeURIComponent(id), text: 'Compare with another experiment…' })));
+
+  const gen = generation;
+  const showReport = async (poll) => {
+    const b = picker.value;
+    const r = await api(base + '/report' + (b ? '?baseline=' + encodeURIComponent(b) : ''), { poll });
+    if (!r.changed || gen !== generation) return;
+    reportHolder.replaceChildren(...reportTable(r.body));
+    for (const c of charts.splice(0)) c.destroy();
+    chartsHolder.replaceChildren();
+    metricCharts(r.body, chartsHolder);
+  };
+  picker.addEventListener('change', () => showReport(false).catch(e => showError(reportHolder, e)));
+  const showRuns = async (poll) => {
+    const r = await api(base + '/runs', { poll });
+    if (r.changed && gen === generation) runsHolder.replaceChildren(runsTable(r.body.runs));
+  };
+  await Promise.all([showReport(false), showRuns(false)]);
+  const findings = await optional(base + '/findings');
+  if (findings && gen === generation) findingsHolder.replaceChildren(findingsSection(findings));
+  if (exp.status === 'queued' || exp.status === 'running')
+    pollEvery(async () => {
+      await Promise.all([showRuns(true), showReport(true)]);
+    });
+}
+
+/* ---- view: a run ------------------------------------------------------------------------ */
+
+function runFacts(run) {
+  const facts = [];
+  const add = (k, v) => facts.push(el('dt', { text: k }), el('dd', {}, v));
+  add('Experiment', el('a', { href: '#/experiments/' + encodeURIComponent(run.experiment_id), class: 'mono', text: run.experiment_id }));
+  add('Cell', `${run.cell} · iteration ${run.iteration}`);
+  add('State', [stateBadge(run.state), run.reason ? ` ${run.reason}` : '', run.message ? `: ${run.message}` : '']);
+  add('Parameters', el('code', { text: JSON.stringify(run.parameters) }));
+  const ex = run.exit || {};
+  add('Exit', ['sut', 'load'].map(k => ex[k] ? `${k}: ${ex[k].signal ? 'signal ' + ex[k].signal : 'code ' + ex[k].code}` : `${k}: –`).join(' · '));
+  if (run.slices) add('Slices', el('code', { text: `${run.slices.sut} · ${run.slices.load}` }));
+  const m = run.metrics || {};
+  if (m.requests !== undefined) add('Requests', `${fmt(m.requests)} (${fmt(m.errors)} errors) at ${fmt(m.throughput_rps)} req/s`);
+  const lat = m.latency_us && m.latency_us.scheduled;
+  if (lat) add('From scheduled (µs)', `p50 ${fmt(lat.p50)} · p99 ${fmt(lat.p99)} · p99.9 ${fmt(lat.p999)} · max ${fmt(lat.max)}`);
+  if (m.gc) add('GC', `${fmt(m.gc.pauses)} pauses, ${fmt(m.gc.pause_total_ms)} ms total, max ${fmt(m.gc.pause_max_ms)} ms`);
+  if (m.jvm) add('Ergonomics', Object.entries(m.jvm).map(([k, v]) => `${k}=${v}`).join(', '));
+  if (m.cgroup) add('cgroup', `${fmt(m.cgroup.nr_throttled)} of ${fmt(m.cgroup.nr_periods)} periods throttled, ${fmt(m.cgroup.throttled_s)} s`);
+  const base = '/v1/runs/' + encodeURIComponent(run.id);
+  add('Downloads', [el('a', { href: base + '/logs/sut', text: 'SUT log', onclick: downloadVia(null, `${run.id}-sut.log`) }), ' · ',
+    el('a', { href: base + '/logs/load', text: 'load log', onclick: downloadVia(null, `${run.id}-load.log`) }), ' · ',
+    el('a', { href: base + '/timeline?phase=all', text: 'timeline CSV', onclick: downloadVia('text/csv', `${run.id}-timeline.csv`) })]);
+  return el('dl', { class: 'facts' }, facts);
+}
+
+/* Downloads through fetch: the timeline as CSV needs its Accept header, and where reads need the
+ * token a plain link cannot send it. */
+function downloadVia(accept, filename) {
+  return async ev => {
+    const token = sessionStorage.getItem('slicelab-token');
+    if (!accept && !token) return;     /* a plain link does */
+    ev.preventDefault();
+    const headers = accept ? { Accept: accept } : {};
+    if (token) headers.Authorization = 'Bearer ' + token;
+    const resp = await fetch(ev.currentTarget.getAttribute('href'), { headers });
+    if (!resp.ok) {
+      setStatus(`download failed: HTTP ${resp.status}`);
+      return;
+    }
+    const a = el('a', { href: URL.createObjectURL(await resp.blob()), download: filename });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  };
+}
+
+function bucketWidth(spanMs) {
+  return Math.max(1, Math.ceil(spanMs / TARGET_BUCKETS));
+}
+
+/* The run's span: from its states (the timeline starts at most at "starting"). */
+function runSpanMs(run) {
+  const start = run.metrics && run.metrics.measure_start_ns;
+  const monos = (run.states || []).map(s => s.mono_ns).filter(Boolean);
+  if (!start || !monos.length) return { from: -60000, to: 600000 };
+  return { from: Math.floor((Math.min(...monos) - start) / 1e6), to: Math.ceil((Math.max(...monos) - start) / 1e6) + 1 };
+}
+
+/* Buckets over [from, to), or the whole timeline when explicit is false (span only sizes them). */
+async function fetchBuckets(runId, from, to, explicit) {
+  let width = bucketWidth(to - from);
+  for (;;) {
+    try {
+      const q = `width_ms=${width}&phase=all` + (explicit ? `&from_ms=${from}&to_ms=${to}` : '');
+      return (await api(`/v1/runs/${encodeURIComponent(runId)}/timeline/buckets?${q}`)).body;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 400 || e.body?.error?.field !== 'width_ms' || width > 86400000) throw e;
+      width *= 4;
+    }
+  }
+}
+
+function latencyDatasets(b) {
+  const pts = key => b.t_ms.map((t, i) => ({ x: t + b.width_ms / 2, y: b[key][i] }));
+  const series = [['p50_us', 'p50 from scheduled'], ['p99_us', 'p99 from scheduled'], ['max_us', 'max from scheduled'], ['lag_p99_us', 'lag p99 (injector)']];
+  return series.map(([k, label], i) => ({ label, data: pts(k), borderColor: palette[i], backgroundColor: palette[i], borderDash: dashes[i],
+    borderWidth: 1.5, pointRadius: 0, spanGaps: false }));
+}
+
+function gcBands(gc) {
+  const start = BigInt(gc.measure_start_ns || 0);
+  return (gc.events || []).map(e => {
+    const from = Number(BigInt(e.start_ns) - start) / 1e6;
+    const pause = e.kind === 'pause';
+    return { from, to: from + e.duration_ns / 1e6, gc: true, strip: !pause, color: pause ? 'rgba(179, 38, 30, 0.28)' : 'rgba(138, 90, 0, 0.55)' };
+  });
+}
+
+async function viewRun(id) {
+  const base = '/v1/runs/' + encodeURIComponent(id);
+  /* GC events and samples do not depend on the run's answer: ask for them at once. */
+  const gcP = api(base + '/gc').then(r => r.body), samplesP = api(base + '/samples').then(r => r.body).catch(() => null);
+  gcP.catch(() => {});
+  const run = (await api(base)).body;
+  view.append(el('h1', {}, 'Run ', el('span', { class: 'mono', text: id })),
+    el('p', { class: 'sub' }, stateBadge(run.state), ` · cell ${run.cell} · iteration ${run.iteration}`));
+  view.append(el('div', { class: 'grid wide' }, el('div', { class: 'panel' }, runFacts(run)),
+    el('div', { class: 'panel' }, el('h3', { text: 'States' }),
+      table(['State', 'At', 'Message'], (run.states || []).map(s => el('tr', {}, el('td', {}, stateBadge(s.state)),
+        el('td', { class: 'mono', text: fmtTime(s.at) }), el('td', { text: s.message || '' })))),
+      el('h3', { text: 'Warnings' }),
+      (run.warnings || []).length ? el('ul', { class: 'plain', id: 'warnings' }, run.warnings.map(w => el('li', { text: w })))
+        : el('p', { class: 'empty', text: 'none' }))));
+
+  /* A run in progress: its page follows it (a whole new render when it changed; a finished
+   * run's answer no longer changes). */
+  if (!['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.state))
+    pollEvery(async () => {
+      if ((await api(base, { poll: true })).changed) route();
+    });
+  view.append(el('h2', { text: 'Latency over time' }));
+  if (!run.metrics || !run.metrics.measure_start_ns) {
+    view.append(el('p', { class: 'empty', text: 'No timeline yet: it is stored when the run has been collected.' }));
+    return;
+  }
+  const span = runSpanMs(run);
+  const fromIn = el('input', { type: 'number', id: 'zoom-from', step: 1, value: span.from, 'aria-label': 'from (ms)' });
+  const toIn = el('input', { type: 'number', id: 'zoom-to', step: 1, value: span.to, 'aria-label': 'to (ms)' });
+  const info = el('span', { id: 'bucket-info', class: 'legend-note' });
+  view.append(el('div', { class: 'controls' },
+    el('label', { for: 'zoom-from', text: 'From ms' }), fromIn, el('label', { for: 'zoom-to', text: 'to ms' }), toIn,
+    el('button', { type: 'button', id: 'zoom', text: 'Zoom' }), el('button', { type: 'button', id: 'zoom-reset', text: 'Whole run' }), info),
+  el('p', { class: 'legend-note', text: 'Time in ms from the start of the measure phase (negative: warmup, shaded). Red bands: GC pauses; brown marks at the bottom: safepoints. Drag across the chart to zoom.' }));
+  const latCanvas = el('canvas', { id: 'latency-chart', role: 'img', 'aria-label': 'latency per time bucket with GC pauses as bands' });
+  view.append(el('div', { class: 'chart-box' }, latCanvas));
+  const sampleHolder = el('div', { id: 'samples' });
+  view.append(el('h2', { text: '1 s samples' }), sampleHolder);
+
+  let [buckets, gc, samples] = await Promise.all([fetchBuckets(id, span.from, span.to, false), gcP, samplesP]);
+  /* The states only bound the timeline roughly (an external load may schedule past them). */
+  if (buckets.t_ms.length > 2 * TARGET_BUCKETS) buckets = await fetchBuckets(id, buckets.from_ms, buckets.to_ms, false);
+  const bands = gcBands(gc);
+  const xRange = b => ({ min: b.from_ms, max: b.to_ms });
+  const allBands = b => [{ from: Math.min(b.from_ms, 0), to: 0, color: 'rgba(91, 100, 117, 0.10)', label: b.from_ms < 0 ? 'warmup' : null }, ...bands];
+  const chart = newChart(latCanvas, {
+    type: 'line',
+    data: { datasets: latencyDatasets(buckets) },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: { x: { type: 'linear', ...xRange(buckets), title: { display: true, text: 'ms from measure start' } },
+        y: { type: 'logarithmic', title: { display: true, text: 'µs' }, ...fixedWidth } },
+      plugins: { bands: { bands: allBands(buckets) }, legend: { position: 'bottom' } },
+    },
+    plugins: [bandsPlugin, countPlugin],
+  });
+  const sampleCharts = drawSamples(samples, sampleHolder, xRange(buckets));
+  const showBuckets = b => {
+    fromIn.value = b.from_ms;
+    toIn.value = b.to_ms;
+    info.textContent = `${b.t_ms.length} buckets of ${b.width_ms} ms`;
+    latCanvas.dataset.buckets = String(b.t_ms.length);
+    chart.data.datasets = latencyDatasets(b);
+    Object.assign(chart.options.scales.x, xRange(b));
+    chart.options.plugins.bands.bands = allBands(b);
+    chart.update('none');
+    for (const c of sampleCharts) {
+      Object.assign(c.options.scales.x, xRange(b));
+      c.update('none');
+    }
+  };
+  showBuckets(buckets);
+  const zoom = async (from, to) => {
+    if (!(to > from)) return;
+    fromIn.value = from; toIn.value = to;
+    try {
+      showBuckets(await fetchBuckets(id, from, to, true));
+    } catch (e) {
+      showError(view, e);
+    }
+  };
+  document.getElementById('zoom').addEventListener('click', () => zoom(Math.floor(+fromIn.value), Math.ceil(+toIn.value)));
+  document.getElementById('zoom-reset').addEventListener('click', () => showBuckets(buckets));
+  let dragFrom = null;
+  latCanvas.addEventListener('mousedown', ev => { dragFrom = chart.scales.x.getValueForPixel(ev.offsetX); });
+  latCanvas.addEventListener('mouseup', ev => {
+    if (dragFrom === null) return;
+    const to = chart.scales.x.getValueForPixel(ev.offsetX), a = Math.min(dragFrom, to), b = Math.max(dragFrom, to);
+    dragFrom = null;
+    if (b - a >= 1) zoom(Math.floor(a), Math.ceil(b));
+  });
+  latCanvas.dataset.ready = '1';
+}
+
+function drawSamples(s, holder, range) {
+  if (!s || !s.t_ms || !s.t_ms.length) {
+    holder.append(el('p', { class: 'empty', text: 'No 1 s samples for this run.' }));
+    return [];
+  }
+  const series = [['requests', 'requests per interval'], ['cpu_usage_s', 'SUT CPU (s per interval)'], ['nr_throttled', 'throttled periods'], ['freq_mhz', 'CPU frequency (MHz)'], ['gc_ms', 'GC (ms)']];
+  const out = [];
+  for (const [key, label] of series) {
+    if (!s[key] || !s[key].some(v => v !== null)) {
+      holder.append(el('p', { class: 'legend-note', text: `${label}: not measured` }));
+      continue;
+    }
+    const canvas = el('canvas', { role: 'img', 'aria-label': label });
+    holder.append(el('div', { class: 'chart-box small' }, canvas));
+    out.push(newChart(canvas, {
+      type: 'line',
+      data: { datasets: [{ label, data: s.t_ms.map((t, i) => ({ x: t + (s.interval_ms || 1000) / 2, y: s[key][i] })), borderColor: '#1d2330',
+        backgroundColor: 'rgba(31, 95, 191, 0.15)', fill: true, stepped: 'middle', pointRadius: 2, borderWidth: 1 }] },
+      options: { animation: false, maintainAspectRatio: false, parsing: false,
+        scales: { x: { type: 'linear', ...range }, y: { beginAtZero: true, ...fixedWidth } },
+        plugins: { legend: { display: false }, title: { display: true, text: label, align: 'start' } } },
+      plugins: [countPlugin],
+    }));
+  }
+  return out;
+}
+
+/* ---- view: compare ---------------------------------------------------------------------- */
+
+async function viewCompare(params) {
+  view.append(el('h1', { text: 'Compare experiments' }));
+  const a = el('input', { id: 'cmp-a', name: 'a', value: params.get('a') || '', placeholder: 'EXP[:CELL]', required: true });
+  const b = el('input', { id: 'cmp-b', name: 'b', value: params.get('b') || '', placeholder: 'EXP[:CELL]', required: true });
+  const form = el('form', { class: 'controls' }, el('label', { for: 'cmp-a', text: 'A' }), a, el('label', { for: 'cmp-b', text: 'B' }), b,
+    el('button', { type: 'submit', text: 'Compare' }));
+  form.addEventListener('submit', ev => {
+    ev.preventDefault();
+    location.hash = `#/compare?a=${encodeURIComponent(a.value.trim())}&b=${encodeURIComponent(b.value.trim())}`;
+  });
+  view.append(form);
+  if (!params.get('a') || !params.get('b')) return;
+  const result = await optional(`/v1/compare?a=${encodeURIComponent(params.get('a'))}&b=${encodeURIComponent(params.get('b'))}`);
+  if (!result) {
+    view.append(el('p', { class: 'empty', text: 'This slicelabd gives no comparison of these (GET /v1/compare did not answer 200).' }));
+    return;
+  }
+  for (const w of result.warnings || []) view.append(el('p', { class: 'error', text: w }));
+  const metrics = result.metrics || {};
+  const entries = Array.isArray(metrics) ? metrics.map(m => [m.metric || m.name, m]) : Object.entries(metrics);
+  const side = v => v && typeof v === 'object' ? fmt(v.mean) + (v.ci95 ? ` [${fmt(v.ci95.low)}, ${fmt(v.ci95.high)}]` : '') : fmt(v);
+  const rows = entries.map(([name, m]) => el('tr', {}, el('th', { scope: 'row', text: name }),
+    el('td', { class: 'num', text: side(m.a) }), el('td', { class: 'num', text: side(m.b) }),
+    el('td', { class: 'num', text: m.ratio && typeof m.ratio === 'object' ? `×${fmt(m.ratio.ratio ?? m.ratio.value, 3)}` + (m.ratio.ci95 ? ` [${fmt(m.ratio.ci95.low, 3)}, ${fmt(m.ratio.ci95.high, 3)}]` : '') : fmt(m.ratio, 3) })));
+  view.append(table(['Metric', { label: 'A', num: true }, { label: 'B', num: true }, { label: 'B/A', num: true }], rows));
+}
+
+/* ---- routing ---------------------------------------------------------------------------- */
+
+async function route() {
+  generation++;
+  destroyCharts();
+  view.replaceChildren();
+  setStatus('');
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, query] = hash.split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  try {
+    if (parts.length === 0) await viewExperiments();
+    else if (parts[0] === 'experiments' && parts.length === 2) await viewExperiment(parts[1]);
+    else if (parts[0] === 'runs' && parts.length === 2) await viewRun(parts[1]);
+    else if (parts[0] === 'compare') await viewCompare(new URLSearchParams(query || ''));
+    else view.append(el('p', { class: 'error', text: 'No such page: ' + hash }));
+  } catch (e) {
+    showError(view, e);
+  }
+  view.dataset.loaded = String(generation);
+}
+
+window.addEventListener('hashchange', route);
+route();
