@@ -3,7 +3,7 @@
 # dependencies, builds slicelab, starts slicelabd on its embedded defaults (127.0.0.1:7878,
 # /var/lib/slicelab) unless one already answers there, runs the seed experiment (4 CPUs at 100%
 # vs 8 CPUs at a 50% quota, with and without container support) scaled to this host, shows its
-# progress, and prints the seed-style table per cell.
+# progress, and prints the seed-style table per cell, all through the client (slicelab(1)).
 #   --full   the example's real phases (10 iterations of 60 s warmup + 240 s measure)
 set -eu
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ FULL=0
 [ "${1:-}" = "--full" ] && FULL=1
 
 packages=(build-essential meson ninja-build pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev
-          libsystemd-dev libcgroup-dev libcmocka-dev curl jq openjdk-17-jdk-headless libjs-chart.js)
+          libsystemd-dev libcgroup-dev libcmocka-dev libcurl4-openssl-dev curl jq openjdk-17-jdk-headless libjs-chart.js)
 missing=()
 for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -28,8 +28,11 @@ fi
 echo "== building"
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+# The client, slicelab(1), does the talking (the token from the state dir).
+SL="$SRC/build/client/slicelab"
+export SLICELAB_URL=$URL SLICELAB_STATE_DIR=$STATE_DIR
 
-if curl -sf "$URL/v1/health" >/dev/null; then
+if "$SL" health >/dev/null 2>&1; then
         echo "== a slicelabd already answers at $URL"
 else
         echo "== starting slicelabd on its defaults (log: /tmp/slicelabd.log)"
@@ -37,13 +40,12 @@ else
         echo $! >/tmp/slicelabd.pid
         # No notify socket here: ask the API itself until it answers (or the daemon died).
         for _ in $(seq 1 300); do
-                curl -sf "$URL/v1/health" >/dev/null && break
+                "$SL" health >/dev/null 2>&1 && break
                 kill -0 "$(cat /tmp/slicelabd.pid)" 2>/dev/null || { cat /tmp/slicelabd.log; exit 1; }
                 sleep 0.1
         done
 fi
-curl -s "$URL/v1/health" | jq -c .
-TOKEN=$(cat "$STATE_DIR/token")
+"$SL" health
 
 # The seed's cells on this host: the load on the first CPUs, the JVM on the rest; cell A gets
 # half of the JVM's CPUs, cells B and C all of them with a quota of half.
@@ -71,40 +73,14 @@ DEF=$(jq -c --arg jar "$JAR" --arg load "$LOAD" --arg a "$A" --arg b "$B" --argj
         | .cells[2].name = \"cpus-\(\$b)-quota-\(\$q)-nocs\"
         | $PHASES" contrib/examples/quota-vs-cpuset.json)
 
-echo "== POST /v1/experiments (cells: $A; $B at quota $Q; $B at quota $Q without container support; load on $LOAD)"
-ID=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data "$DEF" "$URL/v1/experiments" | jq -r .id)
+echo "== slicelab submit (cells: $A; $B at quota $Q; $B at quota $Q without container support; load on $LOAD)"
+ID=$("$SL" submit - <<<"$DEF")
 echo "experiment $ID"
-while :; do
-        EXP=$(curl -s "$URL/v1/experiments/$ID")
-        STATUS=$(jq -r .status <<<"$EXP")
-        printf '\r%-9s %s/%s runs done  ' "$STATUS" "$(jq .progress.done <<<"$EXP")" "$(jq .progress.total <<<"$EXP")"
-        case $STATUS in queued | running) sleep 2 ;; *) break ;; esac
-done
+STATUS=0
+"$SL" wait "$ID" || STATUS=$?
 echo
-
-REPORT=$(curl -s "$URL/v1/experiments/$ID/report?baseline=$(jq -r '.definition.cells[0].name' <<<"$EXP")")
-RUNS=$(curl -s "$URL/v1/experiments/$ID/runs")
+"$SL" report "$ID" || STATUS=$?
 echo
-printf '%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' cell "throughput req/s" "p99 sched" "GC pause" "compile" "CICC/PGC" throttled governor "ratio to first (95% CI)"
-jq -r --argjson runs "$RUNS" '
-  def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
-  .cells[] as $c | $c.metrics as $m
-  | ($runs.runs | map(select(.cell == $c.name and .state == "succeeded")) | .[0].id) as $rid
-  | [ $c.name,
-      (f($m.throughput_rps.mean; 0) + " +- " + (if $m.throughput_rps.ci95 then f(($m.throughput_rps.ci95.high - $m.throughput_rps.ci95.low) / 2; 0) else "?" end)),
-      (f($m["latency_us.scheduled.p99"].mean / 1000; 1) + " ms"),
-      (f($m["gc.pause_total_ms"].mean; 1) + " ms"),
-      (f($m["jit.compile_time_s"].mean; 2) + " s"),
-      (f($m["jvm.CICompilerCount"].mean; 0) + "/" + f($m["jvm.ParallelGCThreads"].mean; 0)),
-      (if $m["cgroup.nr_periods"].mean > 0 then f(100 * $m["cgroup.nr_throttled"].mean / $m["cgroup.nr_periods"].mean; 1) + "%" else "-" end),
-      $rid,
-      (if $c.ratios == null then "1 (baseline)" else
-         ($c.ratios.throughput_rps as $r | f($r.ratio; 3) + (if $r.ci95 then " (" + f($r.ci95.low; 3) + "-" + f($r.ci95.high; 3) + ")" + (if $r.excludes_one then " *" else "" end) else "" end)) end)
-    ] | @tsv' <<<"$REPORT" | while IFS=$'\t' read -r cell tp p99 gc jit cc thr rid ratio; do
-        gov=$(curl -s "$URL/v1/runs/$rid" | jq -r '[.metrics.cpu.governor // {} | to_entries[] | .value // "n/a"] | unique | join(",")')
-        printf '%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n' "$cell" "$tp" "$p99" "$gc" "$jit" "$cc" "$thr" "${gov:-n/a}" "$ratio"
-done
-echo
-echo "(* = the 95% interval of the ratio excludes 1)"
-echo "Full report: curl -s $URL/v1/experiments/$ID/report?baseline=... | jq ."
+echo "More: $SL report $ID --json | jq .   ($SL --help, man slicelab)"
 echo "slicelabd keeps running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?')); stop it with: kill \$(cat /tmp/slicelabd.pid)"
+exit "$STATUS"

@@ -1,0 +1,112 @@
+/* wait.c: waiting for an experiment to finish, with a progress bar on a terminal and plain lines
+ * otherwise, and the exit status its outcome stands for. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/json-util.h"
+#include "basic/macro.h"
+#include "client/commands.h"
+#include "client/exit-status.h"
+
+#define POLL_INTERVAL_NS 500000000L
+#define BAR_WIDTH 30
+
+bool experiment_finished(const cJSON *exp) {
+        const char *s = jstr(exp, "status");
+        return strcmp(s, "queued") != 0 && strcmp(s, "running") != 0 && strcmp(s, "-") != 0;
+}
+
+int experiment_outcome(const cJSON *exp) {
+        if (!experiment_finished(exp))
+                return EXIT_OK;
+        if (strcmp(jstr(exp, "status"), "succeeded") != 0)
+                return EXIT_NOT_SUCCEEDED;
+        const cJSON *passed = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(exp, "verdict"), "passed");
+        return cJSON_IsFalse(passed) ? EXIT_CHECKS : EXIT_OK;
+}
+
+static void progress_counts(const cJSON *exp, double *done, double *total) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress");
+        *done = *total = 0;
+        jnum(p, "done", done);
+        jnum(p, "total", total);
+}
+
+static void show_bar(const cJSON *exp, const char *id, double elapsed_s) {
+        double done, total;
+        char bar[BAR_WIDTH + 1];
+        progress_counts(exp, &done, &total);
+        int fill = total > 0 ? (int) (BAR_WIDTH * done / total) : 0;
+        for (int i = 0; i < BAR_WIDTH; i++)
+                bar[i] = i < fill ? '#' : '.';
+        bar[BAR_WIDTH] = '\0';
+        fprintf(stderr, "\r%s [%s] %.0f/%.0f runs  %-9s %4.0fs ", id, bar, done, total,
+                jstr(exp, "status"), elapsed_s);
+}
+
+/* Plain lines (logs, Slurm's output file): one when something changed. */
+static void show_line(const cJSON *exp, const char *id, char *last, size_t size) {
+        double done, total;
+        char line[128];
+        progress_counts(exp, &done, &total);
+        snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done", id,
+                 jstr(exp, "status"), done, total);
+        if (strcmp(line, last) == 0)
+                return;
+        fprintf(stderr, "%s\n", line);
+        snprintf(last, size, "%s", line);
+}
+
+/* Polls until finished; *ret is the finished experiment. Returns 0 or EXIT_DAEMON. A daemon
+ * restarting meanwhile is waited for (--retry-for), as an experiment may take hours. */
+static int wait_finished(struct http *h, const struct options *o, const char *id, cJSON **ret) {
+        _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
+        bool tty = isatty(STDERR_FILENO);
+        char last[128] = "";
+        struct timespec start, now;
+
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                cJSON *exp = NULL;
+                int k = http_get_json_retrying(h, path, o->retry_for_s, &exp);
+                if (k != 0) {
+                        if (tty)
+                                fputc('\n', stderr);
+                        return k;
+                }
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (tty)
+                        show_bar(exp, id, (double) (now.tv_sec - start.tv_sec));
+                else
+                        show_line(exp, id, last, sizeof last);
+                if (experiment_finished(exp)) {
+                        if (tty)
+                                fputc('\n', stderr);
+                        *ret = exp;
+                        return 0;
+                }
+                cJSON_Delete(exp);
+                nanosleep(&(struct timespec) { .tv_nsec = POLL_INTERVAL_NS }, NULL);
+        }
+}
+
+int cmd_wait(struct http *h, const struct options *o, const char *id) {
+        _cleanup_json_ cJSON *exp = NULL;
+        int k = wait_finished(h, o, id, &exp);
+        if (k != 0)
+                return k;
+        if (o->json)
+                print_json(exp);
+        else {
+                double done, total;
+                progress_counts(exp, &done, &total);
+                const cJSON *v = cJSON_GetObjectItemCaseSensitive(exp, "verdict");
+                printf("%s %s (%.0f/%.0f runs)%s\n", id, jstr(exp, "status"), done, total,
+                       !cJSON_IsObject(v) ? "" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "passed")) ?
+                       ", checks passed" : ", checks FAILED");
+        }
+        return experiment_outcome(exp);
+}
