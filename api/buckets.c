@@ -16,6 +16,7 @@
 #include "storage/runs.h"
 
 #define BUCKETS_MAX 5000
+#define BUCKETS_AUTO 600 /* without width_ms: about as many as a chart has pixels across */
 #define SPAN_MS_MAX INT64_C(86400000)
 
 enum column { COL_T, COL_COUNT, COL_ERRORS, COL_P50, COL_P99, COL_MAX, COL_LAG_P99, _COL_MAX };
@@ -134,7 +135,7 @@ static int64_t floor_div(int64_t a, int64_t b) {
  * buckets counted from the measure start, so that zooming keeps bucket edges where they were. */
 static int window_resolve(struct api_request *req, struct timeline_cursor *c, struct window *w, struct error *err) {
         int64_t from_ms, to_ms;
-        if (api_query_int(req, "width_ms", 1, SPAN_MS_MAX, 1000, &w->width_ms, err) < 0 ||
+        if (api_query_int(req, "width_ms", 1, SPAN_MS_MAX, 0, &w->width_ms, err) < 0 ||
             api_query_int(req, "from_ms", -SPAN_MS_MAX, SPAN_MS_MAX, INT64_MIN, &from_ms, err) < 0 ||
             api_query_int(req, "to_ms", -SPAN_MS_MAX, SPAN_MS_MAX, INT64_MAX, &to_ms, err) < 0 ||
             timeline_query_phase(req, &c->phases, err) < 0)
@@ -153,6 +154,9 @@ static int window_resolve(struct api_request *req, struct timeline_cursor *c, st
                 hi_ms = c->phases & PHASE_MEASURE ? floor_div(last_ns - c->measure_start_ns, 1000000) + 1 : 0;
         }
         w->empty = r == -ENODATA && from_ms == INT64_MIN && to_ms == INT64_MAX;
+        if (w->width_ms == 0) /* not given: the finest width that cuts the span into BUCKETS_AUTO */
+                w->width_ms = MAX(INT64_C(1), -floor_div(-((to_ms != INT64_MAX ? to_ms : hi_ms) -
+                                                           (from_ms != INT64_MIN ? from_ms : lo_ms)), BUCKETS_AUTO));
         w->from_ms = from_ms != INT64_MIN ? from_ms : floor_div(lo_ms, w->width_ms) * w->width_ms;
         w->to_ms = to_ms != INT64_MAX ? to_ms : -floor_div(-hi_ms, w->width_ms) * w->width_ms;
         if (w->to_ms <= w->from_ms)

@@ -495,18 +495,11 @@ function runSpanMs(run) {
   return { from: Math.floor((Math.min(...monos) - start) / 1e6), to: Math.ceil((Math.max(...monos) - start) / 1e6) + 1 };
 }
 
-/* Buckets over [from, to), or the whole timeline when explicit is false (span only sizes them). */
+/* Buckets over [from, to), or over the whole timeline when explicit is false: the daemon then
+ * picks the width (about TARGET_BUCKETS buckets), as only it knows the timeline's span. */
 async function fetchBuckets(runId, from, to, explicit) {
-  let width = bucketWidth(to - from);
-  for (;;) {
-    try {
-      const q = `width_ms=${width}&phase=all` + (explicit ? `&from_ms=${from}&to_ms=${to}` : '');
-      return (await api(`/v1/runs/${encodeURIComponent(runId)}/timeline/buckets?${q}`)).body;
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.status !== 400 || e.body?.error?.field !== 'width_ms' || width > 86400000) throw e;
-      width *= 4;
-    }
-  }
+  const q = explicit ? `width_ms=${bucketWidth(to - from)}&phase=all&from_ms=${from}&to_ms=${to}` : 'phase=all';
+  return (await api(`/v1/runs/${encodeURIComponent(runId)}/timeline/buckets?${q}`)).body;
 }
 
 function latencyDatasets(b) {
@@ -565,9 +558,7 @@ async function viewRun(id) {
   const sampleHolder = el('div', { id: 'samples' });
   view.append(el('h2', { text: '1 s samples' }), sampleHolder);
 
-  let [buckets, gc, samples] = await Promise.all([fetchBuckets(id, span.from, span.to, false), gcP, samplesP]);
-  /* The states only bound the timeline roughly (an external load may schedule past them). */
-  if (buckets.t_ms.length > 2 * TARGET_BUCKETS) buckets = await fetchBuckets(id, buckets.from_ms, buckets.to_ms, false);
+  const [buckets, gc, samples] = await Promise.all([fetchBuckets(id, span.from, span.to, false), gcP, samplesP]);
   const bands = gcBands(gc);
   const xRange = b => ({ min: b.from_ms, max: b.to_ms });
   const allBands = b => [{ from: Math.min(b.from_ms, 0), to: 0, color: 'rgba(91, 100, 117, 0.10)', label: b.from_ms < 0 ? 'warmup' : null }, ...bands];

@@ -89,6 +89,10 @@ jq -r '[.t_ms, .p99_us, .max_us, .count] | transpose[] | select(.[3] > 0) | "\(.
 recompute 7 -1500 333 "" >"$TEST_TMP/want"
 check "a window across warmup and measure in 7 ms buckets: the same" diff "$TEST_TMP/want" "$TEST_TMP/got"
 check_eq "and it has ceil(1833 / 7) buckets, empty ones included" 262 "$(jq '.t_ms | length' <<<"$BODY")"
+api GET "/v1/runs/$RUN/timeline/buckets?phase=all"
+check_eq "without width_ms the daemon picks one: every record counted" "$(($(wc -l <"$TEST_TMP/all.csv") - 1))" "$(jq '.count | add' <<<"$BODY")"
+check_eq "... in at most 600 buckets, with the finest whole width that allows" true \
+        "$(jq '(.t_ms | length) <= 600 and (.width_ms == 1 or ((.to_ms - .from_ms) / (.width_ms - 1)) > 600)' <<<"$BODY")"
 api GET "/v1/runs/$RUN/timeline/buckets?width_ms=1000&phase=warmup"
 check_eq "phase=warmup counts the warmup records" 2000 "$(jq '.count | add' <<<"$BODY")"
 for bad in "width_ms=0:width_ms" "width_ms=abc:width_ms" "width_ms=1&from_ms=0&to_ms=5001:width_ms" \
