@@ -18,6 +18,15 @@ enum MHD_Result api_get_experiment_runs(struct api_request *req);
 enum MHD_Result api_get_run(struct api_request *req);
 enum MHD_Result api_get_host(struct api_request *req);
 enum MHD_Result api_get_report(struct api_request *req);
+enum MHD_Result api_get_findings(struct api_request *req);
+
+struct cJSON;
+struct db_conn;
+#define API_CELL_NAME_MAX 256
+/* The experiment's findings against baseline (NULL = its first cell), the baseline's name and
+ * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report. */
+int api_findings_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret_list,
+                      char ret_baseline[API_CELL_NAME_MAX], char ret_status[16]);
 enum MHD_Result api_get_timeline(struct api_request *req);
 enum MHD_Result api_get_buckets(struct api_request *req);
 enum MHD_Result api_get_gc(struct api_request *req);

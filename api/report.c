@@ -1,7 +1,9 @@
 /* report.c: GET /v1/experiments/{id}/report[?baseline=CELL]: per cell and metric, n, mean,
- * median, stddev, CoV, min, max and a 95% CI over the succeeded iterations; with a baseline,
- * each cell's ratio to it with a 95% interval (Fieller's: the bootstrap is too narrow for the
- * handful of iterations experiments have). Runs that did not succeed are listed, never
+ * median, stddev, CoV, min, max and a 95% CI over the succeeded iterations (of the geometric
+ * mean for positive metrics, so it never goes negative; the method is named); with a baseline,
+ * each cell's ratio to it with a 95% interval (geometric means on the log scale for positive
+ * metrics, Fieller's for the others; the bootstrap is too narrow for the handful of iterations
+ * experiments have); and the findings (findings/). Runs that did not succeed are listed, never
  * averaged in. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -70,10 +72,11 @@ static cJSON *metric_ratios(const cJSON *values, const cJSON *baseline) {
                         continue;
                 size_t nx = to_doubles(list, x, ITERATIONS_MAX), nb = to_doubles(base, b, ITERATIONS_MAX);
                 struct stats_ratio r;
-                if (stats_ratio_fieller(x, nx, b, nb, &r) < 0)
+                const char *method;
+                if (stats_ratio_best(x, nx, b, nb, &r, &method) < 0)
                         continue;
                 cJSON *j = stats_ratio_json(&r);
-                cJSON_AddStringToObject(j, "method", "fieller");
+                cJSON_AddStringToObject(j, "method", method);
                 cJSON_AddItemToObject(out, list->string, j);
         }
         return out;
@@ -144,8 +147,16 @@ enum MHD_Result api_get_report(struct api_request *req) {
                 r = experiments_report_rows(lease.conn, id, &rows_raw, &cells_raw, status);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        db_lease_release(&lease);
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
+        /* The findings against the same baseline (or the first cell); an unknown baseline is
+         * answered below, as before. */
+        cJSON *findings_raw = NULL;
+        char findings_base[API_CELL_NAME_MAX], findings_status[16];
+        r = api_findings_json(lease.conn, id, baseline, &findings_raw, findings_base, findings_status);
+        if (r < 0 && r != -EINVAL)
+                return api_reply_errno(req, r, "experiment");
+        _cleanup_json_ cJSON *findings = findings_raw;
+        db_lease_release(&lease);
 
         _cleanup_json_ cJSON *base = NULL;
         if (baseline) {
@@ -183,5 +194,6 @@ enum MHD_Result api_get_report(struct api_request *req) {
                         cJSON_AddNullToObject(cell, "ratios");
                 cJSON_AddItemToArray(out, cell);
         }
+        cJSON_AddItemToObject(body, "findings", findings ? TAKE_PTR(findings) : cJSON_CreateArray());
         return api_reply_json_cached(req, body, experiment_status_finished(status));
 }

@@ -22,6 +22,7 @@ const struct api_route api_routes[] = {
         { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL, false },
         { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query, false },
         { "GET", "/v1/experiments/{}/report", api_get_report, report_query, false },
+        { "GET", "/v1/experiments/{}/findings", api_get_findings, report_query, false },
         { "GET", "/v1/runs/{}", api_get_run, NULL, false },
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
         { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },

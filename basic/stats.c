@@ -214,6 +214,54 @@ static double median_of(double *scratch, size_t n) {
         return (max_of(scratch, k) + scratch[k]) / 2;
 }
 
+static bool all_positive(const double *x, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (!(x[i] > 0))
+                        return false;
+        return true;
+}
+
+static const char *ci_method_of(const double *x, size_t n) {
+        if (all_positive(x, n))
+                return "log-t";
+        for (size_t i = 0; i < n; i++)
+                if (x[i] < 0)
+                        return "t";
+        return "t-clamped";
+}
+
+/* Mean and sample variance (0 for n < 2) of ln(x / x[0]); every x > 0. Relative to the first
+ * value, so that the geometric mean x[0] * exp(mean) of equal values is that value exactly. */
+static void log_moments(const double *x, size_t n, double *ret_mean, double *ret_var) {
+        double m = 0, ss = 0;
+        for (size_t i = 0; i < n; i++)
+                m += log(x[i] / x[0]);
+        m /= (double) n;
+        for (size_t i = 0; i < n; i++)
+                ss += (log(x[i] / x[0]) - m) * (log(x[i] / x[0]) - m);
+        *ret_mean = m;
+        *ret_var = n >= 2 ? ss / (double) (n - 1) : 0;
+}
+
+/* The 95% interval by the method the values call for (stats.h); n >= 2, stddev known. */
+static void summary_ci(const double *x, size_t n, struct stats_summary *s) {
+        double t = stats_t_quantile(0.975, (double) (n - 1));
+        s->ci_method = ci_method_of(x, n);
+        if (strcmp(s->ci_method, "log-t") == 0) {
+                double ml, vl;
+                log_moments(x, n, &ml, &vl);
+                double half = t * sqrt(vl / (double) n), gm = x[0] * exp(ml);
+                s->ci_low = gm * exp(-half);
+                s->ci_high = gm * exp(half);
+                return;
+        }
+        double half = t * s->stddev / sqrt((double) n);
+        s->ci_low = s->mean - half;
+        s->ci_high = s->mean + half;
+        if (strcmp(s->ci_method, "t-clamped") == 0)
+                s->ci_low = MAX(s->ci_low, 0.0);
+}
+
 int stats_describe(const double *x, size_t n, struct stats_summary *ret) {
         if (n == 0 || !all_finite(x, n))
                 return -EINVAL;
@@ -235,11 +283,10 @@ int stats_describe(const double *x, size_t n, struct stats_summary *ret) {
                         s.have_cov = true;
                         s.cov = s.stddev / s.mean;
                 }
-                double half = stats_t_quantile(0.975, (double) (n - 1)) * s.stddev / sqrt((double) n);
                 s.have_ci = true;
-                s.ci_low = s.mean - half;
-                s.ci_high = s.mean + half;
+                summary_ci(x, n, &s);
         }
+        s.ci_method = s.ci_method ? s.ci_method : ci_method_of(x, n);
         *ret = s;
         return 0;
 }
@@ -307,6 +354,61 @@ int stats_ratio_fieller(const double *x, size_t nx, const double *baseline, size
         return ratio_estimate(x, nx, baseline, nbase, ret);
 }
 
+int stats_ratio_log(const double *x, size_t nx, const double *baseline, size_t nbase, double confidence,
+                    struct stats_ratio *ret) {
+        if (nx == 0 || nbase == 0 || !all_finite(x, nx) || !all_finite(baseline, nbase) ||
+            !(confidence > 0 && confidence < 1))
+                return -EINVAL;
+        if (!all_positive(x, nx) || !all_positive(baseline, nbase))
+                return -EDOM;
+        double mx, mb, vx, vb;
+        log_moments(x, nx, &mx, &vx);
+        log_moments(baseline, nbase, &mb, &vb);
+        /* GM(x) / GM(baseline), anchored at the first values (see log_moments) */
+        double q = x[0] / baseline[0] * exp(mx - mb);
+        struct stats_ratio r = { .have_ratio = true, .ratio = q };
+        if (nx >= 2 && nbase >= 2) {
+                double wx = vx / (double) nx, wb = vb / (double) nbase;
+                double den = wx * wx / (double) (nx - 1) + wb * wb / (double) (nbase - 1);
+                double df = den > 0 ? (wx + wb) * (wx + wb) / den : (double) (nx + nbase - 2);
+                double half = stats_t_quantile(0.5 + confidence / 2, df) * sqrt(wx + wb);
+                ratio_set_ci(&r, q * exp(-half), q * exp(half));
+        }
+        *ret = r;
+        return 0;
+}
+
+int stats_ratio_best(const double *x, size_t nx, const double *baseline, size_t nbase, struct stats_ratio *ret,
+                     const char **ret_method) {
+        int r = stats_ratio_log(x, nx, baseline, nbase, 0.95, ret);
+        if (r != -EDOM) {
+                if (r >= 0)
+                        *ret_method = "log-welch";
+                return r;
+        }
+        r = stats_ratio_fieller(x, nx, baseline, nbase, ret);
+        if (r >= 0)
+                *ret_method = "fieller";
+        return r;
+}
+
+/* ---- proportions ---- */
+
+static double log_choose(uint64_t n, uint64_t k) {
+        return lgamma((double) n + 1) - lgamma((double) k + 1) - lgamma((double) (n - k) + 1);
+}
+
+double stats_fisher_greater(uint64_t a, uint64_t na, uint64_t b, uint64_t nb) {
+        if (a > na || b > nb || na == 0 || nb == 0 || (double) a / (double) na <= (double) b / (double) nb)
+                return 1;
+        uint64_t k = a + b, n = na + nb, hi = MIN(k, na);
+        double p = 0, denom = log_choose(n, na);
+        for (uint64_t x = a; x <= hi; x++)
+                if (k - x <= nb)
+                        p += exp(log_choose(k, x) + log_choose(n - k, na - x) - denom);
+        return MIN(p, 1.0);
+}
+
 /* ---- JSON ---- */
 
 static void add_interval(cJSON *obj, bool have, double lo, double hi) {
@@ -329,6 +431,7 @@ cJSON *stats_summary_json(const struct stats_summary *s) {
         cJSON_AddNumberToObject(o, "min", s->min);
         cJSON_AddNumberToObject(o, "max", s->max);
         add_interval(o, s->have_ci, s->ci_low, s->ci_high);
+        cJSON_AddStringToObject(o, "method", s->ci_method ? s->ci_method : "t");
         return o;
 }
 

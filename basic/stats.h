@@ -8,7 +8,11 @@
  *   rank is computed in integers, so p99.9 of 1000 values is rank 999, not 1000 by rounding.
  * - Median: the middle value, or the mean of the two middle values for even n.
  * - stddev: sample standard deviation (divisor n - 1). CoV: stddev / mean as a fraction.
- * - 95% CI of the mean: mean +- t(0.975, n - 1) * stddev / sqrt(n).
+ * - 95% CI: for values all above 0 (latencies, throughputs), of the geometric mean: the Student
+ *   t interval of the logarithms, exp(mean(ln x) +- t(0.975, n - 1) * sd(ln x) / sqrt(n)), which
+ *   respects the scale and cannot go negative ("log-t"); for values >= 0 with a zero among them
+ *   (counts), mean +- t * stddev / sqrt(n) with its low end clamped at 0 ("t-clamped"); for
+ *   values of either sign, the plain t interval of the mean ("t").
  * Whatever needs n >= 2 (stddev, CoV, CI) is reported missing for n < 2, never made up. */
 #pragma once
 
@@ -38,7 +42,8 @@ struct stats_summary {
         bool have_cov;          /* n >= 2 and mean != 0 */
         double cov;
         bool have_ci;           /* n >= 2 */
-        double ci_low, ci_high; /* 95% CI of the mean */
+        double ci_low, ci_high; /* 95% CI (see the method) */
+        const char *ci_method;  /* "log-t", "t-clamped" or "t" */
 };
 
 /* Descriptive statistics of x[0..n). -EINVAL for n == 0 or a non-finite value, -ENOMEM;
@@ -61,8 +66,25 @@ struct stats_ratio {
 int stats_ratio_fieller(const double *x, size_t nx, const double *baseline, size_t nbase,
                         struct stats_ratio *ret);
 
+/* The ratio of geometric means of two samples of positive values with the Welch t interval
+ * of the difference of their mean logarithms, exponentiated ("log-welch"): on the scale that
+ * latencies and throughputs live on, never negative, symmetric in which side is the baseline.
+ * confidence is the two-sided level (0.95 for the report). -EINVAL for empty or non-finite
+ * input; -EDOM when a value is not above 0 (use Fieller's). *ret untouched on failure. */
+int stats_ratio_log(const double *x, size_t nx, const double *baseline, size_t nbase, double confidence,
+                    struct stats_ratio *ret);
+/* The report's ratio: stats_ratio_log at 95% where every value is above 0, else Fieller's;
+ * *ret_method names which ("log-welch" or "fieller"). */
+int stats_ratio_best(const double *x, size_t nx, const double *baseline, size_t nbase, struct stats_ratio *ret,
+                     const char **ret_method);
+
+/* One-sided Fisher exact test that the proportion a/na exceeds b/nb: P(X >= a) for X
+ * hypergeometric (na draws from na + nb with a + b successes). 1 when a/na is not above b/nb
+ * or a count is impossible (a > na, b > nb). */
+double stats_fisher_greater(uint64_t a, uint64_t na, uint64_t b, uint64_t nb);
+
 /* {"n":..,"mean":..,"median":..,"stddev":..|null,"cov":..|null,"min":..,"max":..,
- *  "ci95":{"low":..,"high":..}|null} */
+ *  "ci95":{"low":..,"high":..}|null,"method":..} */
 cJSON *stats_summary_json(const struct stats_summary *s);
 /* {"ratio":..|null,"ci95":{"low":..,"high":..}|null,"excludes_one":true|false|null} */
 cJSON *stats_ratio_json(const struct stats_ratio *r);

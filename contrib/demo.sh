@@ -81,6 +81,8 @@ STATUS=0
 echo
 "$SL" report "$ID" || STATUS=$?
 echo
+echo; echo "Findings (why the cells differ; the evidence: $SL findings $ID --json):"
+"$SL" findings "$ID" || true
 echo "More: $SL report $ID --json | jq .   ($SL --help, man slicelab)"
 echo "slicelabd keeps running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?')); stop it with: kill \$(cat /tmp/slicelabd.pid)"
 exit "$STATUS"

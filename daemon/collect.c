@@ -20,6 +20,7 @@
 #include "basic/log.h"
 #include "storage/runs.h"
 #include "daemon/samples.h"
+#include "daemon/energy.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/timeline-store.h"
@@ -39,8 +40,10 @@ static void warnf(cJSON *warnings, const char *fmt, ...) {
         cJSON_AddItemToArray(warnings, cJSON_CreateString(buf));
 }
 
-void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, struct collect_baseline *ret) {
-        *ret = (struct collect_baseline){ 0 };
+void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const struct host_rapl *rapl,
+                           struct collect_baseline *ret) {
+        *ret = (struct collect_baseline){ .t_ns = now_mono_ns() };
+        ret->has_energy = rapl && host_rapl_read(rapl, ret->energy_uj) >= 0;
         ret->has_sut = slice_read_stats(cg, SLICE_SUT, &ret->sut) >= 0;
         ret->has_load = slice_read_stats(cg, SLICE_LOAD, &ret->load) >= 0;
         struct jvm_hsperf_sample s;
@@ -272,6 +275,22 @@ static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnin
         host_warn_cpus(cpus, n, warnings);
 }
 
+/* Joules for the measure phase and per request (answered requests, or the SUT's operations
+ * are not countable: then per request is null); null with a warning where RAPL is not there. */
+static void collect_energy(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(m, "requests");
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "errors");
+        double answered = cJSON_IsNumber(req) ? req->valuedouble - (cJSON_IsNumber(err) ? err->valuedouble : 0) : 0;
+        cJSON *e = energy_measure_json(in->rapl, in->baseline, in->series, in->end, answered);
+        if (e) {
+                cJSON_AddItemToObject(m, "energy", e);
+                return;
+        }
+        cJSON_AddNullToObject(m, "energy");
+        warnf(warnings, in->rapl ? "the RAPL energy counters could not be read at the measure's start and end: energy unknown"
+                                 : "the host exposes no RAPL energy counters (/sys/class/powercap/intel-rapl:*): energy unknown");
+}
+
 /* Swap in use turns a memory-hungry run's figures into the disk's. */
 static void collect_swap(cJSON *warnings) {
         struct host_meminfo mi;
@@ -317,9 +336,10 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                         log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store its 1 s samples", in->run_id);
         }
         collect_cpus(in, m, warnings);
+        collect_energy(in, m, warnings);
         collect_swap(warnings);
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
-                                            "gc", "jit", "jvm", "cgroup", "cpu", "load" };
+                                            "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy" };
         add_nulls(m, keys, ELEMENTSOF(keys));
         *ret_metrics = TAKE_PTR(m);
         return 0;

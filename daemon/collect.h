@@ -11,6 +11,7 @@
 
 #include "cgroup/cgroup.h"
 #include "definition/definition.h"
+#include "host/host-rapl.h"
 
 struct cJSON;
 struct db_conn;
@@ -24,10 +25,15 @@ struct collect_baseline {
         struct slice_stats sut, load;
         bool has_compile;
         int64_t compile_ns;
+        int64_t t_ns;                   /* when it was taken (CLOCK_MONOTONIC) */
+        bool has_energy;
+        uint64_t energy_uj[HOST_RAPL_DOMAINS_MAX];
 };
 
-/* Take the snapshot (best effort: a counter that cannot be read stays has_ false). */
-void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, struct collect_baseline *ret);
+/* Take the snapshot (best effort: a counter that cannot be read stays has_ false); rapl NULL
+ * when the host has no energy counters. */
+void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const struct host_rapl *rapl,
+                           struct collect_baseline *ret);
 
 struct collect_input {
         const struct definition *def;
@@ -43,6 +49,7 @@ struct collect_input {
         const char *run_id;
         const struct host_freq_sampler *freq;   /* the run's CPUs sampled through measure, or NULL */
         const struct samples *series;           /* the 1 s readings, or NULL */
+        const struct host_rapl *rapl;           /* the host's energy counters, or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result

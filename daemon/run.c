@@ -64,6 +64,8 @@ struct run {
         struct host_freq_sampler *freq;
         sd_event_source *series_timer;
         struct samples series;
+        struct host_rapl rapl;
+        bool has_rapl;
         int64_t measure_start_ns, measure_end_ns;
         struct collect_baseline baseline, end;
         cJSON *warnings;
@@ -239,6 +241,8 @@ static int on_series_sample(sd_event_source *s, uint64_t usec, void *userdata) {
 /* From readiness to the end of measure: the run's CPUs' frequencies every 250 ms (pread only),
  * and the 1 s series of the slices' and the JVM's counters. */
 static void start_sampling(struct run *r) {
+        r->has_rapl = host_rapl_open("", &r->rapl) >= 0;
+        r->series.rapl = r->has_rapl ? &r->rapl : NULL;
         take_series_sample(r);
         arm_timer(r, &r->series_timer, SERIES_SAMPLE_US, on_series_sample);
         if (host_freq_sampler_new("", &r->cpus.all, &r->freq) < 0)
@@ -252,7 +256,7 @@ static void begin_measure(struct run *r, const char *message) {
         if (r->freq)
                 host_freq_sampler_reset(r->freq);
         r->measure_start_ns = now_mono_ns();
-        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->baseline);
+        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->baseline);
         advance(r, RUN_MEASURING, message);
 }
 
@@ -287,6 +291,7 @@ static void finish_collect(struct run *r) {
                 .end = &r->end,
                 .freq = r->freq,
                 .series = &r->series,
+                .rapl = r->series.rapl,
                 .db = r->ctx.db,
                 .run_id = r->id,
         };
@@ -311,7 +316,7 @@ static void start_collect(struct run *r) {
         if (r->state == RUN_COLLECTING)
                 return;
         r->measure_end_ns = now_mono_ns();
-        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, &r->end);
+        collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->end);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         if (r->series_timer) {
                 take_series_sample(r);

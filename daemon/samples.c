@@ -52,11 +52,12 @@ void samples_take(struct samples *s, struct cgroup_run *cg, pid_t sut_pid, bool 
         if (jvm && sut_pid > 0 && jvm_hsperf_sample_pid(sut_pid, &h) >= 0)
                 p->has_compile = jvm_hsperf_compile_time_ns(&h, &p->compile_ns) >= 0;
         p->has_freq = mean_freq(cpus, &p->freq_mhz);
+        p->has_energy = s->rapl && host_rapl_read(s->rapl, p->energy_uj) >= 0;
 }
 
 void samples_done(struct samples *s) {
         free(s->points);
-        *s = (struct samples){ 0 };
+        *s = (struct samples){ .rapl = s->rapl };
 }
 
 /* ---- per interval ------------------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 
 #include "cgroup/cgroup.h"
 #include "basic/cpulist.h"
+#include "host/host-rapl.h"
 
 #define SAMPLES_MAX 86400       /* a day of seconds */
 
@@ -20,11 +21,14 @@ struct sample_point {
         struct slice_stats sut, load;
         int64_t compile_ns;
         double freq_mhz;        /* mean over the run's CPUs */
+        bool has_energy;
+        uint64_t energy_uj[HOST_RAPL_DOMAINS_MAX]; /* the RAPL counters, as read (they wrap) */
 };
 
 struct samples {
         struct sample_point *points;
         size_t n, cap;
+        const struct host_rapl *rapl;   /* NULL: the host exposes no energy counters */
 };
 
 /* One reading now (no allocation once the array has room; the array grows by doubling). */

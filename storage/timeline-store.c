@@ -104,6 +104,27 @@ int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, 
         return 0;
 }
 
+int requests_stream(struct db_conn *c, const char *run_id, struct timeline_record buf[REQUESTS_BLOCK_RECORDS],
+                    int (*fn)(const struct timeline_record *records, size_t n, void *userdata), void *userdata) {
+        static const char sql[] = "SELECT count, records FROM requests WHERE run_id = ? ORDER BY first_seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r;
+        while ((r = db_step(s)) > 0) {
+                int64_t count = sqlite3_column_int64(s, 0);
+                const void *blob = sqlite3_column_blob(s, 1);
+                int bytes = sqlite3_column_bytes(s, 1);
+                if (count <= 0 || count > REQUESTS_BLOCK_RECORDS || bytes != (int) (count * (int64_t) sizeof *buf) || !blob)
+                        return -EBADMSG;
+                /* copied: SQLite's buffer need not be aligned for the records' int64 fields */
+                memcpy(buf, blob, (size_t) bytes);
+                if ((r = fn(buf, (size_t) count, userdata)) < 0)
+                        return r;
+        }
+        return r;
+}
+
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
@@ -114,6 +135,20 @@ int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
                 return -ENODATA;
         *ret = sqlite3_column_int64(s, 0);
         return 0;
+}
+
+int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t start_ns, int64_t duration_ns, void *userdata),
+                      void *userdata) {
+        static const char sql[] = "SELECT start_ns, duration_ns FROM gc_events"
+                                  " WHERE run_id = ? AND kind IN ('pause', 'safepoint') ORDER BY start_ns, seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r;
+        while ((r = db_step(s)) > 0)
+                if ((r = fn(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), userdata)) < 0)
+                        return r;
+        return r;
 }
 
 static void gc_event_row(cJSON *e, sqlite3_stmt *s) {

@@ -30,8 +30,19 @@ int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_
  * it has none. Read from the blocks' bounds, not the records. */
 int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, int64_t *ret_last_ns);
 
+/* Every stored record of the run in seq order, one block at a time copied into buf and handed
+ * to fn (one query for the whole run: a reader that wants all of it, as findings do, pays no
+ * per-block lookup). Stops at fn's first negative return, which it returns; 0 at the end. */
+int requests_stream(struct db_conn *c, const char *run_id, struct timeline_record buf[REQUESTS_BLOCK_RECORDS],
+                    int (*fn)(const struct timeline_record *records, size_t n, void *userdata), void *userdata);
+
 /* The run's measure start (the timeline's clock), -ENOENT for no such run, -ENODATA before it is known. */
 int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
+
+/* The run's GC pauses and safepoints in start order, each handed to fn as start and duration;
+ * stops at fn's first negative return. */
+int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t start_ns, int64_t duration_ns, void *userdata),
+                      void *userdata);
 
 struct cJSON;
 /* GC and safepoint events of a run, in start order, as {"start_ns","duration_ns","kind","cause",

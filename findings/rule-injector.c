@@ -1,0 +1,84 @@
+/* rule-injector.c: runs in which the injector did not keep its schedule (saturated, or lag p99
+ * above 1 ms): that cell's results describe the injector as much as the server, so the
+ * finding is high and names the cause its evidence supports: every connection busy (rate x
+ * worst latency from submit above the connections), the injector's CPUs exhausted (its slice
+ * used 90% of them, or was throttled) or shared with the SUT, else late wakeups. */
+#include "findings/rules.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/cpulist.h"
+
+#define LAG_P99_MAX_US 1000.0
+#define CPU_EXHAUSTED 0.9
+
+static double def_number(const cJSON *o, const char *key) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+        return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static bool def_cpus(const cJSON *o, struct cpulist *ret) {
+        const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "cpus"));
+        return s && cpulist_parse(s, ret) >= 0;
+}
+
+/* The cause, as a sentence, from the strongest evidence first. */
+static void cause_of(const struct findings_input *in, const struct findings_cell *cell, const struct findings_run *run,
+                     char *buf, size_t size) {
+        const cJSON *load = cJSON_GetObjectItemCaseSensitive(in->definition, "load");
+        double rate = def_number(load, "rate"), conns = def_number(load, "connections");
+        double measure_s = def_number(load, "measure_s"), worst_us, used_s, throttled;
+        if (isfinite(rate) && isfinite(conns) && findings_metric(run, "latency_us.submit.max", &worst_us)) {
+                double need = ceil(rate * worst_us / 1e6);
+                if (need > conns) {
+                        snprintf(buf, size, "every connection was busy: %.0f req/s x %.1f ms worst latency needs %.0f connections, it had %.0f (use at least rate x worst latency)",
+                                 rate, worst_us / 1000, need, conns);
+                        return;
+                }
+        }
+        struct cpulist lc, sc;
+        bool have_lc = def_cpus(load, &lc);
+        if (findings_metric(run, "load.nr_throttled", &throttled) && throttled > 0) {
+                snprintf(buf, size, "the injector's slice was throttled %.0f times: its CPU was exhausted", throttled);
+                return;
+        }
+        if (have_lc && isfinite(measure_s) && measure_s > 0 && findings_metric(run, "load.cpu_usage_s", &used_s) &&
+            used_s >= CPU_EXHAUSTED * measure_s * cpulist_count(&lc)) {
+                snprintf(buf, size, "the injector's CPU was exhausted: %.1f s of CPU in %.0f s on %u CPUs", used_s, measure_s,
+                         cpulist_count(&lc));
+                return;
+        }
+        if (!have_lc || !def_cpus(cell->def, &sc) || cpulist_intersects(&lc, &sc)) {
+                snprintf(buf, size, "the injector shared CPUs with the SUT%s", have_lc ? "" : " (load.cpus not set)");
+                return;
+        }
+        snprintf(buf, size, "late wakeups: connections were free and the injector had CPU to spare, so its timers fired late (another task on its CPUs, or timer slack)");
+}
+
+void findings_rule_injector(const struct findings_input *in, cJSON *out) {
+        for (size_t ci = 0; ci < in->n_cells; ci++) {
+                const struct findings_cell *cell = &in->cells[ci];
+                for (size_t i = 0; i < cell->n_runs; i++) {
+                        const struct findings_run *run = &cell->runs[i];
+                        double lag = NAN;
+                        const cJSON *sat = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run->metrics, "load"), "saturated");
+                        bool saturated = cJSON_IsTrue(sat);
+                        bool lagging = findings_metric(run, "latency_us.lag.p99", &lag) && lag > LAG_P99_MAX_US;
+                        if (!saturated && !lagging)
+                                continue;
+                        char cause[400], claim[800];
+                        cause_of(in, cell, run, cause, sizeof cause);
+                        snprintf(claim, sizeof claim,
+                                 "in cell %s run %s (iteration %u) the injector fell behind its schedule (%slag p99 %.2f ms): %s; this cell's results are suspect",
+                                 cell->name, run->id, run->iteration, saturated ? "saturated, " : "", isfinite(lag) ? lag / 1000 : 0, cause);
+                        cJSON *f = finding_new(out, "injector", FINDING_HIGH, isfinite(lag) ? lag : 0, claim,
+                                               "fix the cause and run the cell again: more connections, more or dedicated CPUs for load.cpus, a lower rate");
+                        finding_add_cell(f, cell->name);
+                        const char *ids[] = { run->id };
+                        finding_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);
+                        finding_add_evidence_runs(f, "load.saturated", cell->name, saturated ? 1 : 0, NAN, ids, 1);
+                }
+        }
+}

@@ -1,0 +1,60 @@
+/* rule-jit.c: JIT compilation still going on in the measure window (compile time in it above 2%
+ * of the window, from the JVM's counters): the warmup was too short and the cell measured the
+ * JIT as well as the service. Medium when the cell compiled more than twice the baseline's
+ * share (the JIT then is part of why they differ); info when every cell compiled alike (their
+ * comparison holds, their absolute figures include warmup). */
+#include "findings/rules.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define SHARE_MAX 0.02
+
+/* The measure window in seconds: the definition's, or as many 1 s samples as the run has. */
+static double window_s(const struct findings_input *in, const struct findings_run *run) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in->definition, "load"), "measure_s");
+        if (cJSON_IsNumber(v) && v->valuedouble > 0)
+                return v->valuedouble;
+        return (double) cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(run->samples, "t_ms"));
+}
+
+/* The runs compiling above the threshold into ids, and the largest share and its seconds. */
+static size_t compiling(const struct findings_input *in, const struct findings_cell *cell, const char **ids,
+                        double *ret_worst, double *ret_worst_s) {
+        size_t n = 0;
+        *ret_worst = *ret_worst_s = 0;
+        for (size_t i = 0; i < cell->n_runs; i++) {
+                double s, w = window_s(in, &cell->runs[i]);
+                if (w <= 0 || !findings_metric(&cell->runs[i], "jit.compile_time_measure_s", &s) || s / w <= SHARE_MAX)
+                        continue;
+                ids[n++] = cell->runs[i].id;
+                if (s / w > *ret_worst) {
+                        *ret_worst = s / w;
+                        *ret_worst_s = s;
+                }
+        }
+        return n;
+}
+
+void findings_rule_jit(const struct findings_input *in, cJSON *out) {
+        const char *ids[FINDINGS_RUNS_MAX];
+        double base_worst, unused;
+        compiling(in, &in->cells[in->baseline], ids, &base_worst, &unused);
+        for (size_t ci = 0; ci < in->n_cells; ci++) {
+                const struct findings_cell *cell = &in->cells[ci];
+                double worst, worst_s;
+                size_t n = compiling(in, cell, ids, &worst, &worst_s);
+                if (n == 0)
+                        continue;
+                bool more = ci != in->baseline && worst > 2 * base_worst;
+                char claim[400];
+                snprintf(claim, sizeof claim,
+                         "the JIT was still compiling in cell %s's measure window in %zu of %zu runs (up to %.2f s, %.1f%% of the window): the warmup was too short",
+                         cell->name, n, cell->n_runs, worst_s, worst * 100);
+                cJSON *f = finding_new(out, "jit", more ? FINDING_MEDIUM : FINDING_INFO, worst, claim,
+                                       "lengthen load.warmup_s until compile time in the measure window is near 0");
+                finding_add_cell(f, cell->name);
+                finding_add_evidence_runs(f, "jit.compile_time_share", cell->name, worst,
+                                          ci == in->baseline ? NAN : base_worst, ids, n);
+        }
+}

@@ -1,0 +1,563 @@
+/* test-findings.c: every rule with fixtures: it fires on the evidence and stays silent
+ * without it. Fixtures are the stored data as JSON (runs' metrics, samples, the tail scan's
+ * counts); the governor and frequency fixtures go through a sysfs-like cpufreq tree read by
+ * host/ exactly as a run records it. Also the streaming tail scan, and the ordering. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "basic/cpulist.h"
+#include "basic/json-util.h"
+#include "basic/timeline-format.h"
+#include "findings/findings.h"
+#include "findings/rules.h"
+#include "host/host-cpufreq.h"
+
+#define MAX_CELLS 4
+#define MAX_RUNS 8
+
+struct fixture {
+        cJSON *root;
+        struct findings_input in;
+        struct findings_cell cells[MAX_CELLS];
+        struct findings_run runs[MAX_CELLS][MAX_RUNS];
+};
+
+/* {"definition":{..},"baseline":0,"cells":[{"name","def","runs":[{"id","metrics","samples",
+ *  "tail":{"tail","in_pause","in_throttled","have_throttle"}}]}]} */
+static void fixture_load(struct fixture *f, const char *json) {
+        memset(f, 0, sizeof *f);
+        f->root = cJSON_Parse(json);
+        assert_non_null(f->root);
+        f->in.experiment_id = "exp";
+        f->in.definition = cJSON_GetObjectItem(f->root, "definition");
+        f->in.baseline = (size_t) cJSON_GetNumberValue(cJSON_GetObjectItem(f->root, "baseline"));
+        if (f->in.baseline > MAX_CELLS)
+                f->in.baseline = 0;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(f->root, "cells")) {
+                struct findings_cell *cell = &f->cells[f->in.n_cells];
+                cell->name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+                cell->def = cJSON_GetObjectItem(c, "def");
+                cell->runs = f->runs[f->in.n_cells];
+                const cJSON *r;
+                cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "runs")) {
+                        struct findings_run *run = &cell->runs[cell->n_runs++];
+                        run->id = cJSON_GetStringValue(cJSON_GetObjectItem(r, "id"));
+                        run->iteration = (unsigned) cell->n_runs;
+                        run->metrics = cJSON_GetObjectItem(r, "metrics");
+                        run->samples = cJSON_GetObjectItem(r, "samples");
+                        const cJSON *t = cJSON_GetObjectItem(r, "tail");
+                        if (t)
+                                run->tail = (struct findings_tail){
+                                        .have = true,
+                                        .tail = (uint64_t) cJSON_GetNumberValue(cJSON_GetObjectItem(t, "tail")),
+                                        .in_pause = (uint64_t) cJSON_GetNumberValue(cJSON_GetObjectItem(t, "in_pause")),
+                                        .in_throttled = (uint64_t) cJSON_GetNumberValue(cJSON_GetObjectItem(t, "in_throttled")),
+                                        .have_throttle = cJSON_IsTrue(cJSON_GetObjectItem(t, "have_throttle")),
+                                };
+                }
+                f->in.n_cells++;
+        }
+        f->in.cells = f->cells;
+}
+
+static void fixture_done(struct fixture *f) {
+        cJSON_Delete(f->root);
+}
+
+/* The findings of one rule over a fixture. */
+static cJSON *run_rule(findings_rule_fn fn, const char *json) {
+        struct fixture f;
+        fixture_load(&f, json);
+        cJSON *out = cJSON_CreateArray();
+        fn(&f.in, out);
+        /* the rule's findings reference nothing of the fixture: keep them after it is gone */
+        fixture_done(&f);
+        return out;
+}
+
+/* How many findings of kind (and severity, NULL = any) name cell (NULL = any). */
+static int count(const cJSON *out, const char *kind, const char *severity, const char *cell) {
+        int n = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, out) {
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), kind) != 0)
+                        continue;
+                if (severity && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")), severity) != 0)
+                        continue;
+                bool named = cell == NULL;
+                const cJSON *c;
+                cJSON_ArrayForEach(c, cJSON_GetObjectItem(f, "cells"))
+                        named = named || strcmp(cJSON_GetStringValue(c), cell) == 0;
+                n += named;
+        }
+        return n;
+}
+
+static const char *claim_of(const cJSON *out, int i) {
+        return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(out, i), "claim"));
+}
+
+/* Two cells of 3 runs with the given metrics objects. */
+static char *two_cells(const char *def, const char *a1, const char *a2, const char *a3, const char *b1,
+                       const char *b2, const char *b3) {
+        char *s = NULL;
+        int n = asprintf(&s,
+                         "{\"definition\":%s,\"baseline\":0,\"cells\":["
+                         "{\"name\":\"A\",\"def\":{\"name\":\"A\",\"cpus\":\"1\"},\"runs\":[{\"id\":\"a1\",\"metrics\":%s},{\"id\":\"a2\",\"metrics\":%s},{\"id\":\"a3\",\"metrics\":%s}]},"
+                         "{\"name\":\"B\",\"def\":{\"name\":\"B\",\"cpus\":\"0-1\",\"cpu_quota\":1.0},\"runs\":[{\"id\":\"b1\",\"metrics\":%s},{\"id\":\"b2\",\"metrics\":%s},{\"id\":\"b3\",\"metrics\":%s}]}]}",
+                         def, a1, a2, a3, b1, b2, b3);
+        assert_true(n > 0);
+        return s;
+}
+
+#define DEF "{\"load\":{\"target\":\"http://127.0.0.1:1/\",\"rate\":1000,\"connections\":16,\"measure_s\":10,\"cpus\":\"0\"}}"
+
+/* ---- difference ---- */
+
+#define LAT(p50, p99, p999) "\"latency_us\":{\"scheduled\":{\"p50\":" #p50 ",\"p99\":" #p99 ",\"p999\":" #p999 "}}"
+
+static void test_difference(void **state) {
+        _cleanup_free_ char *slower = two_cells(DEF,
+                "{\"throughput_rps\":1000," LAT(100, 6200, 9000) "}", "{\"throughput_rps\":1010," LAT(101, 6100, 9100) "}",
+                "{\"throughput_rps\":990," LAT(99, 6300, 8900) "}",
+                "{\"throughput_rps\":730," LAT(300, 46000, 60000) "}", "{\"throughput_rps\":740," LAT(310, 46600, 61000) "}",
+                "{\"throughput_rps\":725," LAT(305, 47000, 59000) "}");
+        cJSON *out = run_rule(findings_rule_difference, slower);
+        assert_int_equal(count(out, "difference", "high", "B"), 4);
+        bool said = false;
+        for (int i = 0; i < cJSON_GetArraySize(out); i++)
+                said = said || strstr(claim_of(out, i), "throughput is 27% lower than in A (95% CI") != NULL;
+        assert_true(said);
+        cJSON_Delete(out);
+
+        /* A/A: noise of a few percent, no finding above info, and it says so */
+        _cleanup_free_ char *same = two_cells(DEF,
+                "{\"throughput_rps\":1000," LAT(100, 6200, 9000) "}", "{\"throughput_rps\":1030," LAT(104, 6500, 9400) "}",
+                "{\"throughput_rps\":980," LAT(98, 6000, 8800) "}",
+                "{\"throughput_rps\":1010," LAT(101, 6400, 9300) "}", "{\"throughput_rps\":990," LAT(99, 6100, 8900) "}",
+                "{\"throughput_rps\":1020," LAT(103, 6300, 9100) "}");
+        out = run_rule(findings_rule_difference, same);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "difference", "info", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "no significant difference"));
+        assert_non_null(strstr(claim_of(out, 0), "includes 1"));
+        cJSON_Delete(out);
+}
+
+/* ---- throttling ---- */
+
+#define CG(periods, throttled, secs) "\"cgroup\":{\"nr_periods\":" #periods ",\"nr_throttled\":" #throttled ",\"throttled_s\":" #secs "}"
+
+static void test_throttling(void **state) {
+        const char *json =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{" CG(0, 0, 0) "},\"tail\":{\"tail\":10,\"in_throttled\":0,\"have_throttle\":true}}]},"
+                "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{" CG(1000, 997, 12.5) "},\"tail\":{\"tail\":60,\"in_throttled\":57,\"have_throttle\":true}},"
+                "                        {\"id\":\"b2\",\"metrics\":{" CG(1000, 997, 12.0) "},\"tail\":{\"tail\":40,\"in_throttled\":38,\"have_throttle\":true}}]},"
+                "{\"name\":\"C\",\"runs\":[{\"id\":\"c1\",\"metrics\":{" CG(1000, 20, 0.1) "}}]}]}";
+        cJSON *out = run_rule(findings_rule_throttling, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "throttling", "high", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "99.7% of its scheduler periods"));
+        assert_non_null(strstr(claim_of(out, 0), "95% of its requests at or above p99"));
+        const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "evidence"), 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "metric")), "cgroup.throttled_share");
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(ev, "runs")), 2);
+        cJSON_Delete(out);
+}
+
+/* ---- ergonomics ---- */
+
+#define JVM(apc, ci, pgc, gc) "{\"jvm\":{\"ActiveProcessorCount\":" #apc ",\"CICompilerCount\":" #ci ",\"ParallelGCThreads\":" #pgc ",\"ConcGCThreads\":0,\"gc\":\"" gc "\",\"MaxHeapSize\":134217728}}"
+
+static void test_ergonomics(void **state) {
+        _cleanup_free_ char *differ = two_cells("{}", JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"),
+                                                JVM(2, 2, 2, "G1"), JVM(2, 2, 2, "G1"), JVM(2, 2, 2, "G1"));
+        cJSON *out = run_rule(findings_rule_ergonomics, differ);
+        assert_int_equal(count(out, "ergonomics", "medium", "B"), 1);
+        const char *claim = claim_of(out, 0);
+        assert_non_null(strstr(claim, "ActiveProcessorCount 2 vs 1"));
+        assert_non_null(strstr(claim, "ParallelGCThreads 2 vs 1"));
+        assert_non_null(strstr(claim, "gc G1 vs SerialGC"));
+        assert_null(strstr(claim, "CICompilerCount 2"));
+        const cJSON *ev = cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "evidence");
+        assert_int_equal(cJSON_GetArraySize(ev), 3);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, 2), "value")), "G1");
+        cJSON_Delete(out);
+
+        _cleanup_free_ char *same = two_cells("{}", JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"),
+                                              JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"), JVM(1, 2, 1, "SerialGC"));
+        out = run_rule(findings_rule_ergonomics, same);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+/* ---- gc ---- */
+
+#define GC(n, total, max) "\"gc\":{\"pauses\":" #n ",\"pause_total_ms\":" #total ",\"pause_max_ms\":" #max ",\"pause_p99_ms\":" #max "}"
+
+static void test_gc(void **state) {
+        const char *json =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"light\",\"runs\":[{\"id\":\"l1\",\"metrics\":{" GC(2, 4, 2) "},\"tail\":{\"tail\":20,\"in_pause\":1}}]},"
+                "{\"name\":\"heavy\",\"runs\":[{\"id\":\"h1\",\"metrics\":{" GC(41, 812, 97) "},\"tail\":{\"tail\":30,\"in_pause\":16}},"
+                "                            {\"id\":\"h2\",\"metrics\":{" GC(40, 790, 90) "},\"tail\":{\"tail\":20,\"in_pause\":10}}]}]}";
+        cJSON *out = run_rule(findings_rule_gc, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "gc", "high", "heavy"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "52% of the requests at or above p99 in cell heavy (26 of 50)"));
+        assert_non_null(strstr(claim_of(out, 0), "801.0 ms per run against 4.0 ms in light"));
+        const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "evidence"), 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "metric")), "tail.gc_overlap_share");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(ev, "runs"), 1)), "h2");
+        cJSON_Delete(out);
+
+        /* what an A/A pair on a busy machine showed: 5 of 8 tail requests in a pause against 1 of
+         * 8 (not significant), 21 ms of pauses against 12 in a 3 s window (0.3% of it): info */
+        const char *aa =
+                "{\"definition\":{\"load\":{\"measure_s\":3}},\"baseline\":0,\"cells\":["
+                "{\"name\":\"a\",\"runs\":[{\"id\":\"a1\",\"metrics\":{" GC(1, 11.6, 11.6) "},\"tail\":{\"tail\":8,\"in_pause\":1}}]},"
+                "{\"name\":\"b\",\"runs\":[{\"id\":\"b1\",\"metrics\":{" GC(3, 21.2, 9.9) "},\"tail\":{\"tail\":8,\"in_pause\":5}}]}]}";
+        out = run_rule(findings_rule_gc, aa);
+        assert_int_equal(cJSON_GetArraySize(out), 2); /* a's 1 of 8 is above 10% too */
+        assert_int_equal(count(out, "gc", "info", NULL), 2);
+        cJSON_Delete(out);
+
+        /* the same GC in both cells, a tail that does not meet it: silent */
+        const char *quiet =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"a\",\"runs\":[{\"id\":\"a1\",\"metrics\":{" GC(10, 40, 5) "},\"tail\":{\"tail\":20,\"in_pause\":1}}]},"
+                "{\"name\":\"b\",\"runs\":[{\"id\":\"b1\",\"metrics\":{" GC(11, 42, 5) "},\"tail\":{\"tail\":20,\"in_pause\":0}}]}]}";
+        out = run_rule(findings_rule_gc, quiet);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+/* The scan over records in blocks, as the store streams them, counts what a whole pass does:
+ * the tail (at or above the threshold, measured and answered), the part of it in flight during
+ * a pause (nested pauses too), and the part scheduled in throttled seconds. */
+static void test_tail_scan(void **state) {
+        enum { N = 10000 };
+        struct timeline_record *r = calloc(N, sizeof *r);
+        assert_non_null(r);
+        for (int i = 0; i < N; i++) {
+                int64_t s = (int64_t) i * 1000000; /* one per ms */
+                int64_t lat = (i % 100 == 0) ? 50000000 : 1000000;
+                r[i] = (struct timeline_record){ .scheduled_ns = s, .submit_ns = s, .done_ns = s + lat, .status = 200 };
+        }
+        r[0].flags = TIMELINE_WARMUP;   /* not measured */
+        r[100].status = 0;              /* no answer */
+        /* pauses: 5 ms of the 50 ms request 1000 spends in flight (10%), a safepoint with a
+         * nested GC pause, a 1 ms one (2% of request 3000's flight: not its cause) */
+        const struct findings_span pauses[] = {
+                { 1040000000, 1045000000 }, { 3010000000, 3011000000 }, { 5000000000, 5100000000 }, { 5010000000, 5020000000 },
+        };
+        const struct findings_span throttled[] = { { 2000000000, 3000000000 } };
+        struct findings_tail_scan whole, blocks;
+        findings_tail_begin(&whole, 50000000, pauses, 4, throttled, 1, true);
+        findings_tail_feed(&whole, r, N);
+        findings_tail_begin(&blocks, 50000000, pauses, 4, throttled, 1, true);
+        for (int i = 0; i < N; i += 4096)
+                findings_tail_feed(&blocks, r + i, (size_t) (N - i < 4096 ? N - i : 4096));
+        /* 100 slow ones, minus the warmup one and the unanswered one */
+        assert_int_equal(whole.result.tail, 98);
+        /* request 1000 (in flight 1000-1050 ms) meets the first pause, 5000 the safepoint and its
+         * nested pause (once); 5100 starts as the safepoint ends, 4900 ends before it begins,
+         * and 3000 met only the 1 ms pause */
+        assert_int_equal(whole.result.in_pause, 2);
+        assert_int_equal(whole.result.in_throttled, 10);
+        assert_memory_equal(&whole.result, &blocks.result, sizeof whole.result);
+        free(r);
+}
+
+/* ---- injector ---- */
+
+static void test_injector(void **state) {
+        /* Tomcat at 1000 req/s on 16 connections: 3.3 ms lag with 45 ms worst latency, then 0.16 ms */
+        const char *json =
+                "{\"definition\":" DEF ",\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"a1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":3300},\"submit\":{\"max\":45000}},\"load\":{\"saturated\":true,\"cpu_usage_s\":1,\"nr_throttled\":0}}},"
+                "  {\"id\":\"a2\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":160},\"submit\":{\"max\":9000}},\"load\":{\"saturated\":false,\"cpu_usage_s\":1,\"nr_throttled\":0}}}]},"
+                "{\"name\":\"B\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"b1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":2500},\"submit\":{\"max\":5000}},\"load\":{\"saturated\":false,\"cpu_usage_s\":9.8,\"nr_throttled\":0}}},"
+                "  {\"id\":\"b2\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":1500},\"submit\":{\"max\":5000}},\"load\":{\"saturated\":false,\"cpu_usage_s\":1,\"nr_throttled\":0}}}]}]}";
+        cJSON *out = run_rule(findings_rule_injector, json);
+        assert_int_equal(cJSON_GetArraySize(out), 3);
+        assert_int_equal(count(out, "injector", "high", "A"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "run a1"));
+        assert_non_null(strstr(claim_of(out, 0), "every connection was busy: 1000 req/s x 45.0 ms worst latency needs 45 connections, it had 16"));
+        assert_non_null(strstr(claim_of(out, 1), "CPU was exhausted"));
+        assert_non_null(strstr(claim_of(out, 2), "late wakeups"));
+        cJSON_Delete(out);
+
+        const char *fine =
+                "{\"definition\":" DEF ",\"baseline\":0,\"cells\":[{\"name\":\"A\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"a2\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":160},\"submit\":{\"max\":9000}},\"load\":{\"saturated\":false}}}]}]}";
+        out = run_rule(findings_rule_injector, fine);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+/* ---- noise and drift ---- */
+
+static void test_noise(void **state) {
+        _cleanup_free_ char *noisy = two_cells("{}", "{\"throughput_rps\":1000}", "{\"throughput_rps\":1200}", "{\"throughput_rps\":900}",
+                                               "{\"throughput_rps\":1000}", "{\"throughput_rps\":1010}", "{\"throughput_rps\":995}");
+        cJSON *out = run_rule(findings_rule_noise, noisy);
+        /* A's CoV, and B's ratio to A that cannot decide 3% */
+        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_int_equal(count(out, "noise", "info", "A"), 2);
+        bool cov = false, wide = false;
+        for (int i = 0; i < 2; i++) {
+                cov = cov || strstr(claim_of(out, i), "CoV of 14.") != NULL;
+                wide = wide || strstr(claim_of(out, i), "too wide to decide a 3% difference: throughput_rps") != NULL;
+        }
+        assert_true(cov && wide);
+        cJSON_Delete(out);
+
+        /* steady cells, 1% apart, decided: silent */
+        _cleanup_free_ char *steady = two_cells("{}", "{\"throughput_rps\":1000}", "{\"throughput_rps\":1001}", "{\"throughput_rps\":999}",
+                                                "{\"throughput_rps\":1010}", "{\"throughput_rps\":1011}", "{\"throughput_rps\":1009}");
+        out = run_rule(findings_rule_noise, steady);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+static void test_drift(void **state) {
+        const char *json =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"runs\":[{\"id\":\"1\",\"metrics\":{\"throughput_rps\":1000}},{\"id\":\"2\",\"metrics\":{\"throughput_rps\":980}},"
+                "  {\"id\":\"3\",\"metrics\":{\"throughput_rps\":950}},{\"id\":\"4\",\"metrics\":{\"throughput_rps\":900}}]},"
+                "{\"name\":\"B\",\"runs\":[{\"id\":\"5\",\"metrics\":{\"throughput_rps\":1000}},{\"id\":\"6\",\"metrics\":{\"throughput_rps\":980}},"
+                "  {\"id\":\"7\",\"metrics\":{\"throughput_rps\":990}},{\"id\":\"8\",\"metrics\":{\"throughput_rps\":900}}]}]}";
+        cJSON *out = run_rule(findings_rule_drift, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "drift", "medium", "A"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "fell with every iteration, by 10%"));
+        cJSON_Delete(out);
+}
+
+/* ---- jit ---- */
+
+static void test_jit(void **state) {
+        _cleanup_free_ char *json = two_cells(DEF, "{\"jit\":{\"compile_time_measure_s\":0.01}}", "{\"jit\":{\"compile_time_measure_s\":0.0}}",
+                                              "{\"jit\":{\"compile_time_measure_s\":null}}", "{\"jit\":{\"compile_time_measure_s\":1.5}}",
+                                              "{\"jit\":{\"compile_time_measure_s\":0.05}}", "{\"jit\":{\"compile_time_measure_s\":0.9}}");
+        cJSON *out = run_rule(findings_rule_jit, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "jit", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "in 2 of 3 runs (up to 1.50 s, 15.0% of the window)"));
+        cJSON_Delete(out);
+        /* every cell compiling alike: worth saying, not a reason they differ */
+        _cleanup_free_ char *alike = two_cells(DEF, "{\"jit\":{\"compile_time_measure_s\":1.2}}", "{\"jit\":{\"compile_time_measure_s\":1.0}}",
+                                               "{}", "{\"jit\":{\"compile_time_measure_s\":1.1}}", "{}", "{}");
+        out = run_rule(findings_rule_jit, alike);
+        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_int_equal(count(out, "jit", "info", NULL), 2);
+        cJSON_Delete(out);
+}
+
+/* ---- governor and frequency, from a sysfs-like tree ---- */
+
+static void write_file(const char *root, const char *rel, const char *text) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        for (char *p = path + strlen(root) + 1; *p; p++)
+                if (*p == '/') {
+                        *p = 0;
+                        mkdir(path, 0755);
+                        *p = '/';
+                }
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/* The metrics "cpu" object a run on cpus records when the tree has these governors and kHz. */
+static char *cpu_metrics(const char *root, const char *cpus, const char *const *gov, const char *const *khz) {
+        struct cpulist l;
+        assert_int_equal(cpulist_parse(cpus, &l), 0);
+        for (int i = cpulist_next(&l, -1), k = 0; i >= 0; i = cpulist_next(&l, i), k++) {
+                char rel[128];
+                snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", i);
+                write_file(root, rel, gov[k]);
+                snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", i);
+                write_file(root, rel, khz[k]);
+        }
+        struct host_freq_sampler *s = NULL;
+        assert_int_equal(host_freq_sampler_new(root, &l, &s), 0);
+        host_freq_sampler_sample(s);
+        size_t n;
+        const struct host_cpu_freq *c = host_freq_sampler_cpus(s, &n);
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddItemToObject(m, "cpu", host_cpu_freq_json(c, n));
+        host_freq_sampler_free(s);
+        char *text = cJSON_PrintUnformatted(m);
+        cJSON_Delete(m);
+        return text;
+}
+
+static char *tree(void) {
+        char *root = strdup("/tmp/slicelab-findings-sysfs.XXXXXX");
+        assert_non_null(mkdtemp(root));
+        return root;
+}
+
+static void rm_tree(const char *root) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        assert_int_equal(system(cmd), 0);
+}
+
+static void test_governor_frequency(void **state) {
+        _cleanup_free_ char *r1 = tree(), *r2 = tree(), *r3 = tree();
+        const char *perf[] = { "performance\n", "performance\n" }, *save[] = { "powersave\n", "powersave\n" };
+        const char *fast[] = { "3000000\n", "3000000\n" }, *slow[] = { "2400000\n", "2400000\n" }, *near[] = { "2950000\n", "2950000\n" };
+        _cleanup_free_ char *a = cpu_metrics(r1, "2-3", perf, fast);
+        _cleanup_free_ char *b = cpu_metrics(r2, "2-3", save, slow);
+        _cleanup_free_ char *c = cpu_metrics(r3, "2-3", perf, near);
+        assert_non_null(strstr(a, "\"2\":\"performance\""));
+
+        /* the seed's case: powersave and 20% slower clocks in B, performance asked for */
+        _cleanup_free_ char *seed = two_cells("{\"host\":{\"governor\":\"performance\"}}", a, a, a, b, b, b);
+        cJSON *out = run_rule(findings_rule_governor, seed);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "governor", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "ran the powersave governor, not performance as the definition asked"));
+        cJSON_Delete(out);
+        _cleanup_free_ char *unasked = two_cells("{}", a, a, a, b, b, b);
+        out = run_rule(findings_rule_governor, unasked);
+        assert_int_equal(count(out, "governor", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "A's the performance governor"));
+        cJSON_Delete(out);
+        out = run_rule(findings_rule_frequency, seed);
+        assert_int_equal(count(out, "frequency", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "2400 MHz on average, 20% slower than A's 3000 MHz"));
+        cJSON_Delete(out);
+
+        /* within 5% and the same governor: silent */
+        _cleanup_free_ char *close = two_cells("{\"host\":{\"governor\":\"performance\"}}", a, a, a, c, c, c);
+        out = run_rule(findings_rule_governor, close);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+        out = run_rule(findings_rule_frequency, close);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+        /* no cpufreq at all (these VMs): silent */
+        _cleanup_free_ char *none = two_cells("{\"host\":{\"governor\":\"performance\"}}", "{\"cpu\":null}", "{\"cpu\":null}", "{\"cpu\":null}",
+                                              "{\"cpu\":{\"governor\":{\"1\":null},\"freq_mhz\":{\"1\":null}}}", "{}", "{}");
+        out = run_rule(findings_rule_governor, none);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+        out = run_rule(findings_rule_frequency, none);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+        rm_tree(r1);
+        rm_tree(r2);
+        rm_tree(r3);
+}
+
+/* ---- interference, memory, energy ---- */
+
+static void test_interference(void **state) {
+        /* cell A on cpu 1, cell B on 0-1 with the load on 0 */
+        _cleanup_free_ char *json = two_cells(DEF, "{}", "{}", "{}", "{}", "{}", "{}");
+        cJSON *out = run_rule(findings_rule_interference, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "interference", "medium", "B"), 1);
+        cJSON_Delete(out);
+        _cleanup_free_ char *apart = two_cells("{\"load\":{\"target\":\"http://127.0.0.1:1/\",\"cpus\":\"2\"}}", "{}", "{}", "{}", "{}", "{}", "{}");
+        out = run_rule(findings_rule_interference, apart);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+static void test_memory(void **state) {
+        _cleanup_free_ char *json = two_cells("{\"sut\":{\"memory_max\":1073741824}}",
+                "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":500000000}}", "{\"cgroup\":{\"oom_kills\":1,\"memory_peak_bytes\":500000000}}",
+                "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":500000000}}",
+                "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":1020000000}}", "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":900000000}}",
+                "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":null}}");
+        cJSON *out = run_rule(findings_rule_memory, json);
+        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_int_equal(count(out, "memory", "high", "A"), 1);
+        assert_int_equal(count(out, "memory", "medium", "B"), 1);
+        cJSON_Delete(out);
+        _cleanup_free_ char *fine = two_cells("{\"sut\":{\"memory_max\":1073741824}}", "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":5e8}}",
+                "{}", "{}", "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":6e8}}", "{}", "{}");
+        out = run_rule(findings_rule_memory, fine);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+static void test_energy(void **state) {
+        _cleanup_free_ char *json = two_cells("{}", "{\"energy\":{\"joules_per_request\":0.010}}", "{\"energy\":{\"joules_per_request\":0.0102}}",
+                "{\"energy\":{\"joules_per_request\":0.0099}}", "{\"energy\":{\"joules_per_request\":0.014}}",
+                "{\"energy\":{\"joules_per_request\":0.0141}}", "{\"energy\":{\"joules_per_request\":0.0139}}");
+        cJSON *out = run_rule(findings_rule_energy, json);
+        assert_int_equal(count(out, "energy", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "40% more energy per request than A"));
+        cJSON_Delete(out);
+        _cleanup_free_ char *none = two_cells("{}", "{\"energy\":null}", "{\"energy\":null}", "{\"energy\":null}", "{\"energy\":null}",
+                                              "{\"energy\":null}", "{\"energy\":null}");
+        out = run_rule(findings_rule_energy, none);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+/* ---- all rules: order and ids ---- */
+
+static void test_compute_order(void **state) {
+        struct fixture f;
+        _cleanup_free_ char *json = two_cells(DEF,
+                "{\"throughput_rps\":1000," LAT(100, 6200, 9000) "," CG(100, 0, 0) "}", "{\"throughput_rps\":1010," LAT(101, 6100, 9100) "," CG(100, 0, 0) "}",
+                "{\"throughput_rps\":990," LAT(99, 6300, 8900) "," CG(100, 0, 0) "}",
+                "{\"throughput_rps\":730," LAT(300, 46000, 60000) "," CG(100, 99, 5) "}", "{\"throughput_rps\":740," LAT(310, 46600, 61000) "," CG(100, 99, 5) "}",
+                "{\"throughput_rps\":725," LAT(305, 47000, 59000) "," CG(100, 99, 5) "}");
+        fixture_load(&f, json);
+        cJSON *out = findings_compute(&f.in);
+        int n = cJSON_GetArraySize(out), last = 3;
+        assert_true(n >= 5);
+        for (int i = 0; i < n; i++) {
+                const cJSON *x = cJSON_GetArrayItem(out, i);
+                const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(x, "severity"));
+                int rank = strcmp(sev, "high") == 0 ? 2 : strcmp(sev, "medium") == 0 ? 1 : 0;
+                assert_true(rank <= last);
+                last = rank;
+                char id[16];
+                snprintf(id, sizeof id, "F%d", i + 1);
+                assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(x, "id")), id);
+                assert_null(cJSON_GetObjectItem(x, "_effect"));
+        }
+        /* among the high ones, the largest effect first: the p99.9 or p99 ratio (7x), not throughput */
+        assert_null(strstr(claim_of(out, 0), "throughput"));
+        cJSON_Delete(out);
+        fixture_done(&f);
+}
+
+int main(void) {
+        json_setup();
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_difference),   cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
+                cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector),
+                cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
+                cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
+                cmocka_unit_test(test_energy),       cmocka_unit_test(test_compute_order),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
