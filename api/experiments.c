@@ -15,6 +15,9 @@
 #include "storage/runs.h"
 
 #define IDEMPOTENCY_KEY_MAX 200
+/* Queued runs of all experiments: one POST may plan 64 cells x 1000 iterations, and a queue
+ * without a bound is disk and scheduler time nobody asked for on a shared host. */
+#define QUEUED_RUNS_MAX 10000
 
 static void wake_loop(struct api_request *req) {
         uint64_t one = 1;
@@ -162,6 +165,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 .run_cell = run_cell,
                 .run_iteration = run_iteration,
                 .idempotency_key = key,
+                .queue_max = QUEUED_RUNS_MAX,
         };
         char id[ID_LEN + 1];
         bool existing = false;
@@ -170,7 +174,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         if (r >= 0)
                 r = experiments_create(lease.conn, &e, id, &existing, &err);
         db_lease_release(&lease);
-        if (r == -EEXIST && err.status)
+        if ((r == -EEXIST || r == -EBUSY) && err.status)
                 return api_reply_error(req, &err);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");

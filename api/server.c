@@ -6,13 +6,22 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/conn-guard.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 
 #define BODY_MAX (1024 * 1024)
+#define CONNECTIONS_MAX 1000
+/* One client (one address) cannot take every connection: loopback readers, the SUT and local
+ * users all come from 127.0.0.1, so this is generous, and the global limit stays for others. */
+#define CONNECTIONS_PER_CLIENT_MAX 64
+/* Inactivity on an open connection; a request's headers have HEADER_DEADLINE_S in all. */
+#define IDLE_TIMEOUT_S 30
+#define HEADER_DEADLINE_S 10
 
 struct api_server {
         struct MHD_Daemon *mhd;
+        struct conn_guard *guard;
         struct api_config config;
 };
 
@@ -77,6 +86,13 @@ static bool route_match(const char *pattern, const char *path, char **segments,
         return true;
 }
 
+/* HEAD is answered wherever GET is, by the GET's handler: libmicrohttpd sends its headers
+ * (Content-Length included) and leaves out the body. */
+static bool method_matches(const char *route_method, const char *method) {
+        return strcmp(route_method, method) == 0 ||
+               (strcmp(method, "HEAD") == 0 && strcmp(route_method, "GET") == 0);
+}
+
 /* Returns the route for method+path; *path_known tells a 405 from a 404. */
 static const struct api_route *route_find(const char *method, const char *path,
                                           struct request_state *st, bool *path_known,
@@ -90,10 +106,11 @@ static const struct api_route *route_find(const char *method, const char *path,
                 if (!route_match(r->pattern, path, NULL, NULL))
                         continue;
                 *path_known = true;
-                int n = snprintf(allow + allow_len, allow_size - allow_len, "%s%s", allow_len ? ", " : "", r->method);
+                int n = snprintf(allow + allow_len, allow_size - allow_len, "%s%s%s", allow_len ? ", " : "", r->method,
+                                 strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
                 if (n > 0 && (size_t) n < allow_size - allow_len)
                         allow_len += (size_t) n;
-                if (!found && strcmp(r->method, method) == 0 && route_match(r->pattern, path, &st->segments, st->params))
+                if (!found && method_matches(r->method, method) && route_match(r->pattern, path, &st->segments, st->params))
                         found = r;
         }
         return found;
@@ -136,6 +153,13 @@ static enum MHD_Result query_check_one(void *userdata, enum MHD_ValueKind kind, 
         return MHD_NO;
 }
 
+/* A request that announces a body: a Content-Length above 0 or any Transfer-Encoding. */
+static bool has_body(struct MHD_Connection *c) {
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        return te || (cl && strspn(cl, "0") != strlen(cl));
+}
+
 static bool content_type_is_json(struct MHD_Connection *c) {
         const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (!ct)
@@ -160,6 +184,9 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
                 return error_set(err, 401, "unauthorized", NULL,
                                  "this request needs 'Authorization: Bearer <token>' with the token from %s/token",
                                  s->config.state_dir);
+        /* Reads take no body: refused before a byte of it is read or buffered. */
+        if (!is_mutation(method) && has_body(c))
+                return error_set(err, 400, "body_not_allowed", NULL, "%s requests take no body", method);
         struct query_check qc = { .allowed = st->route->query };
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_check_one, &qc);
         if (qc.bad[0])
@@ -212,6 +239,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 if (!st)
                         return MHD_NO;
                 *con_cls = st;
+                conn_guard_headers_done(s->guard, c);
                 struct error err = { 0 };
                 char allow[128];
                 if (precheck(s, c, method, url, st, &err, allow, sizeof allow) < 0) {
@@ -247,8 +275,10 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                               enum MHD_RequestTerminationCode toe) {
+        struct api_server *s = cls;
         request_state_free(*con_cls);
         *con_cls = NULL;
+        conn_guard_request_done(s->guard, c);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
@@ -263,18 +293,25 @@ int api_server_start(const struct api_config *config, struct api_server **ret) {
         if (!s)
                 return -ENOMEM;
         s->config = *config;
+        int r = conn_guard_new(CONNECTIONS_MAX, HEADER_DEADLINE_S, &s->guard);
+        if (r < 0)
+                return log_error_errno(r, "cannot start the HTTP header deadline's thread");
         s->mhd = MHD_start_daemon(
                 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
                 0, NULL, NULL, access_handler, s,
                 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, so no message goes to stderr */
                 MHD_OPTION_LISTEN_SOCKET, config->listen_fd,
                 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) MAX(config->threads, 1u),
-                MHD_OPTION_CONNECTION_LIMIT, (unsigned) 1000,
-                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
-                MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
+                MHD_OPTION_CONNECTION_LIMIT, (unsigned) CONNECTIONS_MAX,
+                MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) CONNECTIONS_PER_CLIENT_MAX,
+                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
+                MHD_OPTION_NOTIFY_CONNECTION, conn_guard_notify, s->guard,
+                MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
                 MHD_OPTION_END);
-        if (!s->mhd)
+        if (!s->mhd) {
+                conn_guard_free(s->guard);
                 return log_error_errno(-EIO, "cannot start the HTTP server");
+        }
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -292,5 +329,6 @@ void api_server_stop(struct api_server *s) {
                 return;
         if (s->mhd)
                 MHD_stop_daemon(s->mhd);
+        conn_guard_free(s->guard);
         free(s);
 }

@@ -42,6 +42,8 @@ struct cg_driver {
         /* Directories of cgpath, one per hierarchy (v2: one). */
         size_t (*dirs)(const struct cgroup_manager *m, const char *cgpath, char (*buf)[PATH_MAX],
                        size_t max);
+        /* Check the root and remake what is missing (see cgroup_manager_repair()). */
+        int (*repair)(struct cgroup_manager *m, char *msg, size_t size);
 };
 
 struct cgroup_manager {
@@ -94,6 +96,15 @@ int cg_kill_dirs(char (*dirs)[PATH_MAX], size_t n, int (*freeze)(const char *dir
  * it did not exist. */
 int cg_rmdir_tree(const char *dir);
 uint64_t cg_now_usec(void);
+/* Append "; "-separated text to msg (truncated quietly: it is for people). */
+void cg_note(char *msg, size_t size, const char *fmt, ...) _printf_(3, 4);
+/* Replace msg with the formatted text (truncated quietly). */
+void cg_msg(char *msg, size_t size, const char *fmt, ...) _printf_(3, 4);
+/* mkdir dir unless it exists; 1 when made, 0 when it was there, else -errno with msg set to
+ * the directory and the error. */
+int cg_ensure_dir(const char *dir, char *msg, size_t size);
+/* cg_write() that on failure sets msg to the file that refused, the value and the error. */
+int cg_write_noted(const char *dir, const char *file, const char *value, char *msg, size_t size);
 
 /* cgroup-stats.c: parsers for cgroupfs text (pure; unit-tested). */
 /* Value of "key N" in a "key value" per line text: 0, or -ENOENT if the key is not there. */

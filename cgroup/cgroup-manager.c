@@ -34,6 +34,11 @@ void cgroup_manager_free(struct cgroup_manager *m) {
         free(m);
 }
 
+int cgroup_manager_repair(struct cgroup_manager *m, char *msg, size_t size) {
+        msg[0] = '\0';
+        return m->driver->repair(m, msg, size);
+}
+
 const struct cgroup_mode *cgroup_manager_mode(const struct cgroup_manager *m) {
         return &m->mode;
 }
@@ -185,7 +190,7 @@ static int collect_runs(const char *dir, struct name_set *s) {
 }
 
 int cgroup_reconcile(struct cgroup_manager *m,
-                     bool (*is_live)(const char *run_id, void *userdata), void *userdata) {
+                     bool (*keep)(const char *run_id, void *userdata), void *userdata) {
         char dirs[CG_V1_MAX_HIER][PATH_MAX];
         size_t n = m->driver->dirs(m, m->root, dirs, ELEMENTSOF(dirs));
         struct name_set s = { 0 };
@@ -198,7 +203,7 @@ int cgroup_reconcile(struct cgroup_manager *m,
         }
         int removed = 0;
         for (size_t i = 0; i < s.n; i++) {
-                if (is_live(s.names[i], userdata))
+                if (keep(s.names[i], userdata))
                         continue;
                 char path[PATH_MAX];
                 int k = cg_path(path, sizeof path, "%s/run-%s", m->root, s.names[i]);
@@ -210,7 +215,7 @@ int cgroup_reconcile(struct cgroup_manager *m,
                         r = k;
                         continue;
                 }
-                log_run(LOG_NOTICE, NULL, s.names[i], "cgroup: removed %s left by run %s (not live)",
+                log_run(LOG_NOTICE, NULL, s.names[i], "cgroup: removed %s left by run %s",
                         path, s.names[i]);
                 removed++;
         }

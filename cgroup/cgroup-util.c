@@ -242,3 +242,43 @@ int cg_rmdir_tree(const char *dir) {
                 delay_ns = MIN(delay_ns * 2, 50000000L);
         }
 }
+
+void cg_note(char *msg, size_t size, const char *fmt, ...) {
+        size_t len = strnlen(msg, size);
+        if (len + 3 >= size)
+                return;
+        if (len > 0) {
+                memcpy(msg + len, "; ", 3);
+                len += 2;
+        }
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(msg + len, size - len, fmt, ap);
+        va_end(ap);
+}
+
+void cg_msg(char *msg, size_t size, const char *fmt, ...) {
+        if (size == 0)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(msg, size, fmt, ap);
+        va_end(ap);
+}
+
+int cg_ensure_dir(const char *dir, char *msg, size_t size) {
+        if (mkdir(dir, 0755) == 0)
+                return 1;
+        if (errno == EEXIST)
+                return 0;
+        int r = negative_errno();
+        cg_msg(msg, size, "mkdir %s: %s", dir, strerror(-r));
+        return r;
+}
+
+int cg_write_noted(const char *dir, const char *file, const char *value, char *msg, size_t size) {
+        int r = cg_write(dir, file, value);
+        if (r < 0)
+                cg_msg(msg, size, "%s/%s refused \"%s\": %s", dir, file, value, strerror(-r));
+        return r;
+}

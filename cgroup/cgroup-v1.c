@@ -286,6 +286,70 @@ static int v1_init(struct cgroup_manager *m, const char *root_name) {
         return 0;
 }
 
+/* An empty cpuset file (a root remade by a bare mkdir) takes the parent's value; mems first,
+ * the kernel wants both before cpus can be used. */
+static int v1_repair_cpuset(struct cgroup_manager *m, const char *dir, char *msg, size_t size) {
+        static const char *const files[] = { "cpuset.mems", "cpuset.cpus" };
+        char parent[PATH_MAX];
+        int r = v1_dir(m, "cpuset", "", parent, sizeof parent);
+        if (r < 0)
+                return r;
+        int repaired = 0;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char have[4096], want[4096];
+                r = cg_read_small(dir, files[i], have, sizeof have);
+                if (r < 0) {
+                        cg_msg(msg, size, "reading %s/%s: %s", dir, files[i], strerror(-r));
+                        return r;
+                }
+                if (have[strspn(have, " \n")] != '\0')
+                        continue;
+                r = cg_read_small(parent, files[i], want, sizeof want);
+                if (r < 0) {
+                        cg_msg(msg, size, "reading %s/%s: %s", parent, files[i], strerror(-r));
+                        return r;
+                }
+                want[strcspn(want, "\n")] = '\0';
+                r = cg_write_noted(dir, files[i], want, msg, size);
+                if (r < 0)
+                        return r;
+                repaired = 1;
+        }
+        if (repaired)
+                cg_note(msg, size, "cpuset.cpus and cpuset.mems of %s copied from %s", dir, parent);
+        return repaired;
+}
+
+static int v1_repair(struct cgroup_manager *m, char *msg, size_t size) {
+        /* The top's CPUs may have changed too (hotplug): runs take the whole root from these. */
+        int r = v1_read_cpuset_root(m);
+        if (r < 0) {
+                cg_msg(msg, size, "reading the top cpuset's effective_cpus/effective_mems: %s", strerror(-r));
+                return r;
+        }
+        int repaired = 0;
+        char dirs[CG_V1_MAX_HIER][PATH_MAX], note[1024] = "";
+        size_t n = v1_dirs(m, m->root, dirs, ELEMENTSOF(dirs));
+        for (size_t i = 0; i < n; i++) {
+                r = cg_ensure_dir(dirs[i], msg, size);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        cg_note(note, sizeof note, "recreated %s", dirs[i]);
+                repaired |= r;
+        }
+        char cpuset[PATH_MAX];
+        r = v1_dir(m, "cpuset", m->root, cpuset, sizeof cpuset);
+        if (r >= 0)
+                r = v1_repair_cpuset(m, cpuset, note, sizeof note);
+        if (r < 0) {
+                cg_msg(msg, size, "%s", note);
+                return r;
+        }
+        cg_msg(msg, size, "%s", note);
+        return repaired | r;
+}
+
 static void v1_fini(struct cgroup_manager *m) {
         char dirs[CG_V1_MAX_HIER][PATH_MAX];
         size_t n = v1_dirs(m, m->root, dirs, ELEMENTSOF(dirs));
@@ -304,4 +368,5 @@ const struct cg_driver cg_driver_v1 = {
         .attach = v1_attach,
         .read_stats = v1_read_stats,
         .dirs = v1_dirs,
+        .repair = v1_repair,
 };

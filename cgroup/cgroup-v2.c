@@ -178,6 +178,58 @@ static int v2_init(struct cgroup_manager *m, const char *root_name) {
         return 0;
 }
 
+/* Each controller we need listed in dir's cgroup.subtree_control? */
+static bool v2_subtree_enabled(const char *dir) {
+        char buf[512];
+        if (cg_read_small(dir, "cgroup.subtree_control", buf, sizeof buf) < 0)
+                return false;
+        static const char *const need[] = { "cpu", "cpuset", "memory", "pids" };
+        for (size_t i = 0; i < ELEMENTSOF(need); i++) {
+                size_t len = strlen(need[i]);
+                const char *p = buf;
+                bool found = false;
+                while (!found && (p = strstr(p, need[i]))) {
+                        found = (p == buf || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\n' || p[len] == '\0');
+                        p += len;
+                }
+                if (!found)
+                        return false;
+        }
+        return true;
+}
+
+static int v2_repair(struct cgroup_manager *m, char *msg, size_t size) {
+        char dir[PATH_MAX], note[1024] = "";
+        int r = v2_dir(m, m->root, dir, sizeof dir);
+        if (r < 0)
+                return r;
+        int repaired = 0;
+        if (!m->delegated) {
+                if (!v2_subtree_enabled(m->mount)) {
+                        r = cg_write_noted(m->mount, "cgroup.subtree_control", V2_CONTROLLERS, msg, size);
+                        if (r < 0)
+                                return r;
+                        cg_note(note, sizeof note, "controllers enabled again in %s", m->mount);
+                        repaired = 1;
+                }
+                r = cg_ensure_dir(dir, msg, size);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        cg_note(note, sizeof note, "recreated %s", dir);
+                repaired |= r;
+        }
+        if (!v2_subtree_enabled(dir)) {
+                r = cg_write_noted(dir, "cgroup.subtree_control", V2_CONTROLLERS, msg, size);
+                if (r < 0)
+                        return r;
+                cg_note(note, sizeof note, "controllers enabled again in %s", dir);
+                repaired = 1;
+        }
+        cg_msg(msg, size, "%s", note);
+        return repaired;
+}
+
 static void v2_fini(struct cgroup_manager *m) {
         char dir[PATH_MAX];
         /* The delegated cgroup is systemd's to remove; our own root only when empty. */
@@ -361,4 +413,5 @@ const struct cg_driver cg_driver_v2 = {
         .attach = NULL,
         .read_stats = v2_read_stats,
         .dirs = v2_dirs,
+        .repair = v2_repair,
 };

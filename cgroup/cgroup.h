@@ -76,6 +76,13 @@ int cgroup_manager_new(const char *root_name, struct cgroup_manager **ret);
 void cgroup_manager_free(struct cgroup_manager *m);
 DEFINE_POINTER_CLEANUP(struct cgroup_manager, cgroup_manager_free)
 
+/* Before each run: is the root still there, in every hierarchy, with cpus and mems on v1 and
+ * its controllers enabled on v2? Someone may have removed it (another daemon's clean-up, a
+ * person) since the start. What is missing is made again: on v1 the cpuset is copied from the
+ * root's parent. Returns 0 when intact, 1 when repaired (msg says what was done), or -errno with
+ * msg naming the cgroup directory and the file that refused. */
+int cgroup_manager_repair(struct cgroup_manager *m, char *msg, size_t size);
+
 const struct cgroup_mode *cgroup_manager_mode(const struct cgroup_manager *m);
 /* The root as /proc/<pid>/cgroup names it, e.g. "/slicelab" or "/system.slice/slicelabd.service". */
 const char *cgroup_manager_root(const struct cgroup_manager *m);
@@ -161,8 +168,8 @@ int slice_read_stats(const struct cgroup_run *r, enum slice_kind kind, struct sl
  * parent. */
 int slice_kill(struct cgroup_run *r, enum slice_kind kind);
 
-/* At daemon start: every run-<id> group under the root for which is_live(id) is false is emptied
+/* At daemon start: every run-<id> group under the root for which keep(id) is false is emptied
  * (processes killed) and removed in every hierarchy, each logged with its run id. Returns the
  * number of groups removed, or the first error after trying all of them. */
 int cgroup_reconcile(struct cgroup_manager *m,
-                     bool (*is_live)(const char *run_id, void *userdata), void *userdata);
+                     bool (*keep)(const char *run_id, void *userdata), void *userdata);

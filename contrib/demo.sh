@@ -28,6 +28,10 @@ fi
 echo "== building"
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+# The README's examples name the installed workloads (/usr/local/share/slicelab/slicelab-sut.jar).
+echo "== installing the workloads (meson install --tags workloads)"
+meson install -C build --tags workloads --quiet >/dev/null
+
 # The client, slicelab(1), does the talking (the token from the state dir).
 SL="$SRC/build/client/slicelab"
 export SLICELAB_URL=$URL SLICELAB_STATE_DIR=$STATE_DIR

@@ -2,11 +2,15 @@
 #include "daemon/preflight.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "host/host-preflight.h"
 #include "basic/macro.h"
+#include "daemon/run-plan.h"
 
 static void join_lines(const cJSON *items, char *buf, size_t size) {
         size_t len = 0;
@@ -63,4 +67,84 @@ int preflight_check(const struct definition *d, const struct run_cpus *cpus, cJS
         cJSON_ArrayForEach(it, mismatches) cJSON_AddItemToArray(warnings, cJSON_CreateString(cJSON_GetStringValue(it)));
         cJSON_Delete(mismatches);
         return 0;
+}
+
+/* A regular file; with want_exec, one with an execute bit too. */
+static int check_file(const char *path, bool want_exec) {
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if (want_exec && access(path, X_OK) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* A bare name is looked up as the spawn will (cgroup/cgroup-spawn.c: the child's PATH). */
+static int check_executable(const char *name, char *const *env) {
+        if (strchr(name, '/'))
+                return check_file(name, true);
+        const char *path = NULL;
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], "PATH=", 5) == 0)
+                        path = env[i] + 5;
+        int r = -ENOENT;
+        for (const char *p = path ? path : ""; *p;) {
+                size_t len = strcspn(p, ":");
+                char full[4096];
+                if (len > 0 && snprintf(full, sizeof full, "%.*s/%s", (int) len, p, name) < (int) sizeof full) {
+                        int k = check_file(full, true);
+                        if (k == 0)
+                                return 0;
+                        if (k != -ENOENT && k != -ENOTDIR)
+                                r = k;
+                }
+                p += len + (p[len] == ':');
+        }
+        return r;
+}
+
+static int jar_check(const struct definition *d, const char *dir, char *why, size_t why_size) {
+        for (size_t i = 0; i + 1 < d->sut.n_command; i++) {
+                if (strcmp(d->sut.command[i], "-jar") != 0)
+                        continue;
+                const char *jar = d->sut.command[i + 1];
+                char full[4096];
+                if (jar[0] != '/' && snprintf(full, sizeof full, "%s/%s", dir, jar) < (int) sizeof full)
+                        jar = full;
+                int r = check_file(jar, false);
+                if (r < 0) {
+                        snprintf(why, why_size, "sut.command[%zu]: -jar file %s: %s", i + 1, d->sut.command[i + 1],
+                                 strerror(-r));
+                        return r;
+                }
+        }
+        return 0;
+}
+
+int preflight_commands(const struct definition *d, size_t cell, const char *dir, char *why, size_t why_size) {
+        _cleanup_(definition_strv_freep) char **env = NULL;
+        int r = run_plan_sut_env(d, cell, dir, &env);
+        if (r < 0) {
+                snprintf(why, why_size, "cannot build the SUT's environment: %s", strerror(-r));
+                return r;
+        }
+        r = check_executable(d->sut.command[0], env);
+        if (r < 0) {
+                snprintf(why, why_size, "sut.command[0]: executable %s: %s", d->sut.command[0], strerror(-r));
+                return r;
+        }
+        r = jar_check(d, dir, why, why_size);
+        if (r < 0 || d->load.kind != DEFINITION_LOAD_EXTERNAL)
+                return r;
+        definition_strv_free(TAKE_PTR(env));
+        r = run_plan_load_env(&env);
+        if (r >= 0)
+                r = check_executable(d->load.command[0], env);
+        if (r < 0)
+                snprintf(why, why_size, "load.command[0]: executable %s: %s", d->load.command[0], strerror(-r));
+        return r;
 }

@@ -1,6 +1,7 @@
 /* preflight.h: the checks a run passes before anything is started: the definition's host
  * requirements (governor, SMT, THP) on the CPUs the run uses, failing or warning per its
- * on_mismatch, and placement warnings (SUT and load sharing CPUs). */
+ * on_mismatch, placement warnings (SUT and load sharing CPUs), and the files its commands name
+ * (a typo fails in preflight, naming the field, not as a SUT that exits at once). */
 #pragma once
 
 #include <stddef.h>
@@ -14,3 +15,10 @@ struct cJSON;
  * with why filled (one line per mismatch). */
 int preflight_check(const struct definition *d, const struct run_cpus *cpus, struct cJSON *warnings,
                     char *why, size_t why_size);
+
+/* The SUT's executable (searched in the run's PATH when it is a bare name), the file after each
+ * "-jar" of sut.command (relative to the run directory dir, the SUT's cwd) and an external load's
+ * executable must exist (executables: regular files with an execute bit). 0, or -ENOENT (or
+ * another -errno) with why naming the field, e.g. "sut.command[5]: -jar file /x.jar: No such
+ * file or directory". */
+int preflight_commands(const struct definition *d, size_t cell, const char *dir, char *why, size_t why_size);

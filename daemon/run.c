@@ -85,6 +85,10 @@ const char *run_get_experiment_id(const struct run *r) {
         return r->experiment_id;
 }
 
+unsigned run_get_max_consecutive_failures(const struct run *r) {
+        return r->def ? r->def->max_consecutive_failures : DEFINITION_MAX_CONSECUTIVE_FAILURES_DEFAULT;
+}
+
 const struct cpulist *run_get_cpus(const struct run *r) {
         return &r->cpus.all;
 }
@@ -515,6 +519,19 @@ static int start_sut(struct run *r) {
         return arm_timer(r, &r->ready_timer, (uint64_t) r->def->sut.ready.timeout_s * 1000000ULL, on_ready_timeout);
 }
 
+/* The root may have been removed since the last run (by a person, or another daemon's clean-up
+ * before roots were locked): made again here, and said so in the log and the run's warnings. */
+static int check_root(struct run *r) {
+        char what[1024];
+        int k = cgroup_manager_repair(r->ctx.cgroups, what, sizeof what);
+        if (k < 0)
+                run_fail(r, "preflight", "the cgroup root %s is damaged and cannot be repaired: %s",
+                         cgroup_manager_root(r->ctx.cgroups), what);
+        else if (k > 0)
+                warn(r, "the cgroup root %s was repaired: %s", cgroup_manager_root(r->ctx.cgroups), what);
+        return k;
+}
+
 static int prepare(struct run *r) {
         int k = make_run_dir(r);
         if (k < 0) {
@@ -527,11 +544,20 @@ static int prepare(struct run *r) {
                 run_fail(r, "preflight", "%s", why);
                 return 0;
         }
+        k = preflight_commands(r->def, r->cell, r->dir, why, sizeof why);
+        if (k < 0) {
+                run_fail(r, "preflight", "%s", why);
+                return 0;
+        }
+        k = check_root(r);
+        if (k < 0)
+                return 0;
         struct slice_limits sut, load;
         run_plan_limits(r->def, r->cell, &sut, &load);
         k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);
         if (k < 0) {
-                run_fail(r, "preflight", "cannot create the run's slices: %s", strerror(-k));
+                run_fail(r, "preflight", "cannot create the run's slices under %s: %s",
+                         cgroup_manager_root(r->ctx.cgroups), strerror(-k));
                 return 0;
         }
         runs_set_slices(r->ctx.db, r->id, slice_cgroup_path(r->cg, SLICE_SUT),

@@ -42,6 +42,9 @@ void run_free(struct run *r);
 
 const char *run_get_id(const struct run *r);
 const char *run_get_experiment_id(const struct run *r);
+/* The definition's max_consecutive_failures (its default when the stored definition did not
+ * parse). */
+unsigned run_get_max_consecutive_failures(const struct run *r);
 /* The CPUs the run uses: run_plan_cpus()'s "all", worked out once at its start. */
 const struct cpulist *run_get_cpus(const struct run *r);
 /* The pids the run tracks as direct children (SUT, load), for orphan reaping; 0 = none. */

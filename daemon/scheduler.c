@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "storage/experiments.h"
 #include "daemon/run-plan.h"
 #include "definition/definition.h"
 #include "basic/log.h"
@@ -39,8 +40,20 @@ size_t scheduler_active(const struct scheduler *s) {
         return s->n_active;
 }
 
-static bool never_live(const char *run_id, void *userdata) {
-        return false;
+/* No run is live at start, but only our own runs' groups are ours to remove: a group whose id
+ * this database never saw belongs to someone else (another daemon's root by mistake, a
+ * person's experiment) and stays, logged. An unreadable store keeps everything too. */
+static bool keep_group(const char *run_id, void *userdata) {
+        struct scheduler *s = userdata;
+        bool known = false;
+        int r = runs_known(s->ctx.db, run_id, &known);
+        if (r < 0) {
+                log_error_errno(r, "cgroup: cannot tell whether run %s is ours; its group stays", run_id);
+                return true;
+        }
+        if (!known)
+                log_warning("cgroup: run-%s under the root is not a run of this daemon's database; left alone", run_id);
+        return !known;
 }
 
 int scheduler_recover(struct scheduler *s) {
@@ -50,8 +63,7 @@ int scheduler_recover(struct scheduler *s) {
                 return log_error_errno(r, "cannot mark unfinished runs as interrupted");
         if (n > 0)
                 log_warning("%lld run(s) left unfinished by the previous daemon are now interrupted", (long long) n);
-        /* No run is live at start: every run group under the root is a leftover. */
-        r = cgroup_reconcile(s->ctx.cgroups, never_live, NULL);
+        r = cgroup_reconcile(s->ctx.cgroups, keep_group, s);
         if (r < 0)
                 return log_error_errno(r, "cannot clean up the slices left by the previous daemon");
         return 0;
@@ -106,8 +118,24 @@ static void kick_later(struct scheduler *s) {
                 sd_event_add_defer(s->ctx.event, &s->kick_defer, on_kick, s);
 }
 
+/* Fail fast: the same failure again and again says the definition or the host is wrong, and the
+ * rest of the experiment would only repeat it. */
+static void stop_repeated_failures(struct scheduler *s, const struct run *r) {
+        int64_t cancelled = 0;
+        char why[1024];
+        int k = experiments_stop_after_failures(s->ctx.db, run_get_experiment_id(r),
+                                                run_get_max_consecutive_failures(r), &cancelled, why, sizeof why);
+        if (k < 0)
+                log_full(LOG_ERR, k, run_get_experiment_id(r), NULL, "experiment %s: cannot check for repeated failures",
+                         run_get_experiment_id(r));
+        else if (cancelled > 0)
+                log_full(LOG_WARNING, 0, run_get_experiment_id(r), NULL, "experiment %s: %lld queued run(s) %s",
+                         run_get_experiment_id(r), (long long) cancelled, why);
+}
+
 static void on_run_done(struct run *r, void *userdata) {
         struct scheduler *s = userdata;
+        stop_repeated_failures(s, r);
         for (size_t i = 0; i < s->n_active; i++)
                 if (s->active[i] == r) {
                         s->active[i] = s->active[--s->n_active];

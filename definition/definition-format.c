@@ -155,6 +155,7 @@ int definition_format_json(const struct definition *d, char **ret) {
         if (!root)
                 return -ENOMEM;
         if (!add_string(root, "name", d->name) || !add_uint(root, "iterations", d->iterations) ||
+            !add_uint(root, "max_consecutive_failures", d->max_consecutive_failures) ||
             !add_string(root, "order", definition_order_to_string(d->order)) ||
             (d->has_seed && !add_uint(root, "seed", d->seed)) || !format_sut(root, &d->sut) ||
             !format_load(root, &d->load))

@@ -343,6 +343,13 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                 r = get_unsigned_field(v, "load", "measure_s", 1, 86400, 60, &load->measure_s, err);
         if (r < 0)
                 return r;
+        /* Every request is a 40-byte timeline record that collection reads, sorts and stores:
+         * the run's size is bounded here rather than discovered as minutes of ingest. */
+        double requests = load->rate * ((double) load->warmup_s + (double) load->measure_s);
+        if (load->mode == DEFINITION_MODE_RATE && requests > (double) DEFINITION_REQUESTS_MAX)
+                return def_error(err, "out_of_range", "load.rate",
+                                 "rate x (warmup_s + measure_s) is %.0f requests, over the limit of %llu per run",
+                                 requests, (unsigned long long) DEFINITION_REQUESTS_MAX);
         return parse_load_cpus(v, host, load, err);
 }
 
@@ -737,8 +744,9 @@ static int fill_defaults(struct definition *d) {
 
 static int parse_root(const cJSON *root, const struct host_limits *host, struct definition *d,
                       struct error *err) {
-        static const char *const known[] = { "name", "iterations", "order", "seed",
-                                             "sut",  "load",       "cells", "host" };
+        static const char *const known[] = { "name", "iterations", "max_consecutive_failures", "order",
+                                             "seed", "sut",        "load",                     "cells",
+                                             "host" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -752,6 +760,10 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
         if (r < 0)
                 return r;
         r = get_unsigned_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &d->iterations, err);
+        if (r < 0)
+                return r;
+        r = get_unsigned_field(root, "", "max_consecutive_failures", 0, DEFINITION_ITERATIONS_MAX,
+                               DEFINITION_MAX_CONSECUTIVE_FAILURES_DEFAULT, &d->max_consecutive_failures, err);
         if (r < 0)
                 return r;
         r = get_enum_field(root, "", "order", def_order_names, ELEMENTSOF(def_order_names), d->order, err);

@@ -64,6 +64,7 @@
 #define DEFINITION_CELL_NAME_MAX 64        /* bytes */
 #define DEFINITION_CELLS_MAX 64
 #define DEFINITION_ITERATIONS_MAX 1000
+#define DEFINITION_MAX_CONSECUTIVE_FAILURES_DEFAULT 3
 #define DEFINITION_ARGV_MAX 256            /* entries of a command */
 #define DEFINITION_JVM_ARGS_MAX 64         /* entries per cell */
 #define DEFINITION_ARG_MAX 4096            /* bytes per argument */
@@ -75,6 +76,9 @@
 #define DEFINITION_TIMELINE_MAX 255
 #define DEFINITION_RATE_MAX 1000000.0      /* requests per second */
 #define DEFINITION_CONNECTIONS_MAX 10000
+/* Requests of one run at a fixed rate (rate x (warmup_s + measure_s)): 20 M records are 800 MB
+ * of timeline. */
+#define DEFINITION_REQUESTS_MAX UINT64_C(20000000)
 #define DEFINITION_SEED_MAX ((UINT64_C(1) << 53) - 1) /* exact in a JSON (double) number */
 #define DEFINITION_MEMORY_MIN (UINT64_C(1) << 20)
 #define DEFINITION_MEMORY_MAX (UINT64_C(1) << 50) /* 1 PiB, the bound when the host's is unknown */
@@ -195,6 +199,9 @@ struct definition_host_checks {
 struct definition {
         char *name;
         unsigned iterations;            /* 1..1000, default 1 */
+        /* 0..1000, default 3: after this many runs in a row failed with the same reason the
+         * experiment's queued runs are cancelled; 0 = never */
+        unsigned max_consecutive_failures;
         enum definition_order order;
         bool has_seed;                  /* only with order random */
         uint64_t seed;

@@ -21,6 +21,7 @@
 #include "storage/runs.h"
 #include "daemon/scheduler.h"
 #include "api/server.h"
+#include "service/root-lock.h"
 #include "service/state-dir.h"
 
 DEFINE_POINTER_CLEANUP(struct api_server, api_server_stop)
@@ -31,6 +32,7 @@ struct daemon {
         struct storage *storage;
         struct db_conn *loop_db;        /* the loop's own connection, held for its lifetime */
         struct api_server *api;
+        struct root_lock *root_lock;    /* held from before the first cgroup write to exit */
         struct cgroup_manager *cgroups;
         struct scheduler *scheduler;
         char injector_path[PATH_MAX];
@@ -191,6 +193,8 @@ static void teardown(struct daemon *d) {
         d->scheduler = NULL;
         cgroup_manager_free(d->cgroups);
         d->cgroups = NULL;
+        root_lock_release(d->root_lock);
+        d->root_lock = NULL;
         if (d->loop_db)
                 storage_release(d->storage, d->loop_db);
         storage_close(d->storage);
@@ -209,7 +213,10 @@ int daemon_run(const struct options *o) {
         log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
         log_debug("settings: listen %s, config %s, cgroup root %s, max parallel %u, run as %s", o->listen,
                   o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as ? o->run_as : "(daemon's user)");
-        r = check_run_as(o->run_as);
+        /* First of all: a daemon that loses this must leave the holder's cgroups alone. */
+        r = root_lock_take(NULL, o->cgroup_root, &d.root_lock);
+        if (r >= 0)
+                r = check_run_as(o->run_as);
         if (r >= 0)
                 r = state_dir_prepare(o->state_dir, o->run_as != NULL);
         if (r >= 0)

@@ -8,6 +8,7 @@
 #include "basic/log.h"
 #include "storage/row-json.h"
 #include "storage/run-state.h"
+#include "storage/runs.h"
 #include "basic/time-util.h"
 
 /* Idempotency keys live a week: "at least 24 h" with room for a scheduler's long retry loop. */
@@ -133,6 +134,19 @@ static int insert_idempotency_key(struct db_conn *c, const char *key, const char
         return r < 0 ? r : 0;
 }
 
+static int check_queue_room(struct db_conn *c, const struct experiment_new *e, struct error *err) {
+        int64_t queued = 0, active = 0;
+        int r = runs_count_queue(c, &queued, &active);
+        if (r < 0)
+                return r;
+        if (queued + (int64_t) e->n_runs <= e->queue_max)
+                return 0;
+        error_set(err, 429, "queue_full", "",
+                  "the queue holds %lld runs; this experiment's %zu would pass the limit of %lld queued runs",
+                  (long long) queued, e->n_runs, (long long) e->queue_max);
+        return -EBUSY;
+}
+
 int experiments_create(struct db_conn *c, const struct experiment_new *e, char ret_id[ID_LEN + 1],
                        bool *ret_existing, struct error *err) {
         struct db_txn t _cleanup_txn_ = { 0 };
@@ -150,6 +164,9 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
                         return 0;
                 }
         }
+        /* In the same (immediate) transaction as the insert: two POSTs cannot both fit. */
+        if (e->queue_max > 0 && (r = check_queue_room(c, e, err)) < 0)
+                return r;
         char id[ID_LEN + 1];
         int64_t now = now_wall_ns();
         if ((r = id_generate(id)) < 0 || (r = insert_experiment(c, id, e, now)) < 0 ||
@@ -299,12 +316,44 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
         return 0;
 }
 
+/* Every queued run of the experiment becomes cancelled with this reason and message; inside
+ * the caller's transaction. */
+static int cancel_queued(struct db_conn *c, const char *id, const char *reason, const char *message,
+                         int64_t *ret_n) {
+        static const char sql_queued[] = "SELECT id FROM runs WHERE experiment_id = ? AND state = 'queued'";
+        int r;
+        /* Collect first, then transition: a statement must not read rows it is changing. */
+        sqlite3_stmt *queued _cleanup_stmt_ = NULL;
+        if ((r = db_stmt(c, sql_queued, &queued)) < 0)
+                return r;
+        db_bind_text(queued, 1, id);
+        size_t n = 0, cap = 0;
+        _cleanup_free_ char (*ids)[ID_LEN + 1] = NULL;
+        while ((r = db_step(queued)) > 0) {
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        void *p = realloc(ids, cap * sizeof *ids);
+                        if (!p)
+                                return -ENOMEM;
+                        ids = p;
+                }
+                snprintf(ids[n++], ID_LEN + 1, "%s", (const char *) sqlite3_column_text(queued, 0));
+        }
+        if (r < 0)
+                return r;
+        db_stmt_resetp(&queued);
+        for (size_t i = 0; i < n; i++)
+                if ((r = runs_transition(c, ids[i], "cancelled", reason, message)) < 0)
+                        return r;
+        *ret_n = (int64_t) n;
+        return 0;
+}
+
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active) {
         /* A finished experiment stays as it ended: cancelling it again changes nothing. */
         static const char sql_flag[] =
                 "UPDATE experiments SET cancel_requested = 1 WHERE id = ? AND status IN ('queued','running')";
         static const char sql_exists[] = "SELECT 1 FROM experiments WHERE id = ?";
-        static const char sql_queued[] = "SELECT id FROM runs WHERE experiment_id = ? AND state = 'queued'";
         static const char sql_active[] =
                 "SELECT count(*) FROM runs WHERE experiment_id = ? AND state IN"
                 " " RUN_STATES_ACTIVE_SQL;
@@ -332,29 +381,9 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
                 return 0;
         }
 
-        /* Collect first, then transition: a statement must not read rows it is changing. */
-        sqlite3_stmt *queued _cleanup_stmt_ = NULL;
-        if ((r = db_stmt(c, sql_queued, &queued)) < 0)
+        int64_t n = 0;
+        if ((r = cancel_queued(c, id, "cancelled", "cancelled before it started", &n)) < 0)
                 return r;
-        db_bind_text(queued, 1, id);
-        size_t n = 0, cap = 0;
-        _cleanup_free_ char (*ids)[ID_LEN + 1] = NULL;
-        while ((r = db_step(queued)) > 0) {
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
-                        void *p = realloc(ids, cap * sizeof *ids);
-                        if (!p)
-                                return -ENOMEM;
-                        ids = p;
-                }
-                snprintf(ids[n++], ID_LEN + 1, "%s", (const char *) sqlite3_column_text(queued, 0));
-        }
-        if (r < 0)
-                return r;
-        db_stmt_resetp(&queued);
-        for (size_t i = 0; i < n; i++)
-                if ((r = runs_transition(c, ids[i], "cancelled", "cancelled", "cancelled before it started")) < 0)
-                        return r;
 
         sqlite3_stmt *active _cleanup_stmt_ = NULL;
         if ((r = db_stmt(c, sql_active, &active)) < 0)
@@ -365,7 +394,7 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
         bool has_active = sqlite3_column_int64(active, 0) > 0;
         if ((r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
                 return r;
-        *ret_cancelled = (int64_t) n;
+        *ret_cancelled = n;
         *ret_active = has_active;
         return 0;
 }
@@ -456,5 +485,54 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
         *ret_rows = TAKE_PTR(rows);
         *ret_cells = TAKE_PTR(cells);
         memcpy(ret_status, status, sizeof status);
+        return 0;
+}
+
+int experiments_stop_after_failures(struct db_conn *c, const char *id, unsigned max_failures,
+                                    int64_t *ret_cancelled, char *reason, size_t reason_size) {
+        /* The runs that ran to an end, latest end first: a cancelled or interrupted run says
+         * nothing about the definition and neither breaks nor extends a streak. */
+        static const char sql[] =
+                "SELECT r.state, r.reason, r.message FROM runs r"
+                " WHERE r.experiment_id = ?1 AND r.state IN ('succeeded','failed')"
+                " ORDER BY (SELECT max(e.wall_ns) FROM run_events e WHERE e.run_id = r.id) DESC, r.position DESC"
+                " LIMIT ?2";
+        *ret_cancelled = 0;
+        if (max_failures == 0)
+                return 0;
+        struct db_txn t _cleanup_txn_ = { 0 };
+        int r = db_txn_begin(c, &t);
+        if (r < 0)
+                return r;
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        if ((r = db_stmt_text(c, sql, id, &s)) < 0)
+                return r;
+        sqlite3_bind_int64(s, 2, max_failures);
+        char first[48] = "", message[512] = "";
+        unsigned n = 0;
+        while ((r = db_step(s)) > 0) {
+                const char *state = (const char *) sqlite3_column_text(s, 0);
+                const char *why = (const char *) sqlite3_column_text(s, 1);
+                if (strcmp(state, "failed") != 0 || !why || (n > 0 && strcmp(why, first) != 0))
+                        return 0;
+                if (n++ == 0) {
+                        snprintf(first, sizeof first, "%s", why);
+                        const char *m = (const char *) sqlite3_column_text(s, 2);
+                        /* The first line is enough to say why: the rest is the SUT's stderr tail. */
+                        snprintf(message, sizeof message, "%.*s", m ? (int) strcspn(m, "\n") : 0, m ? m : "");
+                }
+        }
+        if (r < 0 || n < max_failures)
+                return r < 0 ? r : 0;
+        db_stmt_resetp(&s);
+        char text[1024];
+        snprintf(text, sizeof text, "cancelled: the last %u runs of the experiment failed with the same reason (%s): %s",
+                 max_failures, first, message);
+        int64_t cancelled = 0;
+        if ((r = cancel_queued(c, id, "repeated_failure", text, &cancelled)) < 0 ||
+            (r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
+                return r;
+        *ret_cancelled = cancelled;
+        snprintf(reason, reason_size, "%s", text);
         return 0;
 }

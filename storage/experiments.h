@@ -27,11 +27,13 @@ struct experiment_new {
         const size_t *run_cell;         /* per run, in order: cell index and 0-based iteration */
         const unsigned *run_iteration;
         const char *idempotency_key;    /* NULL when the client sent none */
+        int64_t queue_max;              /* queued runs of all experiments, these included; 0 = no limit */
 };
 
 /* Store a new experiment and answer its id. With an idempotency key already used for the same
  * definition, nothing is stored and *ret_existing is true with that experiment's id; used for a
- * different definition: -EEXIST with err (409). */
+ * different definition: -EEXIST with err (409). When its runs would take the queue past
+ * queue_max: -EBUSY with err (429 queue_full, naming the limit), nothing stored. */
 int experiments_create(struct db_conn *c, const struct experiment_new *e, char ret_id[ID_LEN + 1],
                        bool *ret_existing, struct error *err);
 
@@ -46,6 +48,14 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
 /* Cancel: queued runs become cancelled now, cancel_requested is set so the loop stops the run
  * in progress. *ret_active tells whether a run was in progress (the loop must act). */
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active);
+
+/* Fail fast: when the experiment's last max_failures runs that ended (succeeded or failed) all
+ * failed with the same reason, its queued runs are cancelled (reason "repeated_failure", the
+ * message naming the count, the reason and the last failure's first line) in one transaction.
+ * *ret_cancelled says how many (0: the streak is shorter or mixed, or max_failures is 0);
+ * reason gets the message when it is not 0. */
+int experiments_stop_after_failures(struct db_conn *c, const char *id, unsigned max_failures,
+                                    int64_t *ret_cancelled, char *reason, size_t reason_size);
 
 /* A page of the experiment's runs in run order, from position `from` (0 = the first), at most
  * limit of them: [{"id","cell","iteration","state","reason","started_at","finished_at","headline"}].

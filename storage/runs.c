@@ -302,3 +302,12 @@ int runs_is_finished(struct db_conn *c, const char *run_id, bool *ret) {
         *ret = run_state_is_terminal(run_state_from_string((const char *) sqlite3_column_text(s, 0)));
         return 0;
 }
+
+int runs_known(struct db_conn *c, const char *run_id, bool *ret) {
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, "SELECT 1 FROM runs WHERE id = ?1", run_id, &s);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        *ret = r == 0;
+        return 0;
+}

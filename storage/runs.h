@@ -48,6 +48,9 @@ int runs_finish(struct db_conn *c, const char *run_id, const char *experiment_id
  * daemon_restart); returns how many. */
 int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *ret_count);
 
+/* Whether this store has a run with this id (reconciliation touches only its own runs). */
+int runs_known(struct db_conn *c, const char *run_id, bool *ret);
+
 /* Whether the experiment was cancelled (so its run in progress must stop). */
 int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret);
 

@@ -199,7 +199,7 @@ static void test_design_example(void **state) {
         assert_int_equal(d->n_warnings, 0); /* load.cpus 0-7 and the cells' 8-15 are disjoint */
         assert_string_equal(
                 d->canonical,
-                "{\"name\":\"quota-vs-cpuset\",\"iterations\":10,\"order\":\"interleaved\","
+                "{\"name\":\"quota-vs-cpuset\",\"iterations\":10,\"max_consecutive_failures\":3,\"order\":\"interleaved\","
                 "\"sut\":{\"command\":[\"java\",\"-Xms1g\",\"-Xmx1g\",\"-XX:+UseParallelGC\",\"-jar\","
                 "\"app.jar\",\"--port\",\"9080\"],\"jvm\":true,\"env\":{\"TZ\":\"UTC\"},"
                 "\"ready\":{\"tcp\":\"127.0.0.1:9080\",\"timeout_s\":60},\"memory_max\":4294967296},"

@@ -39,7 +39,7 @@ api GET /v1/no/such/thing; body=$BODY
 check_eq "unknown path is 404" 404 "$HTTP_STATUS"
 check_eq "404 has the JSON error body" not_found "$(jq -r .error.code <<<"$body")"
 allow=$(curl -s -o /dev/null -D - -X DELETE "$DAEMON_URL/v1/health" | tr -d '\r' | sed -n 's/^Allow: //Ip')
-check_eq "wrong method is 405 with Allow" "GET" "$allow"
+check_eq "wrong method is 405 with Allow" "GET, HEAD" "$allow"
 api GET '/v1/health?verbose=1'; body=$BODY
 check_eq "unknown query parameter is 400" 400 "$HTTP_STATUS"
 check_eq "400 names the parameter" verbose "$(jq -r .error.field <<<"$body")"

@@ -52,8 +52,13 @@ check "each second's CPU use is held near half a CPU" json_true '[.cpu_usage_s[]
 
 # --- failure paths -----------------------------------------------------------------------
 run_one '{"name":"missing","sut":{"command":["/nonexistent/bin/server"]},"cells":[{"name":"a"}]}'
-check_eq "missing executable: failed/spawn" "failed spawn" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
-check_match "spawn message names the path and errno" "/nonexistent/bin/server: No such file or directory" "$(run_field "$RUN" .message)"
+check_eq "missing executable: failed/preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
+check_match "preflight names the field, the path and errno" "sut.command\[0\]: executable /nonexistent/bin/server: No such file or directory" "$(run_field "$RUN" .message)"
+# An executable file the kernel cannot run passes preflight and fails at exec.
+printf 'not a program\n' >"$TEST_TMP/noexec" && chmod 755 "$TEST_TMP/noexec"
+run_one "{\"name\":\"noexec\",\"sut\":{\"command\":[\"$TEST_TMP/noexec\"]},\"cells\":[{\"name\":\"a\"}]}"
+check_eq "an executable the kernel refuses: failed/spawn" "failed spawn" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
+check_match "spawn message names the path and errno" "$TEST_TMP/noexec: Exec format error" "$(run_field "$RUN" .message)"
 check "spawn failure leaves nothing" nothing_left
 
 run_one '{"name":"version","sut":{"command":["java","-version"],"jvm":true,"ready":{"tcp":"127.0.0.1:1","timeout_s":30}},"cells":[{"name":"a"}]}'
