@@ -225,6 +225,7 @@ static int open_run(struct api_request *req, struct timeline_cursor *c, struct e
         if (!id_valid(id))
                 return error_set(err, 404, "not_found", NULL, "run not found");
         snprintf(c->run_id, sizeof c->run_id, "%s", id);
+        c->step = -1; /* the run's own timeline; buckets take no ?step= */
         if (db_lease_take(req->config->storage, &c->lease) < 0)
                 return error_set(err, 503, "busy", NULL, "the store is busy, retry");
         int r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);

@@ -9,6 +9,7 @@
 #include "definition/definition.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
+#include "api/verdict.h"
 #include "basic/id.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -195,12 +196,25 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
                 return cached;
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *exp = NULL;
+        cJSON *rows_raw = NULL, *cells_raw = NULL;
+        char status[16];
         int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
                 r = experiments_get_json(lease.conn, id, &exp);
-        if (r < 0)
+        if (r >= 0)
+                r = experiments_report_rows(lease.conn, id, &rows_raw, &cells_raw, status);
+        _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
+        if (r < 0) {
+                cJSON_Delete(exp);
                 return api_reply_errno(req, r, "experiment");
-        return api_reply_json_cached(req, exp, experiment_status_finished(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(exp, "status"))));
+        }
+        bool finished = experiment_status_finished(status);
+        cJSON *verdict = verdict_json(cJSON_GetObjectItemCaseSensitive(exp, "definition"), rows, finished);
+        if (verdict)
+                cJSON_AddItemToObject(exp, "verdict", verdict);
+        else
+                cJSON_AddNullToObject(exp, "verdict");
+        return api_reply_json_cached(req, exp, finished);
 }
 
 
@@ -227,6 +241,47 @@ static bool valid_experiment_status(const char *s) {
         return false;
 }
 
+struct label_filter {
+        cJSON *pairs;           /* [[key, value], ...] */
+        struct error *err;
+};
+
+static enum MHD_Result label_filter_one(void *userdata, enum MHD_ValueKind kind, const char *key,
+                                        const char *value) {
+        struct label_filter *f = userdata;
+        if (strcmp(key, "label") != 0)
+                return MHD_YES;
+        const char *eq = value ? strchr(value, '=') : NULL;
+        char k[DEFINITION_LABEL_KEY_MAX + 2];
+        size_t n = eq ? (size_t) (eq - value) : 0;
+        if (eq && n < sizeof k) {
+                memcpy(k, value, n);
+                k[n] = '\0';
+        }
+        if (!eq || n >= sizeof k || !definition_label_key_valid(k)) {
+                error_set(f->err, 400, "invalid_parameter", "label",
+                          "label must be key=value with a key of 1 to %d of [a-z0-9_.-], got '%.64s'",
+                          DEFINITION_LABEL_KEY_MAX, value ? value : "");
+                return MHD_NO;
+        }
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, cJSON_CreateString(k));
+        cJSON_AddItemToArray(pair, cJSON_CreateString(eq + 1));
+        cJSON_AddItemToArray(f->pairs, pair);
+        return MHD_YES;
+}
+
+/* ?label=key=value, repeatable (all must hold): the pairs as JSON for the store, NULL when none. */
+static int label_filter(struct api_request *req, char **ret, struct error *err) {
+        _cleanup_json_ cJSON *pairs = cJSON_CreateArray();
+        struct label_filter f = { .pairs = pairs, .err = err };
+        MHD_get_connection_values(req->connection, MHD_GET_ARGUMENT_KIND, label_filter_one, &f);
+        if (err->status)
+                return -EINVAL;
+        *ret = cJSON_GetArraySize(pairs) > 0 ? cJSON_PrintUnformatted(pairs) : NULL;
+        return 0;
+}
+
 enum MHD_Result api_list_experiments(struct api_request *req) {
         struct error err = { 0 };
         int64_t limit, cursor;
@@ -235,7 +290,9 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
                 return api_reply_errorf(req, 400, "invalid_parameter", "status",
                                         "status must be one of queued, running, succeeded, partial, failed, cancelled; got '%.32s'",
                                         status);
-        if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || api_query_cursor(req, &cursor, &err) < 0)
+        _cleanup_free_ char *labels = NULL;
+        if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || api_query_cursor(req, &cursor, &err) < 0 ||
+            label_filter(req, &labels, &err) < 0)
                 return api_reply_error(req, &err);
 
         struct db_lease lease _cleanup_lease_ = { 0 };
@@ -243,7 +300,7 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
         int64_t next = 0;
         int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
-                r = experiments_list_json(lease.conn, status, limit, cursor, &items, &next);
+                r = experiments_list_json(lease.conn, status, labels, limit, cursor, &items, &next);
         if (r < 0)
                 return api_reply_errno(req, r, "experiments");
         cJSON *body = cJSON_CreateObject();

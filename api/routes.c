@@ -3,12 +3,13 @@
 #include "api/handlers.h"
 #include "basic/macro.h"
 
-static const char *const list_query[] = { "status", "limit", "cursor", NULL };
+static const char *const list_query[] = { "status", "limit", "cursor", "label", NULL };
 static const char *const report_query[] = { "baseline", NULL };
 static const char *const page_query[] = { "limit", "cursor", NULL };
-static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", NULL };
+static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", "step", NULL };
 static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "phase", NULL };
 static const char *const logs_query[] = { "tail", NULL };
+static const char *const compare_query[] = { "a", "b", NULL };
 
 const struct api_route api_routes[] = {
         { "GET", "/", api_get_ui, NULL, true },
@@ -23,9 +24,11 @@ const struct api_route api_routes[] = {
         { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query, false },
         { "GET", "/v1/experiments/{}/report", api_get_report, report_query, false },
         { "GET", "/v1/experiments/{}/findings", api_get_findings, report_query, false },
+        { "GET", "/v1/compare", api_get_compare, compare_query, false },
         { "GET", "/v1/runs/{}", api_get_run, NULL, false },
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
         { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },
+        { "GET", "/v1/runs/{}/steps", api_get_steps, NULL, false },
         { "GET", "/v1/runs/{}/gc", api_get_gc, NULL, false },
         { "GET", "/v1/runs/{}/samples", api_get_samples, NULL, false },
         { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query, false },

@@ -6,6 +6,7 @@
 #include "basic/id.h"
 #include "storage/runs.h"
 #include "storage/samples-store.h"
+#include "storage/steps.h"
 
 enum MHD_Result api_get_run(struct api_request *req) {
         if (!id_valid(req->path_params[0]))
@@ -39,4 +40,21 @@ enum MHD_Result api_get_samples(struct api_request *req) {
         if (r < 0)
                 return api_reply_errno(req, r, "run");
         return api_reply_json_finished(req, body, finished);
+}
+
+/* GET /v1/runs/{id}/steps: a capacity search's steps in order (empty for other runs). */
+enum MHD_Result api_get_steps(struct api_request *req) {
+        if (!id_valid(req->path_params[0]))
+                return api_reply_errno(req, -ENOENT, "run");
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *steps = NULL;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = steps_json(lease.conn, req->path_params[0], &steps);
+        if (r < 0)
+                return api_reply_errno(req, r, "run");
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "run_id", req->path_params[0]);
+        cJSON_AddItemToObject(body, "steps", steps);
+        return api_reply_json(req, 200, body);
 }

@@ -6,7 +6,7 @@
 int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
         while (!c->done) {
                 if (c->block_pos >= c->block_n) {
-                        int n = requests_block_at(c->lease.conn, c->run_id, c->next_seq, c->from_ns, c->block, &c->block_first_seq);
+                        int n = requests_block_at(c->lease.conn, c->run_id, c->step, c->next_seq, c->from_ns, c->block, &c->block_first_seq);
                         if (n < 0)
                                 return n;
                         if (n == 0) {

@@ -15,6 +15,7 @@ enum { PHASE_MEASURE = 1, PHASE_WARMUP = 2 };
 struct timeline_cursor {
         struct db_lease lease;
         char run_id[ID_LEN + 1];
+        int step;                       /* a capacity search's step (?step=N), or -1: the run's timeline */
         int64_t measure_start_ns;
         int64_t next_seq;
         int64_t from_ns, to_ns;         /* absolute scheduled window [from, to) */

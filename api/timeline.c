@@ -15,6 +15,8 @@
 #include "storage/runs.h"
 #include "storage/timeline-store.h"
 #include "api/timeline-cursor.h"
+#include "storage/steps.h"
+#include "basic/capacity-search.h"
 
 #define PAGE_LIMIT_DEFAULT 10000
 #define PAGE_LIMIT_MAX 100000
@@ -91,8 +93,9 @@ static size_t format_ndjson(const struct timeline_record *r, char *buf) {
 /* ---- the query ----------------------------------------------------------------------------- */
 
 static int parse_query(struct api_request *req, struct timeline_cursor *c, int64_t *limit, struct error *err) {
-        int64_t from_ms, to_ms, cursor = 0;
-        if (api_query_int(req, "limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, limit, err) < 0 ||
+        int64_t from_ms, to_ms, cursor = 0, step;
+        if (api_query_int(req, "step", 0, CAPACITY_STEPS_MAX - 1, -1, &step, err) < 0 ||
+            api_query_int(req, "limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, limit, err) < 0 ||
             api_query_int(req, "from_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MIN, &from_ms, err) < 0 ||
             api_query_int(req, "to_ms", -(INT64_C(1) << 40), INT64_C(1) << 40, INT64_MAX, &to_ms, err) < 0)
                 return -EINVAL;
@@ -102,6 +105,7 @@ static int parse_query(struct api_request *req, struct timeline_cursor *c, int64
                 return -EINVAL;
         if (from_ms != INT64_MIN && to_ms != INT64_MAX && from_ms > to_ms)
                 return error_set(err, 400, "invalid_parameter", "from_ms", "from_ms (%" PRId64 ") is after to_ms (%" PRId64 ")", from_ms, to_ms);
+        c->step = (int) step;
         c->next_seq = cursor;
         /* Relative to the measure start for now; made absolute once the run's clock is known. */
         c->from_ns = from_ms;
@@ -123,6 +127,11 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
         r = runs_measure_start(c->lease.conn, id, &start);
         if (r == -ENOENT)
                 return error_set(err, 404, "not_found", NULL, "run not found");
+        if (c->step >= 0 && (r >= 0 || r == -ENODATA)) {
+                r = steps_measure_start(c->lease.conn, id, (unsigned) c->step, &start);
+                if (r == -ENOENT || r == -ENODATA)
+                        return error_set(err, 404, "not_found", NULL, "run %s has no step %d (yet)", id, c->step);
+        }
         if (r == -ENODATA)
                 return error_set(err, 404, "not_found", NULL, "run %s has no timeline (yet)", id);
         if (r < 0)

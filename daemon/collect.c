@@ -338,8 +338,9 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         collect_cpus(in, m, warnings);
         collect_energy(in, m, warnings);
         collect_swap(warnings);
+        /* capacity: null here, the search's figures are the run's to add (daemon/capacity) */
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
-                                            "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy" };
+                                            "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy", "capacity" };
         add_nulls(m, keys, ELEMENTSOF(keys));
         *ret_metrics = TAKE_PTR(m);
         return 0;

@@ -167,35 +167,48 @@ int run_plan_sut_env(const struct definition *d, size_t cell, const char *dir, c
 
 /* ---- the load ----------------------------------------------------------------------------- */
 
+/* step < 0: the run's one load (timeline.bin, summary.json); else a capacity step at rate
+ * (timeline-step-N.bin, summary-step-N.json). */
 static void add_injector_argv(struct strv *argv, const struct definition_load *l, const char *dir,
-                              const char *injector_path) {
-        char url[DEFINITION_URL_MAX + 64];
+                              const char *injector_path, int step, double rate) {
+        char url[DEFINITION_URL_MAX + 64], suffix[32] = "";
         def_format_url(url, sizeof url, &l->target);
+        if (step >= 0)
+                snprintf(suffix, sizeof suffix, "-step-%d", step);
         strv_addf(argv, "%s", injector_path);
         strv_add_option(argv, "--url", "%s", url);
         if (l->mode == DEFINITION_MODE_MAX)
                 strv_add_option(argv, "--mode", "max");
         else {
-                strv_add_option(argv, "--rate", "%.6g", l->rate);
+                strv_add_option(argv, "--rate", "%.6g", rate);
                 strv_add_option(argv, "--arrival", "%s", l->arrival == DEFINITION_ARRIVAL_POISSON ? "poisson" : "uniform");
         }
         strv_add_option(argv, "--connections", "%u", l->connections);
         strv_add_option(argv, "--warmup", "%us", l->warmup_s);
         strv_add_option(argv, "--duration", "%us", l->measure_s);
         strv_add_option(argv, "--timeout", "%ums", l->timeout_ms);
-        strv_add_option(argv, "--timeline", "%s/timeline.bin", dir);
-        strv_add_option(argv, "--summary", "%s/summary.json", dir);
+        strv_add_option(argv, "--timeline", "%s/timeline%s.bin", dir, suffix);
+        strv_add_option(argv, "--summary", "%s/summary%s.json", dir, suffix);
 }
 
 int run_plan_load_argv(const struct definition *d, const char *dir, const char *injector_path,
                        char ***ret) {
         _cleanup_(strv_done) struct strv argv = { 0 };
-        if (d->load.kind == DEFINITION_LOAD_INJECTOR)
-                add_injector_argv(&argv, &d->load, dir, injector_path);
+        if (d->load.kind == DEFINITION_LOAD_INJECTOR && d->load.mode != DEFINITION_MODE_CAPACITY)
+                add_injector_argv(&argv, &d->load, dir, injector_path, -1, d->load.rate);
         else if (d->load.kind == DEFINITION_LOAD_EXTERNAL)
                 strv_add_all(&argv, d->load.command);
         else
                 return -EINVAL;
+        return strv_finish(&argv, ret);
+}
+
+int run_plan_step_argv(const struct definition *d, const char *dir, const char *injector_path, unsigned step,
+                       double rate, char ***ret) {
+        _cleanup_(strv_done) struct strv argv = { 0 };
+        if (d->load.kind != DEFINITION_LOAD_INJECTOR || d->load.mode != DEFINITION_MODE_CAPACITY)
+                return -EINVAL;
+        add_injector_argv(&argv, &d->load, dir, injector_path, (int) step, rate);
         return strv_finish(&argv, ret);
 }
 

@@ -39,10 +39,15 @@ int run_plan_sut_env(const struct definition *d, size_t cell, const char *dir, c
  * -EINVAL for a definition without load. */
 int run_plan_load_argv(const struct definition *d, const char *dir, const char *injector_path,
                        char ***ret);
+/* A capacity step's injector: slicelab-inject at rate with load.step's phases, writing
+ * timeline-step-N.bin and summary-step-N.json in dir. -EINVAL unless load.mode is capacity. */
+int run_plan_step_argv(const struct definition *d, const char *dir, const char *injector_path, unsigned step,
+                       double rate, char ***ret);
 /* PATH and LANG: the load gets nothing of the definition's environment. */
 int run_plan_load_env(char ***ret);
 
 /* How long the load may run before the run fails with "timeout", counted from its start (or
  * from readiness for a run without load): the injector keeps its schedule, so its phases plus
- * a grace; an external tool its load.timeout_s; a SUT without load a day. */
+ * a grace (for a capacity search: each step's, re-armed per step); an external tool its
+ * load.timeout_s; a SUT without load a day. */
 uint64_t run_plan_deadline_s(const struct definition *d);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon/capacity.h"
 #include "daemon/capture.h"
 #include "cgroup/cgroup.h"
 #include "daemon/collect.h"
@@ -24,8 +25,10 @@
 #include "daemon/preflight.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
+#include "host/host-info.h"
 #include "daemon/probe.h"
 #include "daemon/samples.h"
+#include "storage/steps.h"
 #include "basic/time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
@@ -68,6 +71,13 @@ struct run {
         bool has_rapl;
         int64_t measure_start_ns, measure_end_ns;
         struct collect_baseline baseline, end;
+        /* a capacity search (load.mode capacity): steps of the injector within this SUT's life */
+        bool capacity;
+        struct capacity_search search;
+        double step_rate;
+        cJSON *steps;                   /* each judged step's data with step, rate, met */
+        int best_step;                  /* the step at max_rps, or -1 */
+        sd_event_source *step_defer;
         cJSON *warnings;
         bool tearing_down;
         run_done_fn done;
@@ -76,6 +86,7 @@ struct run {
 
 static void run_fail(struct run *r, const char *reason, const char *fmt, ...) _printf_(3, 4);
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics);
+static int on_step_done(sd_event_source *s, void *userdata);
 
 const char *run_get_id(const struct run *r) {
         return r->id;
@@ -306,6 +317,8 @@ static void finish_collect(struct run *r) {
                 run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
                 return;
         }
+        if (r->capacity)
+                cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(r->def, &r->search, r->steps));
         run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
 }
 
@@ -344,6 +357,12 @@ static int on_load_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         child_record(&r->load, si);
         if (r->tearing_down)
                 return 0;
+        if (r->load.code == 0 && r->capacity) {
+                /* judged from a deferred event, never under the child source being replaced */
+                if (!r->step_defer)
+                        sd_event_add_defer(r->ctx.event, &r->step_defer, on_step_done, r);
+                return 0;
+        }
         if (r->load.code == 0) {
                 start_collect(r);
                 return 0;
@@ -382,10 +401,122 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
         if (slice_saw_oom(r))
                 run_fail(r, "oom", "the SUT was OOM-killed in its slice (memory_max %llu bytes); it %s",
                          (unsigned long long) definition_cell_memory_max(r->def, r->cell), how);
+        else if (r->capacity)
+                run_fail(r, "sut_exit",
+                         "the SUT %s during capacity step %u at %.6g req/s: the search stopped (sut_died) after %u judged "
+                         "steps, highest rate met so far %.6g req/s; last lines of its stderr:\n%s",
+                         how, r->search.steps, r->step_rate, r->search.steps, r->search.lo_met ? r->search.lo : 0, tail);
         else
                 run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", how,
                          run_state_to_string(r->state), tail);
         return 0;
+}
+
+/* ---- capacity search ---------------------------------------------------------------------- */
+
+/* How the JVM stays warm between steps: it is one SUT for the whole search, and each step's
+ * injector runs its own warmup phase (load.step.warmup_s, excluded from the step's figures) at
+ * the step's rate before it measures, so that the JIT and the heap settle at that rate. */
+static void start_step(struct run *r) {
+        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
+        char path[PATH_MAX];
+        int out_fd = -1;
+        unsigned step = r->search.steps;
+        int k = run_plan_step_argv(r->def, r->dir, r->ctx.injector_path, step, r->step_rate, &argv);
+        if (k >= 0)
+                k = run_plan_load_env(&env);
+        run_path(r, "load.log", path, sizeof path);
+        capture_close(&r->load_out);
+        if (k >= 0)
+                k = capture_open(&r->load_out, r->ctx.event, path, -1, NULL, NULL, NULL, &out_fd);
+        if (k >= 0) {
+                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
+                close(out_fd);
+        }
+        if (k < 0) {
+                run_fail(r, "load_failed", "cannot start capacity step %u: %s", step, strerror(-k));
+                return;
+        }
+        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
+        log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: capacity step %u at %.6g req/s", r->id, step, r->step_rate);
+}
+
+/* The search is over: the step at max_rps (else the last one) becomes the run's timeline and
+ * summary, whose figures collect reads as for any run; the outcome is said in the run. */
+static void finish_search(struct run *r) {
+        int keep = r->best_step >= 0 ? r->best_step : (int) r->search.steps - 1;
+        char from[PATH_MAX], to[PATH_MAX], name[64];
+        static const char *const files[][2] = { { "timeline", ".bin" }, { "summary", ".json" } };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                snprintf(name, sizeof name, "%s-step-%d%s", files[i][0], keep, files[i][1]);
+                run_path(r, name, from, sizeof from);
+                snprintf(name, sizeof name, "%s%s", files[i][0], files[i][1]);
+                run_path(r, name, to, sizeof to);
+                (void) unlink(to);
+                if (link(from, to) < 0)
+                        warn(r, "cannot keep capacity step %d's %s as the run's: %s", keep, name, strerror(errno));
+        }
+        const struct capacity_search *s = &r->search;
+        if (s->outcome == CAPACITY_RATE_MAX_MET)
+                warn(r, "capacity search: even rate_max (%.6g req/s) met every SLA; the capacity is at least that", s->max_rps);
+        else if (s->outcome == CAPACITY_RATE_MIN_MISSED)
+                warn(r, "capacity search: even rate_min (%.6g req/s) missed the SLAs; the capacity is below it, max_rps is null",
+                     s->rate_min);
+        log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: capacity search %s after %u steps, max_rps %.6g", r->id,
+                 capacity_outcome_to_string(s->outcome), s->steps, s->max_rps);
+        start_collect(r);
+}
+
+/* A step's injector finished: judge and keep the step, then the next step or the end. */
+static int on_step_done(sd_event_source *src, void *userdata) {
+        struct run *r = userdata;
+        r->step_defer = sd_event_source_disable_unref(r->step_defer);
+        if (r->tearing_down)
+                return 0;
+        child_reap(&r->load);
+        unsigned step = r->search.steps;
+        struct capacity_step cs = { 0 };
+        char why[512] = "";
+        int k = capacity_step_judge(r->def, r->dir, step, r->step_rate, &cs, why, sizeof why);
+        if (k < 0) {
+                run_fail(r, "load_failed", "%s", why[0] ? why : strerror(-k));
+                return 0;
+        }
+        cJSON *entry = cJSON_Duplicate(cs.data, true);
+        cJSON_AddNumberToObject(entry, "step", step);
+        cJSON_AddNumberToObject(entry, "rate", cs.rate);
+        cJSON_AddBoolToObject(entry, "met", cs.met);
+        cJSON_AddItemToArray(r->steps, entry);
+        _cleanup_free_ char *data = cJSON_PrintUnformatted(cs.data);
+        struct step_row row = { .step = step, .rate = cs.rate, .met = cs.met,
+                                .measure_start_ns = cs.timeline->header.measure_start_ns, .data_json = data };
+        k = steps_store(r->ctx.db, r->id, &row, cs.timeline->records, cs.timeline->n);
+        capacity_step_done(&cs);
+        if (k < 0)
+                log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot store capacity step %u", r->id, step);
+        capacity_search_record(&r->search, r->step_rate, row.met);
+        if (row.met && r->search.lo == r->step_rate)
+                r->best_step = (int) step;
+        if (capacity_search_next(&r->search, &r->step_rate)) {
+                start_step(r);
+                return 0;
+        }
+        finish_search(r);
+        return 0;
+}
+
+static void start_search(struct run *r) {
+        const struct definition_load *l = &r->def->load;
+        r->capacity = true;
+        r->best_step = -1;
+        r->steps = cJSON_CreateArray();
+        capacity_search_init(&r->search, l->rate_min, l->rate_max, l->precision);
+        (void) capacity_search_next(&r->search, &r->step_rate);
+        char message[160];
+        snprintf(message, sizeof message, "capacity search from %.6g to %.6g req/s, steps of %u s warmup + %u s measure",
+                 l->rate_min, l->rate_max, l->warmup_s, l->measure_s);
+        begin_measure(r, message);
+        start_step(r);
 }
 
 /* ---- load --------------------------------------------------------------------------------- */
@@ -395,6 +526,10 @@ static void start_load(struct run *r) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         char path[PATH_MAX];
         int out_fd = -1;
+        if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY) {
+                start_search(r);
+                return;
+        }
         int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
         if (k >= 0)
                 k = run_plan_load_env(&env);
@@ -532,6 +667,19 @@ static int check_root(struct run *r) {
         return k;
 }
 
+/* The host as GET /v1/host shows it, kept with the run so that comparisons across experiments
+ * can say which host facts differed when they ran; a failure costs only that. */
+static void record_host(struct run *r) {
+        cJSON *host = NULL;
+        int k = host_info_json("", NULL, &host);
+        _cleanup_free_ char *text = k >= 0 ? cJSON_PrintUnformatted(host) : NULL;
+        cJSON_Delete(host);
+        if (k >= 0)
+                k = runs_store_host_snapshot(r->ctx.db, r->id, text);
+        if (k < 0)
+                warn(r, "cannot record the host's facts: %s", strerror(-k));
+}
+
 static int prepare(struct run *r) {
         int k = make_run_dir(r);
         if (k < 0) {
@@ -552,6 +700,7 @@ static int prepare(struct run *r) {
         k = check_root(r);
         if (k < 0)
                 return 0;
+        record_host(r);
         struct slice_limits sut, load;
         run_plan_limits(r->def, r->cell, &sut, &load);
         k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);
@@ -636,6 +785,7 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         r->series_timer = sd_event_source_disable_unref(r->series_timer);
+        r->step_defer = sd_event_source_disable_unref(r->step_defer);
         r->probe = probe_free(r->probe);
 
         /* The slice kill is the last word on every process the run made. */
@@ -693,6 +843,7 @@ void run_free(struct run *r) {
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
         definition_free(r->def);
+        cJSON_Delete(r->steps);
         cJSON_Delete(r->warnings);
         free(r);
 }

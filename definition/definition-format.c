@@ -94,6 +94,25 @@ static bool format_sut(cJSON *root, const struct definition_sut *sut) {
         return sut->memory_max == 0 || add_uint(o, "memory_max", sut->memory_max);
 }
 
+static bool format_capacity(cJSON *o, const struct definition_load *l) {
+        cJSON *sla = cJSON_AddArrayToObject(o, "sla");
+        if (!sla)
+                return false;
+        for (size_t i = 0; i < l->n_sla; i++) {
+                cJSON *e = cJSON_CreateObject();
+                if (!e || !cJSON_AddItemToArray(sla, e)) {
+                        cJSON_Delete(e);
+                        return false;
+                }
+                if (!add_double(e, "percentile", l->sla[i].percentile) || !add_double(e, "max_ms", l->sla[i].max_ms))
+                        return false;
+        }
+        cJSON *step = NULL;
+        return add_double(o, "rate_min", l->rate_min) && add_double(o, "rate_max", l->rate_max) &&
+               (step = cJSON_AddObjectToObject(o, "step")) && add_uint(step, "warmup_s", l->warmup_s) &&
+               add_uint(step, "measure_s", l->measure_s) && add_double(o, "precision", l->precision);
+}
+
 static bool format_load(cJSON *root, const struct definition_load *l) {
         if (l->kind == DEFINITION_LOAD_NONE)
                 return true;
@@ -107,11 +126,16 @@ static bool format_load(cJSON *root, const struct definition_load *l) {
         } else {
                 if (!add_url(o, "target", &l->target) || !add_string(o, "mode", def_mode_names[l->mode]))
                         return false;
-                if (l->mode == DEFINITION_MODE_RATE &&
-                    (!add_double(o, "rate", l->rate) || !add_string(o, "arrival", def_arrival_names[l->arrival])))
+                if (l->mode == DEFINITION_MODE_RATE && !add_double(o, "rate", l->rate))
                         return false;
-                if (!add_uint(o, "connections", l->connections) || !add_uint(o, "timeout_ms", l->timeout_ms) ||
-                    !add_uint(o, "warmup_s", l->warmup_s) || !add_uint(o, "measure_s", l->measure_s))
+                if (l->mode != DEFINITION_MODE_MAX && !add_string(o, "arrival", def_arrival_names[l->arrival]))
+                        return false;
+                if (!add_uint(o, "connections", l->connections) || !add_uint(o, "timeout_ms", l->timeout_ms))
+                        return false;
+                if (l->mode == DEFINITION_MODE_CAPACITY) {
+                        if (!format_capacity(o, l))
+                                return false;
+                } else if (!add_uint(o, "warmup_s", l->warmup_s) || !add_uint(o, "measure_s", l->measure_s))
                         return false;
         }
         return !l->has_cpus || add_cpulist(o, "cpus", &l->cpus);
@@ -150,6 +174,41 @@ static bool format_host(cJSON *root, const struct definition_host_checks *h) {
         return add_string(o, "on_mismatch", def_on_mismatch_names[h->on_mismatch]);
 }
 
+static bool format_labels(cJSON *root, const struct definition_labels *l) {
+        if (l->n == 0)
+                return true;
+        cJSON *o = cJSON_AddObjectToObject(root, "labels");
+        if (!o)
+                return false;
+        for (size_t i = 0; i < l->n; i++)
+                if (!add_string(o, l->keys[i], l->values[i]))
+                        return false;
+        return true;
+}
+
+static bool format_check(cJSON *checks, const struct definition *d, const struct definition_check *c) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(checks, o)) {
+                cJSON_Delete(o);
+                return false;
+        }
+        return add_string(o, "metric", c->metric) && add_string(o, "cell", d->cells[c->cell].name) &&
+               (!c->has_ratio_to || add_string(o, "ratio_to", d->cells[c->ratio_to].name)) &&
+               (!c->has_min || add_double(o, "min", c->min)) && (!c->has_max || add_double(o, "max", c->max));
+}
+
+static bool format_checks(cJSON *root, const struct definition *d) {
+        if (d->n_checks == 0)
+                return true;
+        cJSON *a = cJSON_AddArrayToObject(root, "checks");
+        if (!a)
+                return false;
+        for (size_t i = 0; i < d->n_checks; i++)
+                if (!format_check(a, d, &d->checks[i]))
+                        return false;
+        return true;
+}
+
 int definition_format_json(const struct definition *d, char **ret) {
         _cleanup_json_ cJSON *root = cJSON_CreateObject();
         if (!root)
@@ -166,7 +225,7 @@ int definition_format_json(const struct definition *d, char **ret) {
         for (size_t i = 0; i < d->n_cells; i++)
                 if (!format_cell(cells, &d->cells[i]))
                         return -ENOMEM;
-        if (!format_host(root, &d->host))
+        if (!format_host(root, &d->host) || !format_labels(root, &d->labels) || !format_checks(root, d))
                 return -ENOMEM;
         char *s = cJSON_PrintUnformatted(root);
         if (!s)

@@ -14,7 +14,7 @@
 
 /* JSON names of the enums, indexed by value (definition-names.c); NULL where a value has no name. */
 extern const char *const def_order_names[3];
-extern const char *const def_mode_names[2];
+extern const char *const def_mode_names[3];
 extern const char *const def_arrival_names[2];
 extern const char *const def_smt_names[3];
 extern const char *const def_thp_names[4];
@@ -98,3 +98,13 @@ int def_parse_jvm_size(const char *s, uint64_t *ret);
 void def_format_host_port(char *buf, size_t size, const char *host, bool ipv6, uint16_t port);
 void def_url_done(struct definition_url *u);
 void def_env_done(struct definition_env *e);
+
+/* labels and checks (definition-checks.c); checks need d->cells parsed. */
+int def_parse_labels(const cJSON *v, struct definition_labels *ret, struct error *err);
+int def_parse_checks(const cJSON *v, struct definition *d, struct error *err);
+void def_labels_done(struct definition_labels *l);
+void def_checks_free(struct definition_check *c, size_t n);
+
+/* The capacity members of load (definition-capacity.c): sla, rate_min, rate_max, step,
+ * precision; or, for another mode, a conflict if any is given. */
+int def_parse_capacity(const cJSON *v, struct definition_load *load, struct error *err);

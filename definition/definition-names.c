@@ -8,7 +8,8 @@ const char *const def_order_names[3] = {
         [DEFINITION_ORDER_SEQUENTIAL] = "sequential",
         [DEFINITION_ORDER_RANDOM] = "random",
 };
-const char *const def_mode_names[2] = { [DEFINITION_MODE_RATE] = "rate", [DEFINITION_MODE_MAX] = "max" };
+const char *const def_mode_names[3] = { [DEFINITION_MODE_RATE] = "rate", [DEFINITION_MODE_MAX] = "max",
+                                        [DEFINITION_MODE_CAPACITY] = "capacity" };
 const char *const def_arrival_names[2] = { [DEFINITION_ARRIVAL_UNIFORM] = "uniform",
                                            [DEFINITION_ARRIVAL_POISSON] = "poisson" };
 const char *const def_smt_names[3] = { [DEFINITION_SMT_ANY] = NULL, [DEFINITION_SMT_ON] = "on",

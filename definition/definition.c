@@ -294,7 +294,8 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                                struct definition_load *load, struct error *err) {
         static const char *const known[] = { "target",      "mode",       "rate",     "arrival",
                                              "connections", "timeout_ms", "warmup_s", "measure_s",
-                                             "cpus" };
+                                             "cpus",        "sla",        "rate_min", "rate_max",
+                                             "step",        "precision" };
         _cleanup_free_ char *target = NULL;
         int r;
 
@@ -314,6 +315,9 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
         if (r < 0)
                 return r;
         load->mode = (enum definition_load_mode) r;
+        r = def_parse_capacity(v, load, err);
+        if (r < 0)
+                return r;
         const cJSON *rate = cJSON_GetObjectItemCaseSensitive(v, "rate");
         const cJSON *arrival = cJSON_GetObjectItemCaseSensitive(v, "arrival");
         if (load->mode == DEFINITION_MODE_MAX) {
@@ -321,12 +325,14 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                         return def_error(err, "conflict", rate ? "load.rate" : "load.arrival",
                                          "applies only to mode \"rate\", not \"max\"");
         } else {
-                if (!rate)
-                        return def_error(err, "missing_field", "load.rate",
-                                         "is required with mode \"rate\" (requests per second)");
-                r = def_get_number(rate, "load.rate", 0, DEFINITION_RATE_MAX, &load->rate, err);
-                if (r < 0)
-                        return r;
+                if (load->mode == DEFINITION_MODE_RATE) {
+                        if (!rate)
+                                return def_error(err, "missing_field", "load.rate",
+                                                 "is required with mode \"rate\" (requests per second)");
+                        r = def_get_number(rate, "load.rate", 0, DEFINITION_RATE_MAX, &load->rate, err);
+                        if (r < 0)
+                                return r;
+                }
                 r = get_enum_field(v, "load", "arrival", def_arrival_names, ELEMENTSOF(def_arrival_names),
                                    load->arrival, err);
                 if (r < 0)
@@ -337,9 +343,10 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                                err);
         if (r >= 0)
                 r = get_unsigned_field(v, "load", "timeout_ms", 1, 600000, 5000, &load->timeout_ms, err);
-        if (r >= 0)
+        /* capacity's phases are per step, from load.step (def_parse_capacity()) */
+        if (r >= 0 && load->mode != DEFINITION_MODE_CAPACITY)
                 r = get_unsigned_field(v, "load", "warmup_s", 0, 3600, 30, &load->warmup_s, err);
-        if (r >= 0)
+        if (r >= 0 && load->mode != DEFINITION_MODE_CAPACITY)
                 r = get_unsigned_field(v, "load", "measure_s", 1, 86400, 60, &load->measure_s, err);
         if (r < 0)
                 return r;
@@ -746,7 +753,7 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                       struct error *err) {
         static const char *const known[] = { "name", "iterations", "max_consecutive_failures", "order",
                                              "seed", "sut",        "load",                     "cells",
-                                             "host" };
+                                             "host", "labels",     "checks" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -798,6 +805,16 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(root, "host"))) {
                 r = parse_host_checks(c, &d->host, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "labels"))) {
+                r = def_parse_labels(c, &d->labels, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "checks"))) {
+                r = def_parse_checks(c, d, err);
                 if (r < 0)
                         return r;
         }
@@ -878,6 +895,8 @@ void definition_free(struct definition *d) {
                 cell_done(&d->cells[i]);
         free(d->cells);
         free(d->host.governor);
+        def_labels_done(&d->labels);
+        def_checks_free(d->checks, d->n_checks);
         definition_strv_free(d->warnings);
         free(d->canonical);
         free(d);

@@ -46,6 +46,15 @@
  *    sut.command (HotSpot takes the last), -Xmx not below the cell's memory_max.
  *  - order random is a randomized block design: every round of iterations runs each cell once,
  *    in a seeded random order (Fisher-Yates over splitmix64), so drift hits all cells alike.
+ *  - load.mode capacity: sla (1-8, percentiles 50..99.99 distinct, max_ms in (0, 600000]),
+ *    rate_min < rate_max, step {warmup_s 0..3600 (10), measure_s 1..3600 (30)}, precision
+ *    0.001..0.5 (0.05); rate, warmup_s and measure_s are refused with it, and so are its fields
+ *    with the other modes; a range the search could need more than CAPACITY_STEPS_MAX steps for
+ *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
+ *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
+ *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
+ *  - checks: at most 64; metric one of definition_check_metrics, cell and ratio_to (another
+ *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
 #pragma once
 
@@ -83,6 +92,10 @@
 #define DEFINITION_MEMORY_MIN (UINT64_C(1) << 20)
 #define DEFINITION_MEMORY_MAX (UINT64_C(1) << 50) /* 1 PiB, the bound when the host's is unknown */
 #define DEFINITION_WARNINGS_MAX 256
+#define DEFINITION_LABELS_MAX 32
+#define DEFINITION_LABEL_KEY_MAX 63        /* bytes of [a-z0-9_.-] */
+#define DEFINITION_LABEL_VALUE_MAX 256     /* bytes */
+#define DEFINITION_CHECKS_MAX 64
 
 enum definition_order {
         DEFINITION_ORDER_INTERLEAVED,
@@ -103,7 +116,17 @@ enum definition_load_kind {
         DEFINITION_LOAD_EXTERNAL,       /* command writes timeline (relative to the run dir) */
 };
 
-enum definition_load_mode { DEFINITION_MODE_RATE, DEFINITION_MODE_MAX };
+enum definition_load_mode { DEFINITION_MODE_RATE, DEFINITION_MODE_MAX, DEFINITION_MODE_CAPACITY };
+
+#define DEFINITION_SLA_MAX 8
+#define DEFINITION_PRECISION_DEFAULT 0.05
+
+/* A latency bound of a capacity search: percentile p (50..99.99) of the latency from scheduled
+ * at most max_ms. */
+struct definition_sla {
+        double percentile;
+        double max_ms;
+};
 enum definition_arrival { DEFINITION_ARRIVAL_UNIFORM, DEFINITION_ARRIVAL_POISSON };
 enum definition_smt { DEFINITION_SMT_ANY, DEFINITION_SMT_ON, DEFINITION_SMT_OFF };
 enum definition_thp {
@@ -157,11 +180,18 @@ struct definition_load {
         struct definition_url target;
         enum definition_load_mode mode;
         double rate;                    /* req/s, mode RATE only */
-        enum definition_arrival arrival;
+        enum definition_arrival arrival;        /* RATE and CAPACITY */
+        /* CAPACITY: the highest rate in [rate_min, rate_max] meeting every sla, to precision
+         * (relative), found in steps of warmup_s + measure_s (given as load.step) within one SUT
+         * lifetime (basic/capacity-search.h); at most CAPACITY_STEPS_MAX steps */
+        struct definition_sla sla[DEFINITION_SLA_MAX];
+        size_t n_sla;                   /* 1..DEFINITION_SLA_MAX, percentiles distinct */
+        double rate_min, rate_max;      /* 0 < rate_min < rate_max <= DEFINITION_RATE_MAX */
+        double precision;               /* 0.001..0.5, default 0.05 */
         unsigned connections;           /* 1..10000, default 32 */
         unsigned timeout_ms;            /* 1..600000, default 5000 */
-        unsigned warmup_s;              /* 0..3600, default 30 */
-        unsigned measure_s;             /* 1..86400, default 60 */
+        unsigned warmup_s;              /* 0..3600, default 30; CAPACITY: per step, step.warmup_s (default 10) */
+        unsigned measure_s;             /* 1..86400, default 60; CAPACITY: per step, step.measure_s (default 30) */
         /* EXTERNAL */
         char **command;                 /* NULL-terminated */
         size_t n_command;
@@ -196,6 +226,24 @@ struct definition_host_checks {
         enum definition_on_mismatch on_mismatch;
 };
 
+/* labels: string to string, sorted by key, keys unique (definition_label_key_valid()). */
+struct definition_labels {
+        size_t n;
+        char **keys;
+        char **values;
+};
+
+/* A pass/fail check on the report: the cell's mean of metric (or its ratio to ratio_to's) is
+ * at least min and at most max (at least one of them given). */
+struct definition_check {
+        char *metric;                   /* one of definition_check_metric_valid() */
+        size_t cell;                    /* index into cells */
+        bool has_ratio_to;
+        size_t ratio_to;                /* index into cells, != cell */
+        bool has_min, has_max;
+        double min, max;                /* min <= max when both */
+};
+
 struct definition {
         char *name;
         unsigned iterations;            /* 1..1000, default 1 */
@@ -210,6 +258,9 @@ struct definition {
         struct definition_cell *cells;  /* 1..64, names unique */
         size_t n_cells;
         struct definition_host_checks host;
+        struct definition_labels labels;
+        struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
+        size_t n_checks;
         char **warnings;                /* NULL-terminated, for the experiment's record */
         size_t n_warnings;
         char *canonical;                /* compact JSON, defaults filled; parses back to itself */
@@ -253,3 +304,10 @@ void definition_strv_free(char **l);
 DEFINE_POINTER_CLEANUP(char *, definition_strv_free)
 
 const char *definition_order_to_string(enum definition_order o);
+
+/* A label key: 1 to DEFINITION_LABEL_KEY_MAX bytes of [a-z0-9_.-] (also the rule of the
+ * ?label=key=value filter). */
+bool definition_label_key_valid(const char *key);
+/* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99"). */
+bool definition_check_metric_valid(const char *metric);
+extern const char *const definition_check_metrics[];

@@ -214,7 +214,8 @@ static int add_progress(struct db_conn *c, const char *id, cJSON *o) {
 #define EXPERIMENT_COLUMNS \
         "id, name, status, created_wall_ns, finished_wall_ns, definition, warnings, seed, rowid," \
         " (SELECT min(ev.wall_ns) FROM run_events ev JOIN runs r ON r.id = ev.run_id" \
-        "   WHERE r.experiment_id = experiments.id AND ev.state = 'preparing')"
+        "   WHERE r.experiment_id = experiments.id AND ev.state = 'preparing')," \
+        " coalesce(json_extract(definition, '$.labels'), '{}')"
 
 /* One row of EXPERIMENT_COLUMNS as the API's experiment object: the full one (with the
  * definition as stored) or the summary of a list. */
@@ -227,8 +228,10 @@ static cJSON *experiment_from_row(sqlite3_stmt *s, bool full) {
         if (full)
                 row_add_time(o, "started_at", s, 9);
         row_add_time(o, "finished_at", s, 4);
-        if (!full)
+        if (!full) {
+                row_add_json(o, "labels", s, 10);
                 return o;
+        }
         row_add_int(o, "seed", s, 7);
         row_add_json(o, "definition", s, 5);
         row_add_json(o, "warnings", s, 6);
@@ -279,11 +282,15 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         return 0;
 }
 
-int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, int64_t cursor,
-                          cJSON **ret_items, int64_t *ret_next) {
+int experiments_list_json(struct db_conn *c, const char *status, const char *labels_json, int64_t limit,
+                          int64_t cursor, cJSON **ret_items, int64_t *ret_next) {
         static const char sql[] =
                 "SELECT " EXPERIMENT_COLUMNS " FROM experiments"
                 " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
+                /* every [key, value] of ?4 is among the definition's labels */
+                "   AND NOT EXISTS (SELECT 1 FROM json_each(?4) f WHERE NOT EXISTS ("
+                "         SELECT 1 FROM json_each(experiments.definition, '$.labels') l"
+                "          WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
                 " ORDER BY rowid DESC LIMIT ?3";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, status, &s);
@@ -291,6 +298,8 @@ int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, 
                 return r;
         sqlite3_bind_int64(s, 2, cursor);
         sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
+        if ((r = db_bind_text(s, 4, labels_json)) < 0)
+                return r;
         _cleanup_json_ cJSON *items = cJSON_CreateArray();
         int64_t n = 0, last_rowid = 0, next = 0;
         while ((r = db_step(s)) > 0) {
@@ -534,5 +543,34 @@ int experiments_stop_after_failures(struct db_conn *c, const char *id, unsigned 
                 return r;
         *ret_cancelled = cancelled;
         snprintf(reason, reason_size, "%s", text);
+        return 0;
+}
+
+int experiments_definition_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] = "SELECT definition FROM experiments WHERE id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, id, &s);
+        if (r < 0)
+                return r;
+        cJSON *d = cJSON_Parse((const char *) sqlite3_column_text(s, 0));
+        if (!d)
+                return -EBADMSG;
+        *ret = d;
+        return 0;
+}
+
+int experiments_host_snapshot_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT h.data FROM host_snapshots h JOIN runs r ON r.id = h.run_id"
+                " WHERE r.experiment_id = ? ORDER BY h.taken_wall_ns DESC, h.id DESC LIMIT 1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, id, &s);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        *ret = cJSON_Parse((const char *) sqlite3_column_text(s, 0));
         return 0;
 }

@@ -41,9 +41,11 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
  *  "cancel_requested","progress":{"total","queued",...,"done"}}; -ENOENT if absent. */
 int experiments_get_json(struct db_conn *c, const char *id, struct cJSON **ret);
 
-/* Newest first. status NULL = any; cursor 0 = from the newest. *ret_next is 0 at the end. */
-int experiments_list_json(struct db_conn *c, const char *status, int64_t limit, int64_t cursor,
-                          struct cJSON **ret_items, int64_t *ret_next);
+/* Newest first. status NULL = any; labels_json NULL = any, else a JSON array of [key, value]
+ * pairs that must all be among the definition's labels; cursor 0 = from the newest. *ret_next
+ * is 0 at the end. */
+int experiments_list_json(struct db_conn *c, const char *status, const char *labels_json, int64_t limit,
+                          int64_t cursor, struct cJSON **ret_items, int64_t *ret_next);
 
 /* Cancel: queued runs become cancelled now, cancel_requested is set so the loop stops the run
  * in progress. *ret_active tells whether a run was in progress (the loop must act). */
@@ -68,3 +70,10 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
  * *ret_status is the experiment's status, *ret_cells its cell names in order. */
 int experiments_report_rows(struct db_conn *c, const char *id, struct cJSON **ret_rows, struct cJSON **ret_cells,
                             char ret_status[16]);
+
+/* The experiment's definition as stored (canonical JSON, parsed); -ENOENT if absent. */
+int experiments_definition_json(struct db_conn *c, const char *id, struct cJSON **ret);
+
+/* The host facts (GET /v1/host's shape) recorded when the experiment's latest run started;
+ * *ret NULL when none was recorded. */
+int experiments_host_snapshot_json(struct db_conn *c, const char *id, struct cJSON **ret);

@@ -142,6 +142,19 @@ int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, cons
         return r < 0 ? r : 0;
 }
 
+int runs_store_host_snapshot(struct db_conn *c, const char *run_id, const char *host_json) {
+        static const char sql[] = "INSERT INTO host_snapshots(run_id, taken_wall_ns, data) VALUES (?1, ?2, ?3)";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 2, now_wall_ns());
+        if ((r = db_bind_text(s, 3, host_json)) < 0)
+                return r;
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
 int runs_set_measure_start(struct db_conn *c, const char *run_id, int64_t mono_ns) {
         static const char sql[] = "UPDATE runs SET measure_start_ns = ?2 WHERE id = ?1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;

@@ -32,6 +32,8 @@ int runs_next_queued(struct db_conn *c, size_t max, struct queued_run **ret, siz
 
 /* Record the run's slices (cgroup paths as /proc/PID/cgroup names them). */
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load);
+/* The host facts (JSON, GET /v1/host's shape) as the run starts, for comparisons across experiments. */
+int runs_store_host_snapshot(struct db_conn *c, const char *run_id, const char *host_json);
 int runs_set_measure_start(struct db_conn *c, const char *run_id, int64_t mono_ns);
 
 /* Move a run (and its experiment's status) to a state in one transaction. */

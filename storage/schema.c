@@ -111,8 +111,33 @@ static const char schema_v1[] =
         "  data TEXT NOT NULL"
         ");";
 
+/* Capacity searches: each step of a run (its rate, whether it met the SLAs, its figures as JSON)
+ * and the step's own per-request records, in blocks as in requests. */
+static const char schema_v2[] =
+        "CREATE TABLE run_steps ("
+        "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  step INTEGER NOT NULL,"
+        "  rate REAL NOT NULL,"
+        "  met INTEGER NOT NULL,"
+        "  measure_start_ns INTEGER,"
+        "  data TEXT NOT NULL,"
+        "  PRIMARY KEY (run_id, step)"
+        ") WITHOUT ROWID;"
+        "CREATE TABLE step_requests ("
+        "  run_id TEXT NOT NULL,"
+        "  step INTEGER NOT NULL,"
+        "  first_seq INTEGER NOT NULL,"
+        "  count INTEGER NOT NULL,"
+        "  first_scheduled_ns INTEGER NOT NULL,"
+        "  last_scheduled_ns INTEGER NOT NULL,"
+        "  records BLOB NOT NULL,"
+        "  PRIMARY KEY (run_id, step, first_seq),"
+        "  FOREIGN KEY (run_id, step) REFERENCES run_steps(run_id, step) ON DELETE CASCADE"
+        ") WITHOUT ROWID;";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
+        { "capacity search steps", schema_v2 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

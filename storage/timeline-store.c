@@ -16,19 +16,26 @@ int requests_store(struct db_conn *c, const char *run_id, const struct timeline_
         int r = db_replace_run_rows(c, sql_clear, sql, run_id, &t, &s);
         if (r < 0)
                 return r;
+        db_bind_text(s, 1, run_id);
+        if ((r = requests_insert_blocks(s, 2, records, n)) < 0)
+                return r;
+        return db_txn_commit(&t);
+}
+
+int requests_insert_blocks(sqlite3_stmt *s, int first_param, const struct timeline_record *records, size_t n) {
         for (size_t first = 0; first < n; first += REQUESTS_BLOCK_RECORDS) {
                 size_t count = n - first < REQUESTS_BLOCK_RECORDS ? n - first : REQUESTS_BLOCK_RECORDS;
-                sqlite3_reset(s);
-                db_bind_text(s, 1, run_id);
-                sqlite3_bind_int64(s, 2, (int64_t) first);
-                sqlite3_bind_int64(s, 3, (int64_t) count);
-                sqlite3_bind_int64(s, 4, records[first].scheduled_ns);
-                sqlite3_bind_int64(s, 5, records[first + count - 1].scheduled_ns);
-                sqlite3_bind_blob(s, 6, &records[first], (int) (count * sizeof *records), SQLITE_STATIC);
-                if ((r = db_step(s)) < 0)
+                sqlite3_reset(s); /* keeps the bindings before first_param */
+                sqlite3_bind_int64(s, first_param, (int64_t) first);
+                sqlite3_bind_int64(s, first_param + 1, (int64_t) count);
+                sqlite3_bind_int64(s, first_param + 2, records[first].scheduled_ns);
+                sqlite3_bind_int64(s, first_param + 3, records[first + count - 1].scheduled_ns);
+                sqlite3_bind_blob(s, first_param + 4, &records[first], (int) (count * sizeof *records), SQLITE_STATIC);
+                int r = db_step(s);
+                if (r < 0)
                         return r;
         }
-        return db_txn_commit(&t);
+        return 0;
 }
 
 int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n) {
@@ -64,16 +71,22 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
         return db_txn_commit(&t);
 }
 
-int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_t min_scheduled_ns,
+int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t seq, int64_t min_scheduled_ns,
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq) {
-        static const char sql[] =
+        static const char sql_run[] =
                 "SELECT first_seq, count, records FROM requests"
                 " WHERE run_id = ?1 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
                 " ORDER BY first_seq LIMIT 1";
+        static const char sql_step[] =
+                "SELECT first_seq, count, records FROM step_requests"
+                " WHERE run_id = ?1 AND step = ?5 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
+                " ORDER BY first_seq LIMIT 1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, run_id, &s);
+        int r = db_stmt_text(c, step < 0 ? sql_run : sql_step, run_id, &s);
         if (r < 0)
                 return r;
+        if (step >= 0)
+                sqlite3_bind_int(s, 5, step);
         sqlite3_bind_int64(s, 2, seq);
         sqlite3_bind_int64(s, 3, min_scheduled_ns);
         /* Blocks hold REQUESTS_BLOCK_RECORDS records (the last fewer), so the one holding seq starts

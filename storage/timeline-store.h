@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #include "storage/db.h"
 #include "basic/timeline-format.h"
 
@@ -20,10 +22,16 @@ struct gc_event_row {
 };
 int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n);
 
+/* Bind the blocks of records to insert's parameters first_param.. (first_seq, count,
+ * first_scheduled_ns, last_scheduled_ns, records) and step it per block; the parameters before
+ * first_param stay bound. For requests_store() and a capacity step's records (storage/steps). */
+int requests_insert_blocks(sqlite3_stmt *insert, int first_param, const struct timeline_record *records, size_t n);
+
 /* The block holding the first record at or after seq whose block may contain a scheduled time
- * >= min_scheduled_ns. Copies up to REQUESTS_BLOCK_RECORDS records into buf; 0 = no more.
- * Returns the number of records copied, *ret_first_seq the seq of buf[0]. */
-int requests_block_at(struct db_conn *c, const char *run_id, int64_t seq, int64_t min_scheduled_ns,
+ * >= min_scheduled_ns, of the run's timeline (step < 0) or of a capacity step's. Copies up to
+ * REQUESTS_BLOCK_RECORDS records into buf; 0 = no more. Returns the number of records copied,
+ * *ret_first_seq the seq of buf[0]. */
+int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t seq, int64_t min_scheduled_ns,
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq);
 
 /* The first and last scheduled_ns of the run's stored records (of every phase); -ENODATA when

@@ -206,8 +206,34 @@ static void test_load(void **state) {
         assert_int_equal(run_plan_deadline_s(spin), 24 * 3600);
 }
 
+/* A capacity step: the step's rate and phases, its own timeline and summary; the run's one load
+ * argv does not apply, and the deadline is a step's. */
+static void test_capacity_step(void **state) {
+        static const char body[] =
+                "{\"name\":\"c\",\"sut\":{\"command\":[\"java\",\"-jar\",\"a.jar\"],\"jvm\":true},"
+                "\"load\":{\"target\":\"http://127.0.0.1:9080/work\",\"mode\":\"capacity\","
+                "\"sla\":[{\"percentile\":99,\"max_ms\":20}],\"rate_min\":100,\"rate_max\":2000,"
+                "\"step\":{\"warmup_s\":1,\"measure_s\":2},\"connections\":64},"
+                "\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}";
+        _cleanup_(definition_freep) struct definition *d = parse(body);
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        char **none = NULL;
+        assert_int_equal(run_plan_step_argv(d, DIR, "/usr/bin/slicelab-inject", 3, 447.2135955, &argv), 0);
+        static const char *const want[] = {
+                "/usr/bin/slicelab-inject", "--url", "http://127.0.0.1:9080/work",
+                "--rate", "447.214", "--arrival", "uniform",
+                "--connections", "64", "--warmup", "1s", "--duration", "2s", "--timeout", "5000ms",
+                "--timeline", DIR "/timeline-step-3.bin", "--summary", DIR "/summary-step-3.json",
+        };
+        assert_strv(argv, want, ELEMENTSOF(want));
+        assert_int_equal(run_plan_load_argv(d, DIR, "/usr/bin/slicelab-inject", &none), -EINVAL);
+        assert_null(none);
+        assert_true(run_plan_deadline_s(d) >= 3 && run_plan_deadline_s(d) <= 3 + 60);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_capacity_step),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_cpus),
                 cmocka_unit_test(test_sut_argv),

@@ -1,0 +1,27 @@
+/* cell-stats.h: the figures of an experiment's cells as the report computes them, shared by the
+ * report, the checks' verdict and the comparison across experiments, so that the three can never
+ * disagree: per cell the succeeded runs' metrics flattened to dotted keys, their descriptive
+ * statistics, and ratios with the report's 95% interval (log-welch, or Fieller's where a value is not above 0). */
+#pragma once
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/stats.h"
+
+/* A cell's runs out of experiments_report_rows():
+ * {"values": {"latency_us.scheduled.p99": [x, ...], ...}, "not_succeeded": [{id, iteration, state, reason}]}
+ * over the succeeded runs only. */
+cJSON *cell_gather(const cJSON *rows, const char *cell);
+/* {total, succeeded, failed, cancelled, interrupted, pending} */
+cJSON *cell_run_counts(const cJSON *rows, const char *cell);
+
+/* Per metric of values, stats_summary_json(). */
+cJSON *cell_metric_stats(const cJSON *values);
+/* Per metric present on both sides, stats_ratio_json() of values / baseline with "method". */
+cJSON *cell_metric_ratios(const cJSON *values, const cJSON *baseline);
+
+/* The figures of one metric (an array of numbers) as doubles; false when absent or empty. */
+bool cell_metric_describe(const cJSON *list, struct stats_summary *ret);
+int cell_metric_ratio(const cJSON *list, const cJSON *baseline_list, struct stats_ratio *ret, const char **ret_method);

@@ -1,0 +1,141 @@
+/* verdict.c: pass/fail of the definition's checks (see verdict.h), on the same figures as the
+ * report (api/cell-stats). */
+#include "api/verdict.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/cell-stats.h"
+#include "basic/json-util.h"
+
+struct bounds {
+        bool has_min, has_max;
+        double min, max;
+};
+
+static const char *get_string(const cJSON *o, const char *key) {
+        return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static struct bounds read_bounds(const cJSON *check) {
+        const cJSON *min = cJSON_GetObjectItemCaseSensitive(check, "min");
+        const cJSON *max = cJSON_GetObjectItemCaseSensitive(check, "max");
+        return (struct bounds){ .has_min = cJSON_IsNumber(min), .min = cJSON_IsNumber(min) ? min->valuedouble : 0,
+                                .has_max = cJSON_IsNumber(max), .max = cJSON_IsNumber(max) ? max->valuedouble : 0 };
+}
+
+/* min on low, max on high: for a plain value both are the value itself. */
+static bool within(const struct bounds *b, double low, double high) {
+        return (!b->has_min || low >= b->min) && (!b->has_max || high <= b->max);
+}
+
+/* The list of figures of metric in cell (NULL when the cell has none). */
+static const cJSON *metric_list(const cJSON *rows, const char *cell, const char *metric, cJSON **gathered) {
+        *gathered = cell_gather(rows, cell);
+        return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*gathered, "values"), metric);
+}
+
+_printf_(2, 3) static void fail_with(cJSON *o, const char *fmt, ...) {
+        char note[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(note, sizeof note, fmt, ap);
+        va_end(ap);
+        if (!cJSON_HasObjectItem(o, "n"))
+                cJSON_AddNumberToObject(o, "n", 0);
+        cJSON_AddNullToObject(o, "value");
+        cJSON_AddNullToObject(o, "ci95");
+        cJSON_AddNullToObject(o, "basis");
+        cJSON_AddBoolToObject(o, "passed", false);
+        cJSON_AddStringToObject(o, "note", note);
+}
+
+static void add_result(cJSON *o, double value, bool has_ci, double low, double high, const char *basis,
+                       bool passed, const char *note) {
+        cJSON_AddNumberToObject(o, "value", value);
+        if (has_ci) {
+                cJSON *ci = cJSON_AddObjectToObject(o, "ci95");
+                cJSON_AddNumberToObject(ci, "low", low);
+                cJSON_AddNumberToObject(ci, "high", high);
+        } else
+                cJSON_AddNullToObject(o, "ci95");
+        cJSON_AddStringToObject(o, "basis", basis);
+        cJSON_AddBoolToObject(o, "passed", passed);
+        json_add_string_or_null(o, "note", note);
+}
+
+static void evaluate_plain(cJSON *o, const struct bounds *b, const cJSON *list, const char *metric, const char *cell) {
+        struct stats_summary s;
+        if (!cell_metric_describe(list, &s)) {
+                fail_with(o, "no succeeded run of cell %s reported %s", cell, metric);
+                return;
+        }
+        cJSON_AddNumberToObject(o, "n", (double) s.n);
+        double v = s.mean; /* the value itself when n == 1 */
+        add_result(o, v, false, 0, 0, s.n == 1 ? "value" : "mean", within(b, v, v),
+                   s.n == 1 ? "a single succeeded run: checked on its value, not on a mean" : NULL);
+}
+
+static void evaluate_ratio(cJSON *o, const struct bounds *b, const cJSON *list, const cJSON *base,
+                           const char *metric, const char *cell, const char *ratio_to) {
+        struct stats_summary sx, sb;
+        if (!cell_metric_describe(list, &sx)) {
+                fail_with(o, "no succeeded run of cell %s reported %s", cell, metric);
+                return;
+        }
+        if (!cell_metric_describe(base, &sb)) {
+                fail_with(o, "no succeeded run of cell %s reported %s", ratio_to, metric);
+                return;
+        }
+        cJSON_AddNumberToObject(o, "n", (double) sx.n);
+        cJSON_AddNumberToObject(o, "n_ratio_to", (double) sb.n);
+        struct stats_ratio r;
+        const char *method;
+        if (cell_metric_ratio(list, base, &r, &method) < 0 || !r.have_ratio) {
+                fail_with(o, "the ratio is undefined: the mean of %s in cell %s is 0", metric, ratio_to);
+                return;
+        }
+        if (sx.n == 1 || sb.n == 1) {
+                add_result(o, r.ratio, false, 0, 0, "ratio_value", within(b, r.ratio, r.ratio),
+                           "a side has a single succeeded run: checked on the ratio of the values, without an interval");
+                return;
+        }
+        if (!r.have_ci) {
+                cJSON_AddNumberToObject(o, "value", r.ratio);
+                cJSON_AddNullToObject(o, "ci95");
+                cJSON_AddNullToObject(o, "basis");
+                cJSON_AddBoolToObject(o, "passed", false);
+                cJSON_AddStringToObject(o, "note", "the ratio's 95% interval is unbounded (the baseline's mean is not clearly away from 0)");
+                return;
+        }
+        add_result(o, r.ratio, true, r.ci_low, r.ci_high, "ratio_interval", within(b, r.ci_low, r.ci_high), NULL);
+}
+
+cJSON *verdict_json(const cJSON *definition, const cJSON *rows, bool final) {
+        const cJSON *checks = cJSON_GetObjectItemCaseSensitive(definition, "checks");
+        if (!cJSON_IsArray(checks) || cJSON_GetArraySize(checks) == 0)
+                return NULL;
+        cJSON *v = cJSON_CreateObject();
+        cJSON *out = cJSON_CreateArray();
+        bool all = true;
+        const cJSON *check;
+        cJSON_ArrayForEach(check, checks) {
+                cJSON *o = cJSON_Duplicate(check, true);
+                cJSON_AddItemToArray(out, o);
+                const char *metric = get_string(check, "metric"), *cell = get_string(check, "cell");
+                const char *ratio_to = get_string(check, "ratio_to");
+                struct bounds b = read_bounds(check);
+                _cleanup_json_ cJSON *gx = NULL, *gb = NULL;
+                const cJSON *list = metric_list(rows, cell ? cell : "", metric ? metric : "", &gx);
+                if (ratio_to)
+                        evaluate_ratio(o, &b, list, metric_list(rows, ratio_to, metric, &gb), metric, cell, ratio_to);
+                else
+                        evaluate_plain(o, &b, list, metric, cell);
+                all = all && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "passed"));
+        }
+        cJSON_AddBoolToObject(v, "passed", all);
+        cJSON_AddBoolToObject(v, "final", final);
+        cJSON_AddItemToObject(v, "checks", out);
+        return v;
+}

@@ -1,0 +1,123 @@
+#!/bin/bash
+# capacity.sh: load.mode "capacity" with real runs of slicelab-sut (cpu_us=500) on one CPU, free
+# and under a 0.5 quota, SLA p99 <= 20 ms from scheduled, beside each cell's closed-loop maximum
+# (mode max) measured here: each max_rps is at most that maximum (x 1.05); the step at max_rps
+# met the SLA and one within 2 x precision above it missed; the quota cell's capacity is below
+# the free cell's; the steps are listed with their rates and verdicts (at most 8), each with its
+# own timeline (?step=N); the report aggregates capacity per cell. Then the stop conditions:
+# rate_max met, rate_min missed, and the SUT dying mid-search. Assertions are relative to what
+# this test measured: the machine is shared.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-cap$$" || { not_ok "daemon starts"; finish; exit 1; }
+PORT=$((22000 + $$ % 10000))
+URL="http://127.0.0.1:$PORT/work?cpu_us=500"
+SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+CELLS='"cells":[{"name":"free","cpus":"1"},{"name":"quota","cpus":"1","cpu_quota":0.5}]'
+SLA='"sla":[{"percentile":99,"max_ms":20}]'
+PRECISION=0.05
+
+exp_finished() { case $(curl -s "$DAEMON_URL/v1/experiments/$1" | jq -r .status) in queued | running) return 1 ;; esac; }
+runs_of() { curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[].id'; }
+metric() { run_field "$1" "$2"; }
+
+# --- the closed-loop maximum and the capacity of each cell ------------------------------------
+post_experiment "{\"name\":\"closed-loop max\",\"order\":\"sequential\",$SUT,
+  \"load\":{\"target\":\"$URL\",\"mode\":\"max\",\"connections\":16,\"warmup_s\":3,\"measure_s\":3,\"cpus\":\"0\"},$CELLS}"
+MAXEXP=$EXP_ID
+post_experiment "{\"name\":\"capacity p99 20ms\",\"order\":\"sequential\",$SUT,
+  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":2000,
+            \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":$PRECISION,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"},
+  $CELLS,\"checks\":[{\"metric\":\"capacity.max_rps\",\"cell\":\"quota\",\"ratio_to\":\"free\",\"max\":1}]}"
+check_eq "a capacity experiment is accepted" 201 "$HTTP_STATUS"
+CAPEXP=$EXP_ID
+check_eq "its definition is stored with the search's fields" \
+  '{"mode":"capacity","sla":[{"percentile":99,"max_ms":20}],"rate_min":20,"rate_max":2000,"step":{"warmup_s":1,"measure_s":2},"precision":0.05}' \
+  "$(curl -s "$DAEMON_URL/v1/experiments/$CAPEXP" | jq -c '.definition.load | {mode, sla, rate_min, rate_max, step, precision}')"
+wait_for 900 exp_finished "$MAXEXP"
+wait_for 900 exp_finished "$CAPEXP"
+read -r MAXFREE MAXQUOTA <<<"$(for r in $(runs_of "$MAXEXP"); do metric "$r" .metrics.throughput_rps; done | tr '\n' ' ')"
+read -r CAPFREE_RUN CAPQUOTA_RUN <<<"$(runs_of "$CAPEXP" | tr '\n' ' ')"
+echo "# closed-loop maximum: free $MAXFREE req/s, quota $MAXQUOTA req/s"
+check_eq "both capacity runs succeed" "succeeded succeeded" "$(run_field "$CAPFREE_RUN" .state) $(run_field "$CAPQUOTA_RUN" .state)"
+
+for cell in free quota; do
+        if [ $cell = free ]; then RUN=$CAPFREE_RUN MAX=$MAXFREE; else RUN=$CAPQUOTA_RUN MAX=$MAXQUOTA; fi
+        api GET "/v1/runs/$RUN"
+        check_schema "$cell: the run" getRun 200
+        CAP=$(jq -c .metrics.capacity <<<"$BODY")
+        echo "# $cell: capacity $CAP"
+        check_eq "$cell: the search found the capacity" found "$(jq -r .outcome <<<"$CAP")"
+        check "$cell: max_rps is at most the closed-loop maximum x 1.05 ($MAX req/s)" \
+                json_true ".max_rps > 0 and .max_rps <= $MAX * 1.05" "$CAP"
+        check "$cell: per_sla has the one SLA at max_rps, critical_rps its geometric mean" \
+                json_true '.per_sla == [{"percentile":99,"max_ms":20,"rps":.max_rps}] and ((.critical_rps - .max_rps) | fabs) < 1e-9' "$CAP"
+        api GET "/v1/runs/$RUN/steps"
+        check_schema "$cell: the steps" getRunSteps 200
+        STEPS=$BODY
+        echo "# $cell: steps $(jq -c '[.steps[] | [.rate, .sla[0].latency_ms, .verdict]]' <<<"$STEPS")"
+        check "$cell: at most 8 steps, as many as the metrics say" \
+                json_true "(.steps | length) <= 8 and (.steps | length) == $(jq .steps <<<"$CAP")" "$STEPS"
+        check "$cell: every step has its rate, its p99 from scheduled and its verdict" \
+                json_true '.steps | all(.rate > 0 and (.sla[0].latency_ms | type) == "number" and (.verdict == "met" or .verdict == "missed") and .met == (.verdict == "met"))' "$STEPS"
+        check "$cell: the step at max_rps met the SLA" \
+                json_true "[.steps[] | select(.rate == $(jq .max_rps <<<"$CAP"))] | length > 0 and all(.met and .sla[0].latency_ms <= 20)" "$STEPS"
+        check "$cell: a step within 2 x precision above max_rps missed it" \
+                json_true "[.steps[] | select(.rate > $(jq .max_rps <<<"$CAP") and .rate <= $(jq .max_rps <<<"$CAP") * (1 + 2 * $PRECISION) and (.met | not))] | length > 0" "$STEPS"
+        api GET "/v1/runs/$RUN/timeline?step=0&limit=100000"
+        check_schema "$cell: step 0's timeline" getRunTimeline 200
+        check "$cell: step 0's timeline holds its requests (rate x 2 s)" \
+                json_true ".count >= $(jq '.steps[0].rate' <<<"$STEPS") * 2 * 0.9" "$BODY"
+        api GET "/v1/runs/$RUN/timeline?step=9"
+        check_eq "$cell: ?step past the search's bound is a 400" "400 step" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+done
+CAPS="[$(metric "$CAPFREE_RUN" .metrics.capacity.max_rps), $(metric "$CAPQUOTA_RUN" .metrics.capacity.max_rps)]"
+check "the quota cell's capacity is below the free cell's $CAPS" json_true '.[0] != null and .[1] != null and .[1] < .[0]' "$CAPS"
+api GET "/v1/experiments/$CAPEXP/report"
+check "the report aggregates capacity.max_rps, critical_rps and each SLA's rate per cell" \
+        json_true '[.cells[].metrics | has("capacity.max_rps") and has("capacity.critical_rps") and has("capacity.per_sla.p99_20ms")] == [true, true]' "$BODY"
+check_schema "the capacity report" getExperimentReport 200
+check_eq "the check 'quota's capacity is below free's' passes" true "$(jq -r .verdict.passed <<<"$BODY")"
+
+# --- stop conditions --------------------------------------------------------------------------
+# capacity EXPERIMENT-NAME SLA: one free cell, 20 to 60 req/s, coarse precision (3 steps at most).
+small_search() {
+        post_experiment "{\"name\":\"$1\",$SUT,
+          \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",\"sla\":$2,\"rate_min\":20,\"rate_max\":60,
+                    \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":0.5,\"connections\":8,\"cpus\":\"0\"},
+          \"cells\":[{\"name\":\"free\",\"cpus\":\"1\"}]}"
+        RUN=$(first_run "$EXP_ID")
+}
+small_search "rate_max met" '[{"percentile":99,"max_ms":3000}]'
+wait_for 300 run_finished "$RUN"
+api GET "/v1/runs/$RUN"
+check_eq "rate_max met every SLA: the run succeeds, outcome rate_max_met, max_rps = rate_max" "succeeded rate_max_met 60" \
+        "$(jq -r '"\(.state) \(.metrics.capacity.outcome) \(.metrics.capacity.max_rps)"' <<<"$BODY")"
+check_match "and says so" "even rate_max \(60 req/s\) met every SLA" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
+check "rate_max itself was a step, and met" json_true '[.steps[] | select(.rate == 60 and .met)] | length == 1' "$(curl -s "$DAEMON_URL/v1/runs/$RUN/steps")"
+
+small_search "rate_min missed" '[{"percentile":50,"max_ms":0.1}]'
+wait_for 300 run_finished "$RUN"
+api GET "/v1/runs/$RUN"
+check_eq "rate_min met none: the run succeeds, outcome rate_min_missed, max_rps null" "succeeded rate_min_missed null null" \
+        "$(jq -r '"\(.state) \(.metrics.capacity.outcome) \(.metrics.capacity.max_rps) \(.metrics.capacity.critical_rps)"' <<<"$BODY")"
+check_match "and says so" "even rate_min \(20 req/s\) missed the SLAs" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
+check "every step missed, rate_min among them" json_true '(.steps | all(.met | not)) and ([.steps[] | select(.rate == 20)] | length == 1)' "$(curl -s "$DAEMON_URL/v1/runs/$RUN/steps")"
+
+# The SUT dies mid-search: once the first step is stored, its JVM is killed.
+small_search "sut dies" '[{"percentile":99,"max_ms":3000}]'
+has_steps() { json_true '.steps | length >= 1' "$(curl -s "$DAEMON_URL/v1/runs/$1/steps")"; }
+wait_for 300 has_steps "$RUN"
+slice=$(run_field "$RUN" .slices.sut)
+for f in "/sys/fs/cgroup/cpu$slice/cgroup.procs" "/sys/fs/cgroup$slice/cgroup.procs"; do
+        [ -r "$f" ] && for p in $(cat "$f"); do kill -9 "$p" 2>/dev/null; done
+done
+wait_for 120 run_finished "$RUN"
+api GET "/v1/runs/$RUN"
+check_eq "the SUT died mid-search: the run fails (sut_exit)" "failed sut_exit" "$(jq -r '"\(.state) \(.reason)"' <<<"$BODY")"
+check_match "and says the search stopped, at which step" "during capacity step [0-9]+ at [0-9.]+ req/s: the search stopped \(sut_died\)" "$(jq -r .message <<<"$BODY")"
+check "the steps judged before stay visible" has_steps "$RUN"
+check "the dead run left no slice" no_slices_of "$RUN"
+finish
