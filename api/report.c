@@ -38,7 +38,6 @@ enum MHD_Result api_get_report(struct api_request *req) {
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw, *definition = definition_raw;
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
         /* The findings against the same baseline (or the first cell); an unknown baseline is
          * answered below, as before. */
         cJSON *findings_raw = NULL;

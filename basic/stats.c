@@ -38,40 +38,44 @@ int64_t stats_percentile_sorted_i64(const int64_t *sorted, size_t n, double p) {
         return n == 0 ? INT64_MIN : sorted[stats_nearest_rank(n, p) - 1];
 }
 
-/* In-place selection: afterwards v[k] holds the k-th smallest (0-based), smaller-or-equal
- * values before it and larger-or-equal after. Used instead of qsort(), which may allocate. */
-static void select_kth(double *v, size_t n, size_t k) {
-        size_t lo = 0, hi = n - 1;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                /* median of three as pivot keeps sorted and reversed inputs linear */
-                double a = v[lo], b = v[mid], c = v[hi];
-                double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-                size_t i = lo, j = hi;
-                while (i <= j) {
-                        while (v[i] < pivot)
-                                i++;
-                        while (v[j] > pivot)
-                                j--;
-                        if (i <= j) {
-                                double t = v[i];
-                                v[i] = v[j];
-                                v[j] = t;
-                                i++;
-                                if (j == 0)
-                                        break;
-                                j--;
-                        }
-                }
-                /* now v[lo..j] <= pivot <= v[i..hi], and j < i */
-                if (k <= j)
-                        hi = j;
-                else if (k >= i)
-                        lo = i;
-                else
-                        return;
+/* In-place selection (quickselect, Hoare partition): afterwards v[k] holds the k-th smallest
+ * (0-based), smaller-or-equal values before it and larger-or-equal after; O(n) on average, and no
+ * allocation, unlike qsort(). One body for the double and the int64 arrays. */
+#define DEFINE_SELECT(name, type)                                                                       \
+        static void name(type *v, size_t n, size_t k) {                                                 \
+                size_t lo = 0, hi = n - 1;                                                              \
+                while (lo < hi) {                                                                       \
+                        /* median of three as pivot keeps sorted and reversed inputs linear */          \
+                        type a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];                           \
+                        type pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)); \
+                        size_t i = lo, j = hi;                                                          \
+                        while (i <= j) {                                                                \
+                                while (v[i] < pivot)                                                    \
+                                        i++;                                                            \
+                                while (v[j] > pivot)                                                    \
+                                        j--;                                                            \
+                                if (i <= j) {                                                           \
+                                        type t = v[i];                                                  \
+                                        v[i] = v[j];                                                    \
+                                        v[j] = t;                                                       \
+                                        i++;                                                            \
+                                        if (j == 0)                                                     \
+                                                break;                                                  \
+                                        j--;                                                            \
+                                }                                                                       \
+                        }                                                                               \
+                        /* now v[lo..j] <= pivot <= v[i..hi], and j < i */                              \
+                        if (k <= j)                                                                     \
+                                hi = j;                                                                 \
+                        else if (k >= i)                                                                \
+                                lo = i;                                                                 \
+                        else                                                                            \
+                                return;                                                                 \
+                }                                                                                       \
         }
-}
+
+DEFINE_SELECT(select_kth, double)
+DEFINE_SELECT(select_kth_i64, int64_t)
 
 static double max_of(const double *v, size_t n) {
         double m = v[0];
@@ -446,33 +450,7 @@ cJSON *stats_ratio_json(const struct stats_ratio *ratio) {
         return o;
 }
 
-/* Quickselect (Hoare partition, middle pivot): O(n) on average, no allocation. */
 int64_t stats_select_i64(int64_t *v, size_t n, size_t k) {
-        size_t lo = 0, hi = n - 1;
-        while (lo < hi) {
-                int64_t pivot = v[lo + (hi - lo) / 2];
-                size_t i = lo, j = hi;
-                while (i <= j) {
-                        while (v[i] < pivot)
-                                i++;
-                        while (v[j] > pivot)
-                                j--;
-                        if (i <= j) {
-                                int64_t t = v[i];
-                                v[i] = v[j];
-                                v[j] = t;
-                                i++;
-                                if (j == 0)
-                                        break;
-                                j--;
-                        }
-                }
-                if (k <= j && j != (size_t) -1 && i > j)
-                        hi = j;
-                else if (k >= i)
-                        lo = i;
-                else
-                        return v[k];
-        }
+        select_kth_i64(v, n, k);
         return v[k];
 }

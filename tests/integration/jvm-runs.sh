@@ -60,11 +60,13 @@ check_eq "on_mismatch warn: the run goes on" succeeded "$(run_field "$RUN" .stat
 check_match "and records the mismatch as a warning" "cpu 1" "$(run_field "$RUN" '.warnings | join(" | ")')"
 
 # --- deadline ------------------------------------------------------------------------------
-post_experiment '{"name":"deadline","sut":{"command":["/bin/sleep","600"]},
-  "load":{"command":["/bin/sleep","600"],"timeline":"t.bin","timeout_s":2},"cells":[{"name":"a"}]}'
+# 600.PID seconds: a duration no other test on this host sleeps, so the leftover check below
+# cannot see another suite's sleep.
+post_experiment '{"name":"deadline","sut":{"command":["/bin/sleep","600.'$$'"]},
+  "load":{"command":["/bin/sleep","600.'$$'"],"timeline":"t.bin","timeout_s":2},"cells":[{"name":"a"}]}'
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "a load past its timeout_s: failed/timeout" "failed timeout" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check "the timed-out run left no slice" no_slices_of "$RUN"
-check "and no process" not running_cmd "[s]leep 600"
+check "and no process" not running_cmd "[s]leep 600\\.$$"
 finish
