@@ -659,13 +659,23 @@ async function viewCompare(params) {
     return;
   }
   for (const w of result.warnings || []) view.append(el('p', { class: 'error', text: w }));
-  const metrics = result.metrics || {};
-  const entries = Array.isArray(metrics) ? metrics.map(m => [m.metric || m.name, m]) : Object.entries(metrics);
   const side = v => v && typeof v === 'object' ? fmt(v.mean) + (v.ci95 ? ` [${fmt(v.ci95.low)}, ${fmt(v.ci95.high)}]` : '') : fmt(v);
-  const rows = entries.map(([name, m]) => el('tr', {}, el('th', { scope: 'row', text: name }),
-    el('td', { class: 'num', text: side(m.a) }), el('td', { class: 'num', text: side(m.b) }),
-    el('td', { class: 'num', text: m.ratio && typeof m.ratio === 'object' ? `×${fmt(m.ratio.ratio ?? m.ratio.value, 3)}` + (m.ratio.ci95 ? ` [${fmt(m.ratio.ci95.low, 3)}, ${fmt(m.ratio.ci95.high, 3)}]` : '') : fmt(m.ratio, 3) })));
-  view.append(table(['Metric', { label: 'A', num: true }, { label: 'B', num: true }, { label: 'B/A', num: true }], rows));
+  const ratio = r => r ? `×${fmt(r.ratio, 3)}` + (r.ci95 ? ` [${fmt(r.ci95.low, 3)}, ${fmt(r.ci95.high, 3)}]` : '') + (r.excludes_one ? ' *' : '') : '–';
+  /* One table per matched pair of cells: both sides' means with their intervals, and b/a. */
+  for (const cell of result.cells || []) {
+    view.append(el('h2', { text: `${cell.a} (A) against ${cell.b} (B)` }));
+    const rows = Object.entries(cell.metrics || {}).map(([name, m]) => el('tr', {}, el('th', { scope: 'row', text: name }),
+      el('td', { class: 'num', text: side(m.a) }), el('td', { class: 'num', text: side(m.b) }), el('td', { class: 'num', text: ratio(m.ratio) })));
+    view.append(table(['Metric', { label: 'A', num: true }, { label: 'B', num: true }, { label: 'B/A (95% CI)', num: true }], rows));
+  }
+  const diffs = result.differences || [];
+  if (diffs.length) {
+    view.append(el('h2', { text: 'What differs between the two' }));
+    const text = v => typeof v === 'string' ? v : JSON.stringify(v);
+    view.append(table(['Source', 'Field', 'A', 'B'], diffs.map(d => el('tr', {}, el('td', { text: d.source }),
+      el('th', { scope: 'row', text: d.field }), el('td', { text: text(d.a) }), el('td', { text: text(d.b) })))));
+  }
+  view.append(el('p', { class: 'legend-note', text: '* = the 95% interval of the ratio excludes 1' }));
 }
 
 /* ---- routing ---------------------------------------------------------------------------- */

@@ -159,37 +159,25 @@ check "the daemon's message is printed as it gave it" grep -qF -- "$MSG" "$TEST_
 sl status nosuchexperiment; check_rc "an unknown experiment is the daemon's 404" 4
 check_match "the 404 is printed" "HTTP 404" "$ERR"
 
-# findings and compare come with the issues that add them; until then the daemon answers 404.
+# findings and compare: JSON as the daemon gives it, and tables.
 for cmd in "findings $OK_ID" "compare $OK_ID $FAIL_ID"; do
         set -- $cmd
-        path=/v1/experiments/$OK_ID/findings
-        [ "$1" = compare ] && path="/v1/compare?a=$OK_ID&b=$FAIL_ID"
-        api GET "$path"
-        sl "$@" --json
-        if [ "$HTTP_STATUS" = 404 ]; then
-                check_rc "$1 against a daemon without the route" 4
-                check_match "$1 prints the daemon's 404" "HTTP 404" "$ERR"
-        else
-                check_rc "$1" "$([ "$HTTP_STATUS" = 200 ] && echo 0 || echo 4)"
-                [ "$HTTP_STATUS" = 200 ] && json_ok "$1"
-                sl "$@"
-                check_rc "$1 as a table" "$([ "$HTTP_STATUS" = 200 ] && echo 0 || echo 4)"
-        fi
+        sl "$@" --json; check_rc "$1" 0
+        json_ok "$1"
+        sl "$@"; check_rc "$1 as a table" 0
 done
+check_match "compare's table names both experiments" "a: $OK_ID .*b: $FAIL_ID" "$(tr '\n' ' ' <<<"$OUT")"
 
-# Checks failing (exit 3) need a daemon with `checks` (issue 18): exercised when it has them.
+# Checks failing: exit 3.
 jq -c '.name = "checks" | .checks = [{"metric":"ops_per_s","cell":"a","min":1e15}]' "$TEST_TMP/ok.json" >"$TEST_TMP/checks.json"
 api_auth POST /v1/experiments -H 'Content-Type: application/json' --data @"$TEST_TMP/checks.json"
-if [ "$HTTP_STATUS" = 400 ] && [ "$(jq -r .error.field <<<"$BODY")" = checks ]; then
-        ok "# this daemon has no checks yet: exit 3 is exercised once it does"
-else
-        CHECKS_ID=$(jq -r .id <<<"$BODY")
-        sl wait "$CHECKS_ID"; check_rc "an experiment whose checks fail" 3
-        check_match "wait says the checks failed" "^$CHECKS_ID succeeded \(2/2 runs\), checks FAILED$" "$OUT"
-        sl report "$CHECKS_ID"; check_rc "its report" 3
-        check_match "the report lists the failed check" "FAIL +a ops_per_s = " "$OUT"
-        sl submit "$TEST_TMP/ok.json" --wait; check_rc "an experiment without checks still exits 0" 0
-fi
+check_eq "an experiment with checks is accepted" 201 "$HTTP_STATUS"
+CHECKS_ID=$(jq -r .id <<<"$BODY")
+sl wait "$CHECKS_ID"; check_rc "an experiment whose checks fail" 3
+check_match "wait says the checks failed" "^$CHECKS_ID succeeded \(2/2 runs\), checks FAILED$" "$OUT"
+sl report "$CHECKS_ID"; check_rc "its report" 3
+check_match "the report lists the failed check" "FAIL +a ops_per_s = " "$OUT"
+sl submit "$TEST_TMP/ok.json" --wait; check_rc "an experiment without checks still exits 0" 0
 
 # --- retries: the first answer lost, the same key, one experiment ---------------------------------
 # proxy_start: the proxy in front of the daemon (not a coproc: the daemon's is the one coproc).
