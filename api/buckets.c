@@ -226,9 +226,12 @@ static int open_run(struct api_request *req, struct timeline_cursor *c, struct e
                 return error_set(err, 404, "not_found", NULL, "run not found");
         snprintf(c->run_id, sizeof c->run_id, "%s", id);
         c->step = -1; /* the run's own timeline; buckets take no ?step= */
-        if (db_lease_take(req->config->storage, &c->lease) < 0)
-                return error_set(err, 503, "busy", NULL, "the store is busy, retry");
-        int r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);
+        int r = db_lease_take(req->config->storage, &c->lease);
+        if (r == -EAGAIN)
+                return api_error_pool_exhausted(err);
+        if (r < 0)
+                return error_set(err, 500, "internal", NULL, "cannot open the store: %s", strerror(-r));
+        r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);
         if (r >= 0)
                 r = runs_is_finished(c->lease.conn, id, &c->finished);
         if (r == -ENOENT)

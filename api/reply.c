@@ -7,6 +7,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "api/server.h"
+#include "storage/db.h"
 
 static enum MHD_Result queue_buffer(struct MHD_Connection *c, unsigned status, char *text, size_t len,
                                     const char *content_type, const char *const *headers) {
@@ -61,9 +62,22 @@ static cJSON *error_body(const struct error *err) {
         return root;
 }
 
+/* Every 503 says when to come back: the conditions behind it (an exhausted pool, the stream
+ * cap, a busy store) clear within seconds. */
+#define RETRY_AFTER_S "1"
+
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers) {
-        return queue_json(c, err->status ? (unsigned) err->status : 500, error_body(err), headers);
+        static const char *const retry_after[] = { "Retry-After", RETRY_AFTER_S, NULL };
+        unsigned status = err->status ? (unsigned) err->status : 500;
+        return queue_json(c, status, error_body(err), status == 503 && !headers ? retry_after : headers);
+}
+
+int api_error_pool_exhausted(struct error *err) {
+        error_set(err, 503, "pool_exhausted", NULL,
+                  "all %u database connections stayed in use for %u ms; retry after " RETRY_AFTER_S " s",
+                  storage_pool_size(), (unsigned) DB_LEASE_WAIT_MS);
+        return -EAGAIN;
 }
 
 enum MHD_Result api_reply_error(struct api_request *req, const struct error *err) {
@@ -88,6 +102,11 @@ enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what
                 return api_reply_errorf(req, 404, "not_found", NULL, "%s not found", what);
         case -EBUSY:
                 return api_reply_errorf(req, 503, "busy", NULL, "%s: the store is busy, retry", what);
+        case -EAGAIN: {
+                struct error err = { 0 };
+                api_error_pool_exhausted(&err);
+                return api_reply_error(req, &err);
+        }
         default:
                 log_error_errno(r, "%s %s: %s", req->method, req->url, what);
                 return api_reply_errorf(req, 500, "internal", NULL, "%s: %s", what, strerror(-r));

@@ -29,7 +29,7 @@ const struct api_route api_routes[] = {
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
         { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },
         { "GET", "/v1/runs/{}/steps", api_get_steps, NULL, false },
-        { "GET", "/v1/runs/{}/gc", api_get_gc, NULL, false },
+        { "GET", "/v1/runs/{}/gc", api_get_gc, page_query, false },
         { "GET", "/v1/runs/{}/samples", api_get_samples, NULL, false },
         { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query, false },
 };

@@ -6,7 +6,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+#include <unistd.h>
+
 #include "api/conn-guard.h"
+#include "basic/hostport.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 
@@ -23,6 +27,13 @@ struct api_server {
         struct MHD_Daemon *mhd;
         struct conn_guard *guard;
         struct api_config config;
+        unsigned streams;               /* open streamed responses, atomically */
+        /* What a request's Host may name besides loopback names: the listen address, this
+         * host's name, and for a wildcard listen any address literal. */
+        char listen_host[HOSTPORT_HOST_MAX + 1];
+        bool listen_wildcard;
+        bool listen_unix;               /* no browser reaches it: Host is not checked */
+        char hostname[HOSTPORT_HOST_MAX + 1];
 };
 
 /* Per-request state kept by libmicrohttpd between calls of the access handler. */
@@ -168,10 +179,73 @@ static bool content_type_is_json(struct MHD_Connection *c) {
         return n == strlen("application/json") && strncasecmp(ct, "application/json", n) == 0;
 }
 
+static bool is_ip_literal(const char *h, bool ipv6) {
+        unsigned char buf[sizeof(struct in6_addr)];
+        return inet_pton(ipv6 ? AF_INET6 : AF_INET, h, buf) == 1;
+}
+
+static bool is_loopback_name(const char *h, bool ipv6) {
+        struct in_addr a4;
+        struct in6_addr a6;
+        if (ipv6)
+                return inet_pton(AF_INET6, h, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+        if (strcasecmp(h, "localhost") == 0)
+                return true;
+        return inet_pton(AF_INET, h, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
+}
+
+/* DNS rebinding: a browser that was sent to an attacker's name which now resolves to this
+ * daemon still sends that name in Host. Only names that mean this daemon are served. A request
+ * without Host (HTTP/1.0; libmicrohttpd refuses HTTP/1.1 without one) comes from no browser. */
+static bool host_allowed(const struct api_server *s, const char *value, char *name, size_t name_size) {
+        struct hostport hp;
+        name[0] = '\0';
+        if (!value || s->listen_unix)
+                return true;
+        if (hostport_split(value, strlen(value), 0, &hp, NULL) < 0 || hp.host_len >= name_size)
+                return false;
+        memcpy(name, hp.host, hp.host_len);
+        name[hp.host_len] = '\0';
+        if (is_loopback_name(name, hp.ipv6) || (s->listen_host[0] && strcasecmp(name, s->listen_host) == 0))
+                return true;
+        /* This host's own name is never an attacker's: a lab reaches its daemon by it. */
+        if (s->hostname[0] && strcasecmp(name, s->hostname) == 0)
+                return true;
+        return s->listen_wildcard && is_ip_literal(name, hp.ipv6);
+}
+
+static int check_host(const struct api_server *s, struct MHD_Connection *c, struct error *err) {
+        const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+        char name[HOSTPORT_HOST_MAX + 1];
+        if (host_allowed(s, h, name, sizeof name))
+                return 0;
+        return error_set(err, 421, "host_not_allowed", "Host",
+                         "Host '%.100s' names neither this daemon's address (%s) nor a loopback name; refused against DNS rebinding",
+                         h, s->config.listen_name ? s->config.listen_name : "?");
+}
+
+/* From the address it listens on, what Host may name (see host_allowed). */
+static void host_rules_init(struct api_server *s) {
+        const char *l = s->config.listen_name;
+        struct hostport hp;
+        s->listen_unix = l && strncmp(l, "unix:", 5) == 0;
+        if (!l || s->listen_unix || hostport_split(l, strlen(l), HOSTPORT_PORT_ZERO, &hp, NULL) < 0 ||
+            hp.host_len >= sizeof s->listen_host)
+                return;
+        memcpy(s->listen_host, hp.host, hp.host_len);
+        s->listen_host[hp.host_len] = '\0';
+        s->listen_wildcard = strcmp(s->listen_host, "0.0.0.0") == 0 || strcmp(s->listen_host, "::") == 0;
+        if (gethostname(s->hostname, sizeof s->hostname) < 0)
+                s->hostname[0] = '\0';
+        s->hostname[sizeof s->hostname - 1] = '\0';
+}
+
 /* The checks that need no body, in the order a client would want to hear about them. */
 static int precheck(struct api_server *s, struct MHD_Connection *c, const char *method,
                     const char *url, struct request_state *st, struct error *err, char *allow,
                     size_t allow_size) {
+        if (check_host(s, c, err) < 0)
+                return -EINVAL;
         bool path_known;
         st->route = route_find(method, url, st, &path_known, allow, allow_size);
         if (!st->route) {
@@ -293,11 +367,23 @@ int api_server_start(const struct api_config *config, struct api_server **ret) {
         if (!s)
                 return -ENOMEM;
         s->config = *config;
+        host_rules_init(s);
         int r = conn_guard_new(CONNECTIONS_MAX, HEADER_DEADLINE_S, &s->guard);
         if (r < 0)
                 return log_error_errno(r, "cannot start the HTTP header deadline's thread");
+        bool tls = config->tls_cert_pem && config->tls_key_pem;
+        /* libmicrohttpd's GnuTLS support: the certificate and key as PEM text. */
+        struct MHD_OptionItem tls_options[] = {
+                { tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *) config->tls_cert_pem },
+                { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) config->tls_key_pem },
+                { MHD_OPTION_END, 0, NULL },
+        };
+        if (tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+                conn_guard_free(s->guard);
+                return log_error_errno(-EOPNOTSUPP, "--tls-cert: this libmicrohttpd is built without TLS");
+        }
         s->mhd = MHD_start_daemon(
-                MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+                MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
                 0, NULL, NULL, access_handler, s,
                 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, so no message goes to stderr */
                 MHD_OPTION_LISTEN_SOCKET, config->listen_fd,
@@ -307,6 +393,7 @@ int api_server_start(const struct api_config *config, struct api_server **ret) {
                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
                 MHD_OPTION_NOTIFY_CONNECTION, conn_guard_notify, s->guard,
                 MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
+                MHD_OPTION_ARRAY, tls_options,
                 MHD_OPTION_END);
         if (!s->mhd) {
                 conn_guard_free(s->guard);
@@ -314,6 +401,22 @@ int api_server_start(const struct api_config *config, struct api_server **ret) {
         }
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+bool api_stream_begin(struct api_server *s, unsigned *ret_max) {
+        unsigned max = MAX(s->config.max_streams, 1u);
+        unsigned n = __atomic_load_n(&s->streams, __ATOMIC_RELAXED);
+        do {
+                if (n >= max) {
+                        *ret_max = max;
+                        return false;
+                }
+        } while (!__atomic_compare_exchange_n(&s->streams, &n, n + 1, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+        return true;
+}
+
+void api_stream_end(struct api_server *s) {
+        __atomic_fetch_sub(&s->streams, 1, __ATOMIC_ACQ_REL);
 }
 
 void api_server_quiesce(struct api_server *s) {

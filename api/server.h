@@ -26,6 +26,10 @@ struct api_config {
         const char *cgroup_root;        /* e.g. "/sys/fs/cgroup/cpu/slicelab" */
         const char *state_dir;
         unsigned threads;               /* worker threads (thread pool size) */
+        unsigned max_streams;           /* CSV/NDJSON streams served at once, 503 beyond */
+        const char *listen_name;        /* "127.0.0.1:7878", "[::]:7878", "unix:/path": what Host may name */
+        const char *tls_cert_pem;       /* HTTPS when set (with tls_key_pem): PEM text, not paths */
+        const char *tls_key_pem;
         struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
 };
 
@@ -36,6 +40,10 @@ int api_server_start(const struct api_config *config, struct api_server **ret);
 void api_server_quiesce(struct api_server *s);
 /* Stop all threads and free the server. */
 void api_server_stop(struct api_server *s);
+/* A slot for one more streamed response: false (with the cap in *ret_max) when max_streams are
+ * open. Every true is matched by one api_stream_end() when the response is freed. */
+bool api_stream_begin(struct api_server *s, unsigned *ret_max);
+void api_stream_end(struct api_server *s);
 
 /* One request as a handler sees it. */
 #define API_MAX_PATH_PARAMS 3
@@ -87,7 +95,10 @@ bool api_if_none_match(struct api_request *req, const char *etag);
 bool api_serve_cached(struct api_request *req, enum MHD_Result *ret);
 enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
                                  const char *field, const char *fmt, ...) _printf_(5, 6);
-/* Map a negative errno from storage to 404/409/503/500 with a message. */
+/* 503 pool_exhausted: no database connection came free within DB_LEASE_WAIT_MS. Every 503
+ * goes out with Retry-After. Returns -EAGAIN. */
+int api_error_pool_exhausted(struct error *err);
+/* Map a negative errno from storage to 404/409/503/500 with a message (-EAGAIN: the pool). */
 enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what);
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers);

@@ -121,8 +121,10 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
         if (parse_query(req, c, limit, err) < 0)
                 return -EINVAL;
         int r = db_lease_take(req->config->storage, &c->lease);
+        if (r == -EAGAIN)
+                return api_error_pool_exhausted(err);
         if (r < 0)
-                return error_set(err, 503, "busy", NULL, "the store is busy, retry");
+                return error_set(err, 500, "internal", NULL, "cannot open the store: %s", strerror(-r));
         int64_t start;
         r = runs_measure_start(c->lease.conn, id, &start);
         if (r == -ENOENT)
@@ -146,15 +148,18 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
 
 /* ---- streams ----------------------------------------------------------------------------- */
 
+/* A stream holds a database connection only while it fills a chunk: between chunks (a slow
+ * reader's socket is full) it holds its cursor, the block in memory and nothing of the pool. */
 struct stream {
+        struct api_server *server;
+        struct storage *storage;
         struct timeline_cursor cursor;
         size_t (*format)(const struct timeline_record *r, char *buf);
         char pending[RECORD_TEXT_MAX + 128];    /* a line that did not fit the last chunk */
         size_t pending_len, pending_off;
 };
 
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
-        struct stream *s = cls;
+static ssize_t stream_fill(struct stream *s, char *buf, size_t max) {
         size_t len = 0;
         if (s->pending_len) {
                 size_t n = MIN(max, s->pending_len - s->pending_off);
@@ -179,13 +184,31 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         return (ssize_t) len;
 }
 
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+        struct stream *s = cls;
+        /* The bounded wait applies mid-stream too; a stream that cannot get a connection ends
+         * (the client sees a cut chunked body) rather than hold a worker. */
+        int r = db_lease_take(s->storage, &s->cursor.lease);
+        if (r < 0) {
+                log_warning_errno(r, "timeline stream of run %s: no database connection, ending it", s->cursor.run_id);
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        ssize_t n = stream_fill(s, buf, max);
+        db_lease_release(&s->cursor.lease);
+        return n;
+}
+
 static void stream_free(void *cls) {
         struct stream *s = cls;
         db_lease_release(&s->cursor.lease);
+        if (s->server)
+                api_stream_end(s->server);
         free(s);
 }
 
 static enum MHD_Result reply_stream(struct api_request *req, struct stream *s, const char *type) {
+        /* Nothing of the pool is kept while the response waits for its reader. */
+        db_lease_release(&s->cursor.lease);
         if (s->format == format_csv) {
                 s->pending_len = (size_t) snprintf(s->pending, sizeof s->pending,
                                                    "scheduled_ns,submit_ns,done_ns,status,error,bytes,conn,flags\n");
@@ -272,9 +295,18 @@ enum MHD_Result api_get_timeline(struct api_request *req) {
         int64_t limit = 0;
         bool csv = accepts(req, "text/csv"), ndjson = accepts(req, "application/x-ndjson");
         if (csv || ndjson) {
+                unsigned max;
+                if (!api_stream_begin(req->server, &max))
+                        return api_reply_errorf(req, 503, "too_many_streams", NULL,
+                                                "%u timeline streams are open, the most this daemon serves at once; retry later",
+                                                max);
                 struct stream *s = calloc(1, sizeof *s);
-                if (!s)
+                if (!s) {
+                        api_stream_end(req->server);
                         return api_reply_errno(req, -ENOMEM, "timeline");
+                }
+                s->server = req->server;
+                s->storage = req->config->storage;
                 if (open_cursor(req, &s->cursor, &err, &limit) < 0) {
                         stream_free(s);
                         return api_reply_error(req, &err);
@@ -288,33 +320,4 @@ enum MHD_Result api_get_timeline(struct api_request *req) {
         enum MHD_Result ret = open_cursor(req, c, &err, &limit) < 0 ? api_reply_error(req, &err) : reply_page(req, c, limit);
         db_lease_release(&c->lease);
         return ret;
-}
-
-enum MHD_Result api_get_gc(struct api_request *req) {
-        if (!id_valid(req->path_params[0]))
-                return api_reply_errno(req, -ENOENT, "run");
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        cJSON *events = NULL;
-        int64_t start;
-        bool finished = false;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = runs_is_finished(lease.conn, req->path_params[0], &finished);
-        if (r >= 0) {
-                r = runs_measure_start(lease.conn, req->path_params[0], &start);
-                if (r == -ENODATA) {
-                        start = 0;
-                        r = 0;
-                }
-        }
-        if (r >= 0)
-                r = gc_events_json(lease.conn, req->path_params[0], &events);
-        if (r < 0)
-                return api_reply_errno(req, r, "run");
-        cJSON *body = cJSON_CreateObject();
-        char start_text[24];
-        snprintf(start_text, sizeof start_text, "%" PRId64, start);
-        cJSON_AddRawToObject(body, "measure_start_ns", start_text); /* exact: ns exceed a double */
-        cJSON_AddItemToObject(body, "events", events);
-        return api_reply_json_finished(req, body, finished);
 }

@@ -14,6 +14,7 @@
 #include "cgroup/cgroup.h"
 #include "storage/db.h"
 #include "basic/host-limits.h"
+#include "service/exposure.h"
 #include "service/listen.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -39,6 +40,7 @@ struct daemon {
         char cgroup_root[PATH_MAX];
         int wake_fd;
         char listen_name[128];
+        struct tls_pem tls;             /* kept for the server's life */
         bool stopping;
 };
 
@@ -167,7 +169,12 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .host = host,
                 .state_dir = d->options->state_dir,
                 .threads = 2,
+                .max_streams = d->options->max_streams,
+                .listen_name = d->listen_name,
+                .tls_cert_pem = d->tls.cert,
+                .tls_key_pem = d->tls.key,
         };
+        exposure_warn(d->listen_name, local, d->tls.cert != NULL);
         return api_server_start(&config, &d->api);
 }
 
@@ -189,6 +196,7 @@ static int setup_loop(struct daemon *d, sd_event_source **wake, sd_event_source 
 static void teardown(struct daemon *d) {
         api_server_stop(d->api);
         d->api = NULL;
+        tls_pem_done(&d->tls);
         scheduler_free(d->scheduler);
         d->scheduler = NULL;
         cgroup_manager_free(d->cgroups);
@@ -232,8 +240,13 @@ int daemon_run(const struct options *o) {
                 r = setup_loop(&d, &wake, &term, &intr, &watchdog);
         if (r >= 0)
                 r = start_runs(&d);
+        struct listen_socket_perms perms;
         if (r >= 0)
-                r = listen_open(o->listen, &listen_fd, d.listen_name, sizeof d.listen_name, &local);
+                r = exposure_socket_perms(o, &perms);
+        if (r >= 0)
+                r = exposure_tls_load(o, &d.tls);
+        if (r >= 0)
+                r = listen_open(o->listen, &perms, &listen_fd, d.listen_name, sizeof d.listen_name, &local);
         if (r >= 0) {
                 r = start_api(&d, listen_fd, local, token);
                 if (r < 0)

@@ -113,7 +113,25 @@ static int unlink_stale_unix_socket(const struct listen_address *a) {
         return unlink(path) < 0 ? negative_errno() : 0;
 }
 
-static int bind_and_listen(const struct listen_address *a, int *ret) {
+/* The socket file is made with exactly the mode asked for (umask set around bind, so there is
+ * no moment with a wider one), then given its group. */
+static int bind_unix(int fd, const struct listen_address *a, const struct listen_socket_perms *p) {
+        mode_t old = umask(~(mode_t) p->mode & 0777);
+        int r = bind(fd, (const struct sockaddr *) &a->addr, a->addr_len) < 0 ? negative_errno() : 0;
+        umask(old);
+        if (r < 0)
+                return r;
+        const char *path = ((const struct sockaddr_un *) &a->addr)->sun_path;
+        /* bind() honours the umask only; chmod says it outright whatever the umask allowed. */
+        if (chmod(path, p->mode) < 0 || (p->gid != (gid_t) -1 && chown(path, (uid_t) -1, p->gid) < 0)) {
+                r = negative_errno();
+                (void) unlink(path);
+                return log_error_errno(r, "cannot set the mode %04o and group of %s", p->mode, path);
+        }
+        return 0;
+}
+
+static int bind_and_listen(const struct listen_address *a, const struct listen_socket_perms *p, int *ret) {
         _cleanup_close_ int fd = socket(a->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
@@ -126,7 +144,11 @@ static int bind_and_listen(const struct listen_address *a, int *ret) {
                 if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
                         return negative_errno();
         }
-        if (bind(fd, (const struct sockaddr *) &a->addr, a->addr_len) < 0)
+        if (a->is_unix) {
+                int r = bind_unix(fd, a, p);
+                if (r < 0)
+                        return r;
+        } else if (bind(fd, (const struct sockaddr *) &a->addr, a->addr_len) < 0)
                 return negative_errno();
         if (listen(fd, SOMAXCONN) < 0)
                 return negative_errno();
@@ -134,7 +156,8 @@ static int bind_and_listen(const struct listen_address *a, int *ret) {
         return 0;
 }
 
-int listen_open(const char *spec, int *ret_fd, char *ret_name, size_t name_size, bool *ret_local) {
+int listen_open(const char *spec, const struct listen_socket_perms *perms, int *ret_fd, char *ret_name, size_t name_size,
+                bool *ret_local) {
         int fd = -1;
         int n = sd_listen_fds(true);
         if (n < 0)
@@ -151,7 +174,7 @@ int listen_open(const char *spec, int *ret_fd, char *ret_name, size_t name_size,
                 int r = listen_address_parse(spec, &a);
                 if (r < 0)
                         return log_error_errno(r, "cannot listen on %s: not a valid address", spec);
-                r = bind_and_listen(&a, &fd);
+                r = bind_and_listen(&a, perms, &fd);
                 if (r < 0)
                         return log_error_errno(r, "cannot listen on %s", spec);
         }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 struct listen_address {
@@ -16,7 +17,15 @@ struct listen_address {
  * the kernel for a free port (tests use it; the chosen address is logged and put in STATUS=). */
 int listen_address_parse(const char *s, struct listen_address *ret);
 
+/* A unix socket's file: its permission bits and group ((gid_t) -1: the daemon's). A socket
+ * systemd passes keeps what its unit (SocketMode=, SocketGroup=) gave it. */
+struct listen_socket_perms {
+        unsigned mode;
+        gid_t gid;
+};
+
 /* Bind and listen, or take the socket systemd passed (sd_listen_fds). Returns the fd, the
  * address it really listens on ("127.0.0.1:34567", "unix:/path") and whether it is loopback
  * or a unix socket (reads are open only then). */
-int listen_open(const char *spec, int *ret_fd, char *ret_name, size_t name_size, bool *ret_local);
+int listen_open(const char *spec, const struct listen_socket_perms *perms, int *ret_fd, char *ret_name, size_t name_size,
+                bool *ret_local);

@@ -21,6 +21,11 @@ enum {
         OPT_MAX_PARALLEL,
         OPT_RUN_AS,
         OPT_LOG_LEVEL,
+        OPT_MAX_STREAMS,
+        OPT_TLS_CERT,
+        OPT_TLS_KEY,
+        OPT_SOCKET_MODE,
+        OPT_SOCKET_GROUP,
         OPT_HELP,
         OPT_VERSION,
 };
@@ -33,6 +38,11 @@ static const struct option long_options[] = {
         { "max-parallel", required_argument, NULL, OPT_MAX_PARALLEL },
         { "run-as", required_argument, NULL, OPT_RUN_AS },
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+        { "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+        { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+        { "tls-key", required_argument, NULL, OPT_TLS_KEY },
+        { "socket-mode", required_argument, NULL, OPT_SOCKET_MODE },
+        { "socket-group", required_argument, NULL, OPT_SOCKET_GROUP },
         { "help", no_argument, NULL, OPT_HELP },
         { "version", no_argument, NULL, OPT_VERSION },
         { 0 },
@@ -49,9 +59,14 @@ static void usage(FILE *f) {
                 "  --max-parallel N     runs at once, only with disjoint cpusets (default 1)\n"
                 "  --run-as USER        user the system under test and the injector run as\n"
                 "  --log-level LEVEL    err, warning, notice, info or debug (default info)\n"
+                "  --max-streams N      CSV/NDJSON timeline streams served at once (default %u)\n"
+                "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) ...\n"
+                "  --tls-key FILE       ... and this PEM private key\n"
+                "  --socket-mode MODE   octal mode of a unix:/PATH socket (default 0660)\n"
+                "  --socket-group GROUP group of a unix:/PATH socket (default the daemon's)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
-                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT);
+                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_MAX_STREAMS);
 }
 
 static int fail_usage(const char *fmt, ...) _printf_(1, 2);
@@ -93,6 +108,23 @@ static int set_string(char **field, const char *value) {
         return 0;
 }
 
+/* A whole number in [min, max] into *ret, or the usage error naming where and the range. */
+static int parse_unsigned(const char *value, unsigned min, unsigned max, const char *where, unsigned *ret) {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(value, &end, 10);
+        if (errno || end == value || *end || n < min || n > max || value[0] == '-')
+                return fail_usage("%s: '%s' must be a whole number from %u to %u", where, value, min, max);
+        *ret = (unsigned) n;
+        return 0;
+}
+
+static int set_absolute_path(char **field, const char *value, const char *where) {
+        if (value[0] != '/' || strlen(value) > 4000)
+                return fail_usage("%s: '%s' must be an absolute path", where, value);
+        return set_string(field, value);
+}
+
 /* Apply one setting, from a flag or from the config file (where is "--name" or "FILE:LINE"). */
 static int apply(struct options *o, int opt, const char *name, const char *value, const char *where) {
         switch (opt) {
@@ -110,15 +142,27 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 if (!valid_cgroup_name(value))
                         return fail_usage("%s: '%s' must be a name of letters, digits, '.', '_' or '-'", where, value);
                 return set_string(&o->cgroup_root, value);
-        case OPT_MAX_PARALLEL: {
+        case OPT_MAX_PARALLEL:
+                return parse_unsigned(value, 1, 64, where, &o->max_parallel);
+        case OPT_MAX_STREAMS:
+                return parse_unsigned(value, 1, 4096, where, &o->max_streams);
+        case OPT_TLS_CERT:
+                return set_absolute_path(&o->tls_cert, value, where);
+        case OPT_TLS_KEY:
+                return set_absolute_path(&o->tls_key, value, where);
+        case OPT_SOCKET_MODE: {
                 char *end;
                 errno = 0;
-                unsigned long n = strtoul(value, &end, 10);
-                if (errno || end == value || *end || n < 1 || n > 64 || value[0] == '-')
-                        return fail_usage("%s: '%s' must be a whole number from 1 to 64", where, value);
-                o->max_parallel = (unsigned) n;
+                unsigned long m = strtoul(value, &end, 8);
+                if (errno || end == value || *end || m > 0777 || value[0] == '-' || strlen(value) > 4)
+                        return fail_usage("%s: '%s' must be an octal mode from 0 to 0777", where, value);
+                o->socket_mode = (unsigned) m;
                 return 0;
         }
+        case OPT_SOCKET_GROUP:
+                if (!valid_user_name(value))
+                        return fail_usage("%s: '%s' is not a valid group name", where, value);
+                return set_string(&o->socket_group, value);
         case OPT_RUN_AS:
                 if (!valid_user_name(value))
                         return fail_usage("%s: '%s' is not a valid user name", where, value);
@@ -182,7 +226,8 @@ static int config_read(struct options *o, const char *path, bool must_exist) {
 }
 
 static int defaults(struct options *o) {
-        *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO };
+        *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO, .max_streams = DEFAULT_MAX_STREAMS,
+                               .socket_mode = DEFAULT_SOCKET_MODE };
         if (set_string(&o->listen, DEFAULT_LISTEN) < 0 || set_string(&o->state_dir, DEFAULT_STATE_DIR) < 0 ||
             set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0)
                 return -ENOMEM;
@@ -239,6 +284,10 @@ int options_parse(int argc, char **argv, struct options *ret) {
                 r = fail_usage("unexpected argument '%s'", argv[optind]);
                 goto fail;
         }
+        if (!o.tls_cert != !o.tls_key) {
+                r = fail_usage("--tls-cert and --tls-key go together: %s is missing", o.tls_cert ? "--tls-key" : "--tls-cert");
+                goto fail;
+        }
         *ret = o;
         return 1;
 fail:
@@ -252,5 +301,8 @@ void options_done(struct options *o) {
         free(o->config);
         free(o->cgroup_root);
         free(o->run_as);
+        free(o->tls_cert);
+        free(o->tls_key);
+        free(o->socket_group);
         *o = (struct options){ 0 };
 }

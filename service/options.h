@@ -8,6 +8,8 @@
 #define DEFAULT_STATE_DIR "/var/lib/slicelab"
 #define DEFAULT_CONFIG SLICELAB_SYSCONFDIR "/slicelab/slicelabd.conf"
 #define DEFAULT_CGROUP_ROOT "slicelab"
+#define DEFAULT_MAX_STREAMS 128
+#define DEFAULT_SOCKET_MODE 0660
 
 struct options {
         char *listen;
@@ -17,6 +19,11 @@ struct options {
         unsigned max_parallel;
         char *run_as;           /* user children drop to, or NULL */
         int log_level;
+        unsigned max_streams;   /* CSV/NDJSON streams served at once, 503 beyond */
+        char *tls_cert;         /* PEM files for HTTPS, both or neither */
+        char *tls_key;
+        unsigned socket_mode;   /* a unix socket's permission bits */
+        char *socket_group;     /* a unix socket's group, or NULL: the daemon's */
 };
 
 /* Returns 1 to run, 0 when --help/--version was answered, or -EINVAL after printing the

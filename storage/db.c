@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "basic/log.h"
 #include "storage/schema.h"
@@ -301,7 +302,12 @@ int storage_open(const char *path, struct storage **ret, struct error *err) {
                 return -ENOMEM;
         }
         pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->returned, NULL);
+        /* Bounded waits are measured on the monotonic clock: a clock step must not stretch them. */
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&s->returned, &attr);
+        pthread_condattr_destroy(&attr);
         s->idle[s->n_idle++] = TAKE_PTR(c);
         s->n_open = 1;
         *ret = TAKE_PTR(s);
@@ -322,10 +328,38 @@ void storage_close(struct storage *s) {
         free(s);
 }
 
+unsigned storage_pool_size(void) {
+        return POOL_MAX;
+}
+
+static struct timespec deadline_after_ms(unsigned ms) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        t.tv_sec += ms / 1000;
+        t.tv_nsec += (long) (ms % 1000) * 1000000L;
+        if (t.tv_nsec >= 1000000000L) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000L;
+        }
+        return t;
+}
+
 int storage_acquire(struct storage *s, struct db_conn **ret) {
+        return storage_acquire_within(s, STORAGE_WAIT_FOREVER, ret);
+}
+
+int storage_acquire_within(struct storage *s, unsigned timeout_ms, struct db_conn **ret) {
+        struct timespec deadline = deadline_after_ms(timeout_ms == STORAGE_WAIT_FOREVER ? 0 : timeout_ms);
         pthread_mutex_lock(&s->lock);
-        while (s->n_idle == 0 && s->n_open >= POOL_MAX)
-                pthread_cond_wait(&s->returned, &s->lock);
+        while (s->n_idle == 0 && s->n_open >= POOL_MAX) {
+                if (timeout_ms == STORAGE_WAIT_FOREVER)
+                        pthread_cond_wait(&s->returned, &s->lock);
+                else if (pthread_cond_timedwait(&s->returned, &s->lock, &deadline) == ETIMEDOUT &&
+                         s->n_idle == 0 && s->n_open >= POOL_MAX) {
+                        pthread_mutex_unlock(&s->lock);
+                        return -EAGAIN;
+                }
+        }
         if (s->n_idle > 0) {
                 *ret = s->idle[--s->n_idle];
                 pthread_mutex_unlock(&s->lock);

@@ -26,8 +26,18 @@ int storage_schema_version(void);
 struct db_conn;
 sqlite3 *db_handle(struct db_conn *c);
 
+/* Waits for a connection as long as it takes: for the event loop's own, taken once. */
 int storage_acquire(struct storage *s, struct db_conn **ret);
+/* Waits at most timeout_ms (STORAGE_WAIT_FOREVER: no bound) for a free connection when all
+ * storage_pool_size() are lent out; -EAGAIN when none came back in time. */
+#define STORAGE_WAIT_FOREVER 0xffffffffu
+int storage_acquire_within(struct storage *s, unsigned timeout_ms, struct db_conn **ret);
 void storage_release(struct storage *s, struct db_conn *c);
+unsigned storage_pool_size(void);
+
+/* How long a request waits for a connection before it is answered 503 (api/). Short enough
+ * that a worker is never held long by an exhausted pool, long enough to ride out a burst. */
+#define DB_LEASE_WAIT_MS 2000
 
 struct db_lease {
         struct storage *storage;
@@ -39,10 +49,11 @@ static inline void db_lease_release(struct db_lease *l) {
         l->conn = NULL;
 }
 #define _cleanup_lease_ _cleanup_(db_lease_release)
+/* A lease with the bounded wait: -EAGAIN when the pool stayed exhausted (answer 503). */
 static inline int db_lease_take(struct storage *s, struct db_lease *l) {
         l->storage = s;
         l->conn = NULL;
-        return storage_acquire(s, &l->conn);
+        return storage_acquire_within(s, DB_LEASE_WAIT_MS, &l->conn);
 }
 
 /* Map a SQLite result code to a negative errno (BUSY/LOCKED -> -EBUSY, CONSTRAINT -> -EEXIST,

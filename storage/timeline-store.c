@@ -1,6 +1,8 @@
 /* timeline-store.c: bulk inserts of a run's raw data, prepared once, in one transaction. */
 #include "storage/timeline-store.h"
 
+#include "basic/json-util.h"
+
 #include <cjson/cJSON.h>
 #include <string.h>
 
@@ -176,20 +178,34 @@ static void gc_event_row(cJSON *e, sqlite3_stmt *s) {
         row_add_text(e, "collector", s, 8);
 }
 
-int gc_events_json(struct db_conn *c, const char *run_id, cJSON **ret) {
+int gc_events_page_json(struct db_conn *c, const char *run_id, const struct gc_key *after, size_t limit, cJSON **ret,
+                        struct gc_key *ret_next, bool *ret_more) {
+        /* Keyset paging on (start_ns, seq): a page costs one pass with a sorter of limit rows,
+         * wherever it starts, and no page repeats or skips an event. */
         static const char sql[] =
-                "SELECT start_ns, duration_ns, kind, cause, gc_id, heap_before, heap_after, heap_capacity, collector FROM gc_events"
-                " WHERE run_id = ? ORDER BY start_ns, seq";
+                "SELECT start_ns, duration_ns, kind, cause, gc_id, heap_before, heap_after, heap_capacity, collector, seq"
+                " FROM gc_events WHERE run_id = ?1 AND (start_ns, seq) > (?2, ?3) ORDER BY start_ns, seq LIMIT ?4";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        cJSON *events = cJSON_CreateArray();
-        r = rows_append_json(s, events, gc_event_row);
-        if (r < 0) {
-                cJSON_Delete(events);
-                return r;
+        sqlite3_bind_int64(s, 2, after ? after->start_ns : INT64_MIN);
+        sqlite3_bind_int64(s, 3, after ? after->seq : INT64_MIN);
+        sqlite3_bind_int64(s, 4, (sqlite3_int64) limit + 1);
+        _cleanup_json_ cJSON *events = cJSON_CreateArray();
+        struct gc_key last = { 0 };
+        size_t n = 0;
+        while ((r = db_step(s)) > 0 && n < limit) {
+                cJSON *e = cJSON_CreateObject();
+                gc_event_row(e, s);
+                cJSON_AddItemToArray(events, e);
+                last = (struct gc_key){ .start_ns = sqlite3_column_int64(s, 0), .seq = sqlite3_column_int64(s, 9) };
+                n++;
         }
-        *ret = events;
+        if (r < 0)
+                return r;
+        *ret_more = r > 0;      /* a row beyond the page */
+        *ret_next = last;
+        *ret = TAKE_PTR(events);
         return 0;
 }

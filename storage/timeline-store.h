@@ -53,6 +53,13 @@ int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t s
                       void *userdata);
 
 struct cJSON;
-/* GC and safepoint events of a run, in start order, as {"start_ns","duration_ns","kind","cause",
- * "gc_id","heap_before","heap_after","heap_capacity","collector"}. */
-int gc_events_json(struct db_conn *c, const char *run_id, struct cJSON **ret);
+/* Where a page of GC events ends: the last event's start and sequence number. */
+struct gc_key {
+        int64_t start_ns;
+        int64_t seq;
+};
+/* Up to limit GC and safepoint events of a run after *after (NULL: from the first), in start
+ * order, as {"start_ns","duration_ns","kind","cause","gc_id","heap_before","heap_after",
+ * "heap_capacity","collector"}; *ret_more says whether events follow, from *ret_next on. */
+int gc_events_page_json(struct db_conn *c, const char *run_id, const struct gc_key *after, size_t limit,
+                        struct cJSON **ret, struct gc_key *ret_next, bool *ret_more);

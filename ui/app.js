@@ -518,10 +518,21 @@ function gcBands(gc) {
   });
 }
 
+/* Every page of a run's GC events (the endpoint is paged like the timeline) as one answer. */
+async function gcEvents(base) {
+  const first = (await api(base + '/gc')).body;
+  const events = first.events.slice();
+  for (let page = first; page.next_cursor;) {
+    page = (await api(base + '/gc?cursor=' + encodeURIComponent(page.next_cursor))).body;
+    events.push(...page.events);
+  }
+  return { ...first, events, next_cursor: null };
+}
+
 async function viewRun(id) {
   const base = '/v1/runs/' + encodeURIComponent(id);
   /* GC events and samples do not depend on the run's answer: ask for them at once. */
-  const gcP = api(base + '/gc').then(r => r.body), samplesP = api(base + '/samples').then(r => r.body).catch(() => null);
+  const gcP = gcEvents(base), samplesP = api(base + '/samples').then(r => r.body).catch(() => null);
   gcP.catch(() => {});
   const run = (await api(base)).body;
   view.append(el('h1', {}, 'Run ', el('span', { class: 'mono', text: id })),

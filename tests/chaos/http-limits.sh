@@ -30,7 +30,8 @@ done
 check_match "HEAD carries the GET's Content-Length" '^Content-Length: [1-9]' "$(curl -s -I "$DAEMON_URL/v1/runs/$RUN" | tr -d '\r' | grep '^Content-Length')"
 check_eq "HEAD sends no body" 0 "$(curl -s -I "$DAEMON_URL/v1/runs/$RUN" -o /dev/null -w '%{size_download}')"
 # A raw HEAD, read to the end of the stream: nothing follows the headers.
-raw=$(exec 3<>"/dev/tcp/127.0.0.1/$DAEMON_PORT"; printf 'HEAD /v1/runs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' "$RUN" >&3; timeout 10 cat <&3)
+raw=$(exec 3<>"/dev/tcp/127.0.0.1/$DAEMON_PORT"; printf 'HEAD /v1/runs/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$RUN" >&3; timeout 10 cat <&3)
+check_match "a raw HEAD is answered 200" '^HTTP/1.1 200' "$(head -1 <<<"$raw")"
 check_eq "nothing after the headers of a raw HEAD" "" "$(printf '%s' "$raw" | sed '1,/^\r$/d')"
 api HEAD "/v1/experiments/$EXP_ID/runs" -I
 check_eq "HEAD of a list is 200" 200 "$HTTP_STATUS"

@@ -40,6 +40,25 @@ check_schema "GC events" getRunGc 200
 check_match "the POST /gc pause was parsed from the run's log" 'System.gc' "$(jq -r '[.events[] | select(.kind == "pause") | .cause] | join(" | ")' <<<"$BODY")"
 check_eq "pauses and safepoints are both there" "pause,safepoint" "$(jq -r '[.events[].kind] | unique | join(",")' <<<"$BODY")"
 check "the pause lies on the timeline's clock, within the run" json_true '.measure_start_ns as $m | [.events[] | select(.kind == "pause") | .start_ns] | all(. > $m - 600000000000 and . < $m + 600000000000)' "$BODY"
+# Paged like the timeline: pages of one event, cursor to cursor, give the whole list once.
+ALL=$BODY
+check_eq "one page holds them all by default: next_cursor is null" null "$(jq .next_cursor <<<"$ALL")"
+pages='[]' cursor= n=0
+while :; do
+        api GET "/v1/runs/$RUN/gc?limit=1${cursor:+&cursor=$cursor}"
+        [ "$HTTP_STATUS" = 200 ] && [ "$n" -lt 10000 ] || break
+        pages=$(jq -c --argjson p "$pages" '$p + .events' <<<"$BODY")
+        cursor=$(jq -r '.next_cursor // empty' <<<"$BODY")
+        n=$((n + 1))
+        [ -n "$cursor" ] || break
+done
+check_schema "a page of GC events" getRunGc 200
+check_eq "pages of limit=1 give every event once, in order" "$(jq -c .events <<<"$ALL")" "$pages"
+check_eq "one page per event" "$(jq '.events | length' <<<"$ALL")" "$n"
+api GET "/v1/runs/$RUN/gc?cursor=zz"
+check_eq "a bad cursor is 400 naming it" "400 cursor" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+api GET "/v1/runs/$RUN/gc?limit=0"
+check_eq "limit=0 is 400 naming it" "400 limit" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 api GET "/v1/runs/$RUN/logs/sut?tail=5"
 check_eq "the SUT's log tail is served" 200 "$HTTP_STATUS"
 

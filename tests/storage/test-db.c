@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage/db.h"
 #include "basic/fileio.h"
@@ -149,6 +150,53 @@ static void test_pool_under_concurrent_writers(void **state) {
         storage_close(s);
 }
 
+/* Every connection lent out: a bounded wait gives up with -EAGAIN after about its bound, and
+ * succeeds as soon as one comes back. */
+struct returner {
+        struct storage *s;
+        struct db_conn *c;
+};
+
+static void *return_later(void *arg) {
+        struct returner *r = arg;
+        struct timespec t = { .tv_nsec = 200 * 1000000L };
+        nanosleep(&t, NULL);
+        storage_release(r->s, r->c);
+        return NULL;
+}
+
+static int64_t mono_ms(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void test_pool_bounded_wait(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "bounded.db");
+        unsigned n = storage_pool_size();
+        struct db_conn *held[64];
+        assert_true(n <= 64);
+        for (unsigned i = 0; i < n; i++)
+                assert_int_equal(storage_acquire_within(s, 100, &held[i]), 0);
+        struct db_conn *c = NULL;
+        int64_t start = mono_ms();
+        assert_int_equal(storage_acquire_within(s, 300, &c), -EAGAIN);
+        assert_null(c);
+        assert_true(mono_ms() - start >= 290);
+
+        struct returner r = { .s = s, .c = held[n - 1] };
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, return_later, &r), 0);
+        assert_int_equal(storage_acquire_within(s, 60000, &c), 0);
+        assert_ptr_equal(c, held[n - 1]);
+        pthread_join(th, NULL);
+        held[n - 1] = c;
+        for (unsigned i = 0; i < n; i++)
+                storage_release(s, held[i]);
+        storage_close(s);
+}
+
 static int64_t count_of(struct db_conn *c, const char *sql) {
         sqlite3_stmt *st _cleanup_stmt_ = NULL;
         assert_int_equal(db_stmt(c, sql, &st), 0);
@@ -206,6 +254,7 @@ int main(void) {
                 cmocka_unit_test(test_new_and_version0_files_migrate),
                 cmocka_unit_test(test_refusals_leave_file_untouched),
                 cmocka_unit_test(test_pool_under_concurrent_writers),
+                cmocka_unit_test(test_pool_bounded_wait),
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
