@@ -7,6 +7,7 @@
 
 #include "storage/db.h"
 #include "definition/definition.h"
+#include "definition/definition-policy.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
 #include "api/verdict.h"
@@ -122,7 +123,8 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         if (idempotency_key(req, &key, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
-        if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0)
+        if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
+            definition_check_policy(d, req->config->policy, &err) < 0)
                 return api_reply_error(req, &err);
 
         bool has_seed;

@@ -11,6 +11,8 @@
 #include "basic/error.h"
 #include "basic/host-limits.h"
 
+struct definition_policy;
+
 struct storage;
 struct cJSON;
 
@@ -31,6 +33,7 @@ struct api_config {
         const char *tls_cert_pem;       /* HTTPS when set (with tls_key_pem): PEM text, not paths */
         const char *tls_key_pem;
         struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
+        const struct definition_policy *policy; /* --allow-exec, --allow-jvm-option; outlives the server */
 };
 
 struct api_server;

@@ -42,6 +42,10 @@ int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
+        return read_fd_bounded(fd, max, ret, ret_size);
+}
+
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_size) {
         /* Room for one byte past max: reading it proves the file is too large. */
         size_t cap = MIN((size_t) 4096, max + 1), len = 0;
         _cleanup_free_ char *buf = malloc(cap + 1);

@@ -13,6 +13,8 @@ int write_full(int fd, const void *data, size_t size);
 
 /* Read at most max bytes of path into a NUL-terminated malloc'd buffer; trailing newline kept. */
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_size);
+/* The same from an open fd (read to its end; the fd stays the caller's). */
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_size);
 /* Read a whole small file into buf (NUL-terminated), no allocation: sysfs, procfs and cgroupfs
  * files on hot-ish paths. -EFBIG if it has more than size - 1 bytes. */
 int read_file_into(const char *path, char *buf, size_t size);

@@ -7,6 +7,7 @@
  * raw setresuid/setresgid/setgroups). */
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -136,6 +137,11 @@ _Noreturn static void child_run(const struct child_plan *c) {
                     syscall(SYS_setresuid, c->uid, c->uid, c->uid) < 0)
                         child_fail(c, STEP_USER, errno);
         }
+        /* The daemon's threads are confined to its housekeeping CPUs; a child must not inherit
+         * that: all CPUs, which the kernel narrows to the slice's cpuset. */
+        cpu_set_t all;
+        memset(&all, 0xff, sizeof all);
+        (void) sched_setaffinity(0, sizeof all, &all);
         if (c->cwd && chdir(c->cwd) < 0)
                 child_fail(c, STEP_CWD, errno);
         static char *const empty_env[] = { NULL };

@@ -29,8 +29,20 @@ echo "== building"
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
 # The README's examples name the installed workloads (/usr/local/share/slicelab/slicelab-sut.jar).
-echo "== installing the workloads (meson install --tags workloads)"
-meson install -C build --tags workloads --quiet >/dev/null
+# The runs' processes are the slicelab user's, who may not reach this checkout (under /root, say):
+# the daemon, its injector and the workloads run from where they are installed.
+echo "== installing slicelabd, slicelab-inject and the workloads (meson install --tags runtime,workloads)"
+meson install -C build --tags runtime,workloads --quiet >/dev/null
+PREFIX=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "prefix") | .value')
+SBINDIR=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "sbindir") | .value')
+DATADIR=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "datadir") | .value')
+
+# The runs' processes are the slicelab user's (slicelabd's default --run-as; units/sysusers.conf
+# makes it where systemd installs the units).
+if ! id -u slicelab >/dev/null 2>&1; then
+        echo "== creating the system user slicelab"
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin slicelab
+fi
 
 # The client, slicelab(1), does the talking (the token from the state dir).
 SL="$SRC/build/client/slicelab"
@@ -40,7 +52,7 @@ if "$SL" health >/dev/null 2>&1; then
         echo "== a slicelabd already answers at $URL"
 else
         echo "== starting slicelabd on its defaults (log: /tmp/slicelabd.log)"
-        nohup "$SRC/build/slicelabd" >/tmp/slicelabd.log 2>&1 &
+        nohup "$PREFIX/$SBINDIR/slicelabd" >/tmp/slicelabd.log 2>&1 &
         echo $! >/tmp/slicelabd.pid
         # No notify socket here: ask the API itself until it answers (or the daemon died).
         for _ in $(seq 1 300); do
@@ -60,7 +72,7 @@ if [ "$N" -ge 4 ]; then
 else
         LOAD="0"; A="$((N - 1))"; B="0-$((N - 1))"; Q=$(awk -v n="$N" 'BEGIN { printf "%.1f", n / 2 }')
 fi
-JAR="$SRC/build/contrib/workloads/slicelab-sut.jar"
+JAR="$PREFIX/$DATADIR/slicelab/slicelab-sut.jar"
 if [ "$FULL" -eq 1 ]; then PHASES='.'; else
         # Short phases, and the load closed-loop (as the seed's JMeter): each cell's peak throughput.
         PHASES='.iterations = 3 | .load.warmup_s = 5 | .load.measure_s = 10 | .load.mode = "max" | del(.load.rate)

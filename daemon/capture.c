@@ -84,7 +84,7 @@ int capture_open(struct capture *c, sd_event *e, const char *path, int shared_fd
         *c = (struct capture){ .pipe_fd = -1, .file_fd = -1, .shared_fd = shared_fd,
                                .shared_written = shared_written ? shared_written : &c->shared_written_unused,
                                .on_line = on_line, .userdata = userdata };
-        _cleanup_close_ int file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        _cleanup_close_ int file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
         if (file_fd < 0)
                 return negative_errno();
         int p[2];

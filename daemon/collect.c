@@ -21,12 +21,14 @@
 #include "storage/runs.h"
 #include "daemon/samples.h"
 #include "daemon/energy.h"
+#include "daemon/run-files.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/timeline-store.h"
 #include "daemon/timeline.h"
 
 #define GC_EVENTS_MAX 1000000
+#define TIMELINE_CAP_BYTES (sizeof(struct timeline_header) + TIMELINE_MAX_RECORDS * sizeof(struct timeline_record))
 
 DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
 
@@ -66,14 +68,17 @@ static void add_number_or_null(cJSON *o, const char *name, bool has, double v) {
 
 static int collect_timeline(const struct collect_input *in, cJSON *m, struct timeline **keep, char *why, size_t why_size) {
         const struct definition_load *l = &in->def->load;
+        const char *name = l->kind == DEFINITION_LOAD_EXTERNAL ? l->timeline : "timeline.bin";
         char path[PATH_MAX];
-        if (l->kind == DEFINITION_LOAD_EXTERNAL)
-                path_in(in, l->timeline, path, sizeof path);
-        else
-                path_in(in, "timeline.bin", path, sizeof path);
+        path_in(in, name, path, sizeof path);
         _cleanup_(timeline_freep) struct timeline *t = NULL;
         int64_t t_start = now_mono_ns();
-        int r = timeline_load(path, &t);
+        _cleanup_close_ int fd = -1;
+        int r = run_file_open(in->dir, name, TIMELINE_CAP_BYTES, &fd, why, why_size);
+        if (r < 0 && r != -ENOENT)
+                return r; /* not the load's fault: the file is unsafe to read */
+        if (r >= 0)
+                r = timeline_load_fd(fd, &t);
         if (r < 0) {
                 snprintf(why, why_size, "the load left no usable timeline %s: %s", path,
                          r == -EBADMSG ? "not a slicelab timeline (bad header or size)" : strerror(-r));
@@ -111,14 +116,18 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         return 0;
 }
 
-static void collect_injector_summary(const struct collect_input *in, cJSON *m, cJSON *warnings) {
-        char path[PATH_MAX];
-        path_in(in, "summary.json", path, sizeof path);
+static int collect_injector_summary(const struct collect_input *in, cJSON *m, cJSON *warnings, char *why,
+                                    size_t why_size) {
         _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
         cJSON *load = cJSON_GetObjectItemCaseSensitive(m, "load");
-        if (read_file_bounded(path, 1 << 20, &text, NULL) < 0) {
+        int r = run_file_open(in->dir, "summary.json", RUN_FILE_CAP_SUMMARY, &fd, why, why_size);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        why[0] = '\0';
+        if (r < 0 || read_fd_bounded(fd, RUN_FILE_CAP_SUMMARY, &text, NULL) < 0) {
                 cJSON_AddNullToObject(load, "saturated");
-                return;
+                return 0;
         }
         _cleanup_json_ cJSON *s = cJSON_Parse(text);
         cJSON *sat = cJSON_GetObjectItemCaseSensitive(s, "saturated");
@@ -126,6 +135,7 @@ static void collect_injector_summary(const struct collect_input *in, cJSON *m, c
         cJSON_AddBoolToObject(load, "saturated", saturated);
         if (saturated)
                 warnf(warnings, "the injector was saturated (it could not keep the schedule): its figures describe the injector, not the server");
+        return 0;
 }
 
 /* ---- a SUT without load ------------------------------------------------------------------ */
@@ -160,17 +170,35 @@ static void store_gc_events(const struct collect_input *in, const struct jvm_gcl
                 log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store GC events", in->run_id);
 }
 
-static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings, struct jvm_gclog **keep) {
+/* A missing file is a figure unknown; one that is unsafe to read (a symlink, a FIFO, too large)
+ * fails the run, naming it. */
+static int open_jvm_file(const struct collect_input *in, const char *name, uint64_t cap, FILE **ret, char *why,
+                         size_t why_size) {
+        int r = run_file_fopen(in->dir, name, cap, ret, why, why_size);
+        if (r == -ENOENT)
+                why[0] = '\0';
+        return r;
+}
+
+static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings, struct jvm_gclog **keep, char *why,
+                       size_t why_size) {
         char path[PATH_MAX];
         struct jvm_info info;
         jvm_info_init(&info);
-        path_in(in, "sut.stdout", path, sizeof path);
-        if (jvm_flags_parse_path(path, &info) < 0 || !info.flags_table_found)
+        _cleanup_fclose_ FILE *out = NULL, *gc = NULL;
+        int r = open_jvm_file(in, "sut.stdout", RUN_FILE_CAP_CAPTURE, &out, why, why_size);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (r < 0 || jvm_flags_parse_file(out, &info) < 0 || !info.flags_table_found)
                 warnf(warnings, "no -XX:+PrintFlagsFinal table in the SUT's stdout: JVM ergonomics unknown");
 
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = NULL;
         path_in(in, "gc.log", path, sizeof path);
-        int r = jvm_gclog_load(path, GC_EVENTS_MAX, &log);
+        r = open_jvm_file(in, "gc.log", RUN_FILE_CAP_GC_LOG, &gc, why, why_size);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (r >= 0)
+                r = jvm_gclog_load_file(gc, GC_EVENTS_MAX, &log);
         if (r >= 0) {
                 jvm_info_apply_gclog(&info, &log->info);
                 struct jvm_gc_summary s;
@@ -199,14 +227,18 @@ static void collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warning
         int64_t total = 0;
         _cleanup_close_ int fd = -1;
         path_in(in, "hsperfdata", path, sizeof path);
-        bool has_total = jvm_hsperf_open_path(path, &fd) >= 0 && jvm_hsperf_read(fd, &sample) >= 0 &&
-                         jvm_hsperf_compile_time_ns(&sample, &total) >= 0;
+        r = run_file_open(in->dir, "hsperfdata", RUN_FILE_CAP_HSPERF, &fd, why, why_size);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        why[0] = '\0';
+        bool has_total = r >= 0 && jvm_hsperf_read(fd, &sample) >= 0 && jvm_hsperf_compile_time_ns(&sample, &total) >= 0;
         add_number_or_null(jit, "compile_time_s", has_total, seconds_from_ns(total));
         bool has_window = in->baseline && in->baseline->has_compile && in->end && in->end->has_compile;
         add_number_or_null(jit, "compile_time_measure_s", has_window,
                            has_window ? seconds_from_ns(in->end->compile_ns - in->baseline->compile_ns) : 0);
         if (!has_total)
                 warnf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
+        return 0;
 }
 
 /* ---- cgroup --------------------------------------------------------------------------------- */
@@ -323,12 +355,12 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         if (in->def->load.kind == DEFINITION_LOAD_NONE)
                 runs_set_measure_start(in->db, in->run_id, in->measure_start_ns);
         collect_cgroups(in, m, warnings);
-        if (in->def->load.kind == DEFINITION_LOAD_INJECTOR)
-                collect_injector_summary(in, m, warnings);
+        if (in->def->load.kind == DEFINITION_LOAD_INJECTOR && (r = collect_injector_summary(in, m, warnings, why, why_size)) < 0)
+                return r;
         else if (in->def->load.kind == DEFINITION_LOAD_EXTERNAL)
                 cJSON_AddNullToObject(cJSON_GetObjectItemCaseSensitive(m, "load"), "saturated");
-        if (in->def->sut.jvm)
-                collect_jvm(in, m, warnings, &gc);
+        if (in->def->sut.jvm && (r = collect_jvm(in, m, warnings, &gc, why, why_size)) < 0)
+                return r;
         if (in->series) {
                 int64_t start = t && t->header.measure_start_ns > 0 ? t->header.measure_start_ns : in->measure_start_ns;
                 r = samples_store(in->db, in->run_id, in->series, start, t, gc);

@@ -19,6 +19,7 @@
 #include "daemon/collect.h"
 #include "storage/db.h"
 #include "definition/definition.h"
+#include "definition/definition-policy.h"
 #include "basic/id.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -80,6 +81,7 @@ struct run {
         sd_event_source *step_defer;
         cJSON *warnings;
         bool tearing_down;
+        bool housekeeping_warned;
         run_done_fn done;
         void *userdata;
 };
@@ -129,6 +131,13 @@ static void warn(struct run *r, const char *fmt, ...) {
         va_end(ap);
         cJSON_AddItemToArray(r->warnings, cJSON_CreateString(buf));
         log_full(LOG_WARNING, 0, r->experiment_id, r->id, "run %s: %s", r->id, buf);
+}
+
+void run_warn_housekeeping(struct run *r, const char *message) {
+        if (r->housekeeping_warned || r->tearing_down)
+                return;
+        r->housekeeping_warned = true;
+        warn(r, "%s", message);
 }
 
 /* ---- children ----------------------------------------------------------------------------- */
@@ -630,7 +639,7 @@ static int start_sut(struct run *r) {
         run_path(r, "sut.stdout", out_path, sizeof out_path);
         run_path(r, "sut.stderr", err_path, sizeof err_path);
         run_path(r, "sut.log", log_path, sizeof log_path);
-        r->sut_log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        r->sut_log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
         if (r->sut_log_fd < 0)
                 return negative_errno();
         k = capture_open(&r->sut_out, r->ctx.event, out_path, r->sut_log_fd, &r->sut_log_written, on_sut_line, r, &out_fd);
@@ -690,6 +699,12 @@ static int prepare(struct run *r) {
         k = preflight_check(r->def, &r->cpus, r->warnings, why, sizeof why);
         if (k < 0) {
                 run_fail(r, "preflight", "%s", why);
+                return 0;
+        }
+        /* Stored before a restart with a stricter policy: the policy of now decides. */
+        struct error err = { 0 };
+        if (definition_check_policy(r->def, r->ctx.policy, &err) < 0) {
+                run_fail(r, "preflight", "%s: %s", err.field, err.message);
                 return 0;
         }
         k = preflight_commands(r->def, r->cell, r->dir, why, sizeof why);

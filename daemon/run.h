@@ -14,6 +14,7 @@
 
 struct cgroup_manager;
 struct db_conn;
+struct definition_policy;
 
 /* What every run needs from the daemon; owned by the scheduler, outlives the runs. */
 struct run_context {
@@ -25,6 +26,8 @@ struct run_context {
         bool set_user;                  /* --run-as */
         uid_t uid;
         gid_t gid;
+        const struct definition_policy *policy; /* checked again before each run */
+        const struct cpulist *housekeeping;     /* --housekeeping-cpus, or NULL: the CPUs runs leave */
 };
 
 struct run;
@@ -47,5 +50,8 @@ const char *run_get_experiment_id(const struct run *r);
 unsigned run_get_max_consecutive_failures(const struct run *r);
 /* The CPUs the run uses: run_plan_cpus()'s "all", worked out once at its start. */
 const struct cpulist *run_get_cpus(const struct run *r);
+/* Where the daemon's own threads run, when that disturbs this run (said once per run, until the
+ * run's end is recorded). */
+void run_warn_housekeeping(struct run *r, const char *message);
 /* The pids the run tracks as direct children (SUT, load), for orphan reaping; 0 = none. */
 void run_get_pids(const struct run *r, pid_t pids[2]);

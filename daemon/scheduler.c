@@ -10,12 +10,15 @@
 
 #include "cgroup/cgroup.h"
 #include "storage/experiments.h"
+#include "daemon/housekeeping.h"
 #include "daemon/run-plan.h"
 #include "definition/definition.h"
+#include "basic/id.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 
 #define ACTIVE_MAX 64
+#define HOUSEKEEPING_QUEUE_SCAN 4096
 
 struct scheduler {
         struct run_context ctx;
@@ -24,6 +27,7 @@ struct scheduler {
         size_t n_active;
         bool shutting_down;
         sd_event_source *kick_defer;
+        struct cpulist housekeeping;    /* applied to the daemon's threads; empty before the first */
 };
 
 int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct scheduler **ret) {
@@ -155,21 +159,93 @@ static void honour_cancels(struct scheduler *s) {
         }
 }
 
-/* The CPUs a queued run would use, from its stored definition. */
-static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
-        _cleanup_(definition_freep) struct definition *d = NULL;
-        struct error err = { 0 };
-        int r = definition_parse(q->definition, strlen(q->definition), NULL, &d, &err);
-        if (r < 0 || q->cell_idx < 0 || (size_t) q->cell_idx >= d->n_cells)
+/* The CPUs a queued run would use, from its stored definition (parsed into *cache, which is
+ * kept while the next runs are of the same experiment). */
+static int queued_cpus_cached(const struct queued_run *q, const struct cpulist *online, struct definition **cache,
+                              char cache_id[static ID_LEN + 1], struct cpulist *ret) {
+        if (!*cache || strcmp(cache_id, q->experiment_id) != 0) {
+                definition_free(*cache);
+                *cache = NULL;
+                struct error err = { 0 };
+                int r = definition_parse(q->definition, strlen(q->definition), NULL, cache, &err);
+                if (r < 0)
+                        return r;
+                snprintf(cache_id, ID_LEN + 1, "%s", q->experiment_id);
+        }
+        if (q->cell_idx < 0 || (size_t) q->cell_idx >= (*cache)->n_cells)
                 return -EINVAL;
-        struct cpulist online;
-        r = cpulist_read_online(&online);
-        if (r < 0)
-                return r;
         struct run_cpus cpus;
-        run_plan_cpus(d, (size_t) q->cell_idx, &online, &cpus);
+        run_plan_cpus(*cache, (size_t) q->cell_idx, online, &cpus);
         *ret = cpus.all;
         return 0;
+}
+
+static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        char id[ID_LEN + 1] = "";
+        struct cpulist online;
+        int r = cpulist_read_online(&online);
+        if (r < 0)
+                return r;
+        return queued_cpus_cached(q, &online, &d, id, ret);
+}
+
+/* Every CPU a running or queued run uses (a queue longer than the scan is counted in part). */
+static void used_cpus(const struct scheduler *s, const struct cpulist *online, struct cpulist *ret) {
+        *ret = (struct cpulist){ 0 };
+        for (size_t i = 0; i < s->n_active; i++)
+                cpulist_union(ret, run_get_cpus(s->active[i]));
+        struct queued_run *q = NULL;
+        size_t n = 0;
+        if (runs_next_queued(s->ctx.db, HOUSEKEEPING_QUEUE_SCAN, &q, &n) < 0)
+                return;
+        _cleanup_(definition_freep) struct definition *cache = NULL;
+        char cache_id[ID_LEN + 1] = "";
+        for (size_t i = 0; i < n; i++) {
+                struct cpulist cpus;
+                if (queued_cpus_cached(&q[i], online, &cache, cache_id, &cpus) >= 0)
+                        cpulist_union(ret, &cpus);
+        }
+        queued_runs_free(q, n);
+}
+
+/* The daemon's threads off the CPUs runs measure on: --housekeeping-cpus, or what runs leave. */
+static void update_housekeeping(struct scheduler *s) {
+        struct cpulist online, hk;
+        bool none_left = false;
+        if (cpulist_read_online(&online) < 0)
+                return;
+        if (s->ctx.housekeeping)
+                hk = *s->ctx.housekeeping;
+        else {
+                struct cpulist used;
+                used_cpus(s, &online, &used);
+                housekeeping_choose(&online, &used, &hk, &none_left);
+        }
+        char list[256] = "";
+        (void) cpulist_format(&hk, list, sizeof list);
+        if (memcmp(&hk, &s->housekeeping, sizeof hk) != 0) {
+                int r = housekeeping_apply(&hk);
+                if (r < 0)
+                        log_warning_errno(r, "cannot confine the daemon's threads to CPUs %s", list);
+                else
+                        log_info("the daemon's threads run on CPUs %s%s", list,
+                                 none_left ? " (all: the runs leave none over)" : "");
+                s->housekeeping = hk;
+        }
+        for (size_t i = 0; i < s->n_active; i++) {
+                char message[512];
+                if (none_left)
+                        snprintf(message, sizeof message,
+                                 "no CPU is left over for the daemon's own threads (API, event loop): they run on all "
+                                 "online CPUs (%s), this run's included; leave one free or set --housekeeping-cpus", list);
+                else if (cpulist_intersects(&hk, run_get_cpus(s->active[i])))
+                        snprintf(message, sizeof message,
+                                 "the daemon's own threads run on CPUs %s (--housekeeping-cpus), some of this run's", list);
+                else
+                        continue;
+                run_warn_housekeeping(s->active[i], message);
+        }
 }
 
 static bool fits_beside_active(const struct scheduler *s, const struct queued_run *q) {
@@ -184,10 +260,7 @@ static bool fits_beside_active(const struct scheduler *s, const struct queued_ru
         return true;
 }
 
-void scheduler_kick(struct scheduler *s) {
-        if (s->shutting_down)
-                return;
-        honour_cancels(s);
+static void start_due(struct scheduler *s) {
         while (s->n_active < s->max_parallel) {
                 struct queued_run *q = NULL;
                 size_t n = 0;
@@ -210,6 +283,14 @@ void scheduler_kick(struct scheduler *s) {
                 }
                 s->active[s->n_active++] = r;
         }
+}
+
+void scheduler_kick(struct scheduler *s) {
+        if (s->shutting_down)
+                return;
+        honour_cancels(s);
+        start_due(s);
+        update_housekeeping(s);
 }
 
 void scheduler_shutdown(struct scheduler *s) {

@@ -38,9 +38,13 @@ static int sort_by_scheduled(struct timeline_record *records, size_t n) {
 }
 
 int timeline_load(const char *path, struct timeline **ret) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
+        return timeline_load_fd(fd, ret);
+}
+
+int timeline_load_fd(int fd, struct timeline **ret) {
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return negative_errno();

@@ -19,6 +19,8 @@ struct timeline {
 /* -EBADMSG for a bad header or a size that is not header + whole records; -EFBIG past
  * TIMELINE_MAX_RECORDS. *ret untouched on failure. */
 int timeline_load(const char *path, struct timeline **ret);
+/* The same from an open regular file (daemon/run-files.h); fd stays the caller's. */
+int timeline_load_fd(int fd, struct timeline **ret);
 void timeline_free(struct timeline *t);
 
 struct cJSON;

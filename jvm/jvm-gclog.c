@@ -319,6 +319,10 @@ int jvm_gclog_load(const char *path, size_t max_events, struct jvm_gclog **ret) 
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
                 return negative_errno();
+        return jvm_gclog_load_file(f, max_events, ret);
+}
+
+int jvm_gclog_load_file(FILE *f, size_t max_events, struct jvm_gclog **ret) {
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = calloc(1, sizeof *log);
         if (!log)
                 return -ENOMEM;

@@ -92,6 +92,8 @@ struct jvm_gclog {
 /* Load path with at most max_events events (the rest counted by truncated). -ENOENT etc from
  * fopen, -ENOMEM, -EIO. *ret untouched on failure. */
 int jvm_gclog_load(const char *path, size_t max_events, struct jvm_gclog **ret);
+/* The same from an open stream (the daemon's run-files opener); f stays the caller's. */
+int jvm_gclog_load_file(FILE *f, size_t max_events, struct jvm_gclog **ret);
 void jvm_gclog_free(struct jvm_gclog *log);
 DEFINE_POINTER_CLEANUP(struct jvm_gclog, jvm_gclog_free)
 

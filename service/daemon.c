@@ -4,6 +4,8 @@
 
 #include <limits.h>
 #include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -21,11 +23,18 @@
 #include "service/notify.h"
 #include "storage/runs.h"
 #include "daemon/scheduler.h"
+#include "definition/definition-policy.h"
 #include "api/server.h"
 #include "service/root-lock.h"
 #include "service/state-dir.h"
 
 DEFINE_POINTER_CLEANUP(struct api_server, api_server_stop)
+
+struct run_user {
+        bool set;               /* the daemon is root: children drop to uid/gid */
+        uid_t uid;
+        gid_t gid;
+};
 
 struct daemon {
         const struct options *options;
@@ -36,6 +45,8 @@ struct daemon {
         struct root_lock *root_lock;    /* held from before the first cgroup write to exit */
         struct cgroup_manager *cgroups;
         struct scheduler *scheduler;
+        struct run_user run_user;
+        struct definition_policy policy;
         char injector_path[PATH_MAX];
         char cgroup_root[PATH_MAX];
         int wake_fd;
@@ -78,21 +89,61 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-static int check_run_as(const char *user) {
-        if (!user)
-                return 0;
+/* Children run as --run-as (default slicelab): resolved once, before anything is made, so a
+ * missing user stops the start with the fix instead of failing every run. */
+static int resolve_run_as(const struct options *o, struct run_user *ret) {
         errno = 0;
-        struct passwd *pw = getpwnam(user);
+        struct passwd *pw = getpwnam(o->run_as);
         if (!pw)
-                return log_error_errno(errno ? -errno : -ESRCH, "--run-as %s: no such user", user);
+                return log_error_errno(errno ? -errno : -ESRCH,
+                                       "--run-as %s: no such user (create it: systemd-sysusers, or useradd --system %s)",
+                                       o->run_as, o->run_as);
+        if (pw->pw_uid == 0 && !o->allow_root_sut)
+                return log_error_errno(-EPERM, "--run-as %s is uid 0: the SUT and its load would run as root; "
+                                       "add --allow-root-sut to mean it", o->run_as);
+        if (geteuid() != 0 && pw->pw_uid != geteuid())
+                return log_error_errno(-EPERM, "--run-as %s: only root can start children as another user", o->run_as);
+        *ret = (struct run_user){ .set = geteuid() == 0, .uid = pw->pw_uid, .gid = pw->pw_gid };
+        if (pw->pw_uid == 0)
+                log_warning("--allow-root-sut: the SUT and its load run as %s (uid 0)", o->run_as);
         return 0;
+}
+
+/* --allow-exec entries compared as the kernel will run them: symlinks resolved. */
+static int make_policy(const struct options *o, struct definition_policy *p) {
+        *p = (struct definition_policy){ .allow_jvm_option = o->allow_jvm_option,
+                                         .n_allow_jvm_option = o->n_allow_jvm_option };
+        if (o->n_allow_exec == 0)
+                return 0;
+        p->allow_exec = calloc(o->n_allow_exec + 1, sizeof *p->allow_exec);
+        if (!p->allow_exec)
+                return log_error_errno(-ENOMEM, "out of memory");
+        for (size_t i = 0; i < o->n_allow_exec; i++) {
+                p->allow_exec[i] = realpath(o->allow_exec[i], NULL);
+                if (!p->allow_exec[i])
+                        return log_error_errno(negative_errno(), "--allow-exec %s", o->allow_exec[i]);
+                p->n_allow_exec++;
+                if (access(p->allow_exec[i], X_OK) < 0)
+                        return log_error_errno(negative_errno(), "--allow-exec %s is not executable", o->allow_exec[i]);
+        }
+        return 0;
+}
+
+static void policy_done(struct definition_policy *p) {
+        for (size_t i = 0; i < p->n_allow_exec; i++)
+                free(p->allow_exec[i]);
+        free(p->allow_exec);
+        *p = (struct definition_policy){ 0 };
 }
 
 static int open_storage(struct daemon *d) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/slicelab.db", d->options->state_dir);
+        int r = state_dir_private(path);
+        if (r < 0)
+                return r;
         struct error err = { 0 };
-        int r = storage_open(path, &d->storage, &err);
+        r = storage_open(path, &d->storage, &err);
         if (r < 0) {
                 log_error("%s", err.message);
                 return r;
@@ -130,14 +181,11 @@ static int start_runs(struct daemon *d) {
                 .state_dir = d->options->state_dir,
                 .injector_path = d->injector_path,
         };
-        if (d->options->run_as) {
-                struct passwd *pw = getpwnam(d->options->run_as);
-                if (!pw)
-                        return log_error_errno(-ESRCH, "--run-as %s: no such user", d->options->run_as);
-                ctx.set_user = true;
-                ctx.uid = pw->pw_uid;
-                ctx.gid = pw->pw_gid;
-        }
+        ctx.set_user = d->run_user.set;
+        ctx.uid = d->run_user.uid;
+        ctx.gid = d->run_user.gid;
+        ctx.policy = &d->policy;
+        ctx.housekeeping = d->options->has_housekeeping ? &d->options->housekeeping : NULL;
         find_injector(d->injector_path, sizeof d->injector_path);
         /* Processes that double-fork out of a run are re-parented to us, not to init. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -173,6 +221,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .listen_name = d->listen_name,
                 .tls_cert_pem = d->tls.cert,
                 .tls_key_pem = d->tls.key,
+                .policy = &d->policy,
         };
         exposure_warn(d->listen_name, local, d->tls.cert != NULL);
         return api_server_start(&config, &d->api);
@@ -206,6 +255,7 @@ static void teardown(struct daemon *d) {
         if (d->loop_db)
                 storage_release(d->storage, d->loop_db);
         storage_close(d->storage);
+        policy_done(&d->policy);
         if (d->wake_fd >= 0)
                 close(d->wake_fd);
         sd_event_unref(d->event);
@@ -220,13 +270,16 @@ int daemon_run(const struct options *o) {
 
         log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
         log_debug("settings: listen %s, config %s, cgroup root %s, max parallel %u, run as %s", o->listen,
-                  o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as ? o->run_as : "(daemon's user)");
+                  o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as);
         /* First of all: a daemon that loses this must leave the holder's cgroups alone. */
         r = root_lock_take(NULL, o->cgroup_root, &d.root_lock);
         if (r >= 0)
-                r = check_run_as(o->run_as);
+                r = resolve_run_as(o, &d.run_user);
         if (r >= 0)
-                r = state_dir_prepare(o->state_dir, o->run_as != NULL);
+                r = make_policy(o, &d.policy);
+        /* Another user's SUT must traverse to its run directory, and nothing more. */
+        if (r >= 0)
+                r = state_dir_prepare(o->state_dir, d.run_user.uid != geteuid());
         if (r >= 0)
                 r = state_dir_token(o->state_dir, token);
         if (r >= 0)

@@ -20,6 +20,10 @@ enum {
         OPT_CGROUP_ROOT,
         OPT_MAX_PARALLEL,
         OPT_RUN_AS,
+        OPT_ALLOW_ROOT_SUT,
+        OPT_ALLOW_EXEC,
+        OPT_ALLOW_JVM_OPTION,
+        OPT_HOUSEKEEPING_CPUS,
         OPT_LOG_LEVEL,
         OPT_MAX_STREAMS,
         OPT_TLS_CERT,
@@ -37,6 +41,10 @@ static const struct option long_options[] = {
         { "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
         { "max-parallel", required_argument, NULL, OPT_MAX_PARALLEL },
         { "run-as", required_argument, NULL, OPT_RUN_AS },
+        { "allow-root-sut", no_argument, NULL, OPT_ALLOW_ROOT_SUT },
+        { "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
+        { "allow-jvm-option", required_argument, NULL, OPT_ALLOW_JVM_OPTION },
+        { "housekeeping-cpus", required_argument, NULL, OPT_HOUSEKEEPING_CPUS },
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
         { "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
@@ -57,7 +65,13 @@ static void usage(FILE *f) {
                 "  --config FILE        settings file, keys are these long flag names (default %s if present)\n"
                 "  --cgroup-root NAME   cgroup under which run slices are made (default %s)\n"
                 "  --max-parallel N     runs at once, only with disjoint cpusets (default 1)\n"
-                "  --run-as USER        user the system under test and the injector run as\n"
+                "  --run-as USER        user the system under test and the injector run as (default %s)\n"
+                "  --allow-root-sut     allow --run-as a user of uid 0\n"
+                "  --allow-exec PATH    the only executables a definition may run (repeat, or a comma list)\n"
+                "  --allow-jvm-option OPT  allow JVM options beginning with OPT that run commands, load\n"
+                "                       agents or write outside the run directory (repeatable)\n"
+                "  --housekeeping-cpus LIST  CPUs for the daemon's own threads (default: the online\n"
+                "                       CPUs no queued or running run uses, all when none is left)\n"
                 "  --log-level LEVEL    err, warning, notice, info or debug (default info)\n"
                 "  --max-streams N      CSV/NDJSON timeline streams served at once (default %u)\n"
                 "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) ...\n"
@@ -66,7 +80,7 @@ static void usage(FILE *f) {
                 "  --socket-group GROUP group of a unix:/PATH socket (default the daemon's)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
-                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_MAX_STREAMS);
+                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
 }
 
 static int fail_usage(const char *fmt, ...) _printf_(1, 2);
@@ -97,6 +111,53 @@ static bool valid_user_name(const char *s) {
                 if (!isalnum((unsigned char) *p) && !strchr("._-", *p))
                         return false;
         return true;
+}
+
+static int strv_push(char ***v, size_t *n, const char *value) {
+        char *copy = strdup(value);
+        char **grown = copy ? realloc(*v, (*n + 2) * sizeof **v) : NULL;
+        if (!grown) {
+                free(copy);
+                return -ENOMEM;
+        }
+        grown[(*n)++] = copy;
+        grown[*n] = NULL;
+        *v = grown;
+        return 0;
+}
+
+static void strv_free(char **v) {
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+}
+
+/* PATH[,PATH...]: absolute paths, each added to the allowlist. */
+static int add_exec_list(struct options *o, const char *value, const char *where) {
+        _cleanup_free_ char *copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        char *save = NULL;
+        bool any = false;
+        for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+                if (p[0] != '/' || strlen(p) >= PATH_MAX)
+                        return fail_usage("%s: '%s' must be an absolute path (or a comma list of them)", where, p);
+                int r = strv_push(&o->allow_exec, &o->n_allow_exec, p);
+                if (r < 0)
+                        return r;
+                any = true;
+        }
+        return any ? 0 : fail_usage("%s: '%s' names no executable", where, value);
+}
+
+static int parse_bool(const char *value, bool *ret) {
+        if (!value || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0)
+                *ret = true;
+        else if (strcmp(value, "false") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
+                *ret = false;
+        else
+                return -EINVAL;
+        return 0;
 }
 
 static int set_string(char **field, const char *value) {
@@ -167,6 +228,26 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 if (!valid_user_name(value))
                         return fail_usage("%s: '%s' is not a valid user name", where, value);
                 return set_string(&o->run_as, value);
+        case OPT_ALLOW_ROOT_SUT:
+                if (parse_bool(value, &o->allow_root_sut) < 0)
+                        return fail_usage("%s: '%s' is not true or false", where, value);
+                return 0;
+        case OPT_ALLOW_EXEC:
+                return add_exec_list(o, value, where);
+        case OPT_ALLOW_JVM_OPTION:
+                if (value[0] != '-' && value[0] != '@')
+                        return fail_usage("%s: '%s' is not a JVM option (it begins with '-' or '@')", where, value);
+                return strv_push(&o->allow_jvm_option, &o->n_allow_jvm_option, value);
+        case OPT_HOUSEKEEPING_CPUS: {
+                struct cpulist c, online;
+                if (cpulist_parse(value, &c) < 0 || cpulist_count(&c) == 0)
+                        return fail_usage("%s: '%s' is not a cpulist such as 0 or 0-1,4", where, value);
+                if (cpulist_read_online(&online) >= 0 && !cpulist_is_subset(&c, &online))
+                        return fail_usage("%s: '%s' names CPUs that are not online", where, value);
+                o->housekeeping = c;
+                o->has_housekeeping = true;
+                return 0;
+        }
         case OPT_LOG_LEVEL: {
                 int l = log_parse_level(value);
                 if (l < 0)
@@ -181,7 +262,7 @@ static int apply(struct options *o, int opt, const char *name, const char *value
 
 static int option_by_name(const char *name) {
         for (const struct option *lo = long_options; lo->name; lo++)
-                if (strcmp(lo->name, name) == 0 && lo->has_arg == required_argument && lo->val != OPT_CONFIG)
+                if (strcmp(lo->name, name) == 0 && lo->val != OPT_CONFIG && lo->val != OPT_HELP && lo->val != OPT_VERSION)
                         return lo->val;
         return -1;
 }
@@ -229,7 +310,7 @@ static int defaults(struct options *o) {
         *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO, .max_streams = DEFAULT_MAX_STREAMS,
                                .socket_mode = DEFAULT_SOCKET_MODE };
         if (set_string(&o->listen, DEFAULT_LISTEN) < 0 || set_string(&o->state_dir, DEFAULT_STATE_DIR) < 0 ||
-            set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0)
+            set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0 || set_string(&o->run_as, DEFAULT_RUN_AS) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -304,5 +385,7 @@ void options_done(struct options *o) {
         free(o->tls_cert);
         free(o->tls_key);
         free(o->socket_group);
+        strv_free(o->allow_exec);
+        strv_free(o->allow_jvm_option);
         *o = (struct options){ 0 };
 }

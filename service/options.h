@@ -3,6 +3,9 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/cpulist.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7878"
 #define DEFAULT_STATE_DIR "/var/lib/slicelab"
@@ -10,6 +13,7 @@
 #define DEFAULT_CGROUP_ROOT "slicelab"
 #define DEFAULT_MAX_STREAMS 128
 #define DEFAULT_SOCKET_MODE 0660
+#define DEFAULT_RUN_AS "slicelab"
 
 struct options {
         char *listen;
@@ -17,13 +21,20 @@ struct options {
         char *config;           /* the file that was read, or NULL */
         char *cgroup_root;
         unsigned max_parallel;
-        char *run_as;           /* user children drop to, or NULL */
+        char *run_as;           /* user children run as (default slicelab, sysusers.d) */
+        bool allow_root_sut;    /* a run_as of uid 0 is refused without it */
+        char **allow_exec;      /* NULL-terminated absolute paths; none = any executable */
+        size_t n_allow_exec;
+        char **allow_jvm_option;/* NULL-terminated option prefixes allowed despite the policy */
+        size_t n_allow_jvm_option;
         int log_level;
         unsigned max_streams;   /* CSV/NDJSON streams served at once, 503 beyond */
         char *tls_cert;         /* PEM files for HTTPS, both or neither */
         char *tls_key;
         unsigned socket_mode;   /* a unix socket's permission bits */
         char *socket_group;     /* a unix socket's group, or NULL: the daemon's */
+        bool has_housekeeping;  /* --housekeeping-cpus given; else the CPUs runs leave over */
+        struct cpulist housekeeping;
 };
 
 /* Returns 1 to run, 0 when --help/--version was answered, or -EINVAL after printing the

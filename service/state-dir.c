@@ -43,6 +43,22 @@ int state_dir_prepare(const char *dir, bool others_traverse) {
         return 0;
 }
 
+int state_dir_private(const char *db_path) {
+        _cleanup_close_ int fd = open(db_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "cannot open %s", db_path);
+        if (fchmod(fd, 0600) < 0)
+                return log_error_errno(negative_errno(), "%s: chmod", db_path);
+        static const char *const suffixes[] = { "-wal", "-shm" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
+                if (chmod(path, 0600) < 0 && errno != ENOENT)
+                        return log_error_errno(negative_errno(), "%s: chmod", path);
+        }
+        return 0;
+}
+
 static bool token_valid(const char *s) {
         if (strlen(s) != TOKEN_HEX_LEN)
                 return false;

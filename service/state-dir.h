@@ -8,8 +8,11 @@
 #define TOKEN_HEX_LEN 64
 
 /* Create the directory (and runs/) if missing and prove it writable. With others_traverse
- * (--run-as: the SUT, as another user, works in runs/<id>/) the state dir and runs/ are 0711,
+ * (the run user, when it is not the daemon's, works in runs/<id>/) the state dir and runs/ are 0711,
  * traversable without being listable; else 0700. */
 int state_dir_prepare(const char *dir, bool others_traverse);
+/* The database (path, and its -wal and -shm beside it) made or kept 0600 before SQLite opens it:
+ * SQLite gives its journal files the database's mode, and the run user must not read them. */
+int state_dir_private(const char *db_path);
 /* Read the token, creating it first if there is none. */
 int state_dir_token(const char *dir, char token[TOKEN_HEX_LEN + 1]);

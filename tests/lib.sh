@@ -11,6 +11,12 @@ T_PASS=0
 T_FAIL=0
 T_N=0
 TEST_TMP=$(mktemp -d /tmp/slicelab-test.XXXXXX)
+# The runs' processes are the slicelab user's (the daemon's default --run-as): they traverse to
+# their run directory under the test's state dir, and read the scripts the tests write here.
+chmod 0711 "$TEST_TMP"
+# What units/sysusers.conf and contrib/demo.sh make on a real host.
+id -u slicelab >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin slicelab 2>/dev/null || id -u slicelab >/dev/null
 
 ok() {
         T_N=$((T_N + 1))

@@ -31,7 +31,9 @@ if [ "${#stamps[@]}" -eq 4 ]; then
         done
 fi
 
-check_eq "state dir is 0700" 700 "$(stat -c %a "$DAEMON_STATE")"
+# The run user (slicelab by default) traverses it to its run directory and cannot list it.
+check_eq "state dir is 0711" 711 "$(stat -c %a "$DAEMON_STATE")"
+check_eq "the database is 0600" 600 "$(stat -c %a "$DAEMON_STATE/slicelab.db")"
 check_eq "token file is 0600" 600 "$(stat -c %a "$DAEMON_STATE/token")"
 check_match "token is 32 random bytes in hex" '^[0-9a-f]{64}$' "$(cat "$DAEMON_STATE/token")"
 

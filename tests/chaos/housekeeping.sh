@@ -1,0 +1,58 @@
+#!/bin/bash
+# housekeeping.sh: the daemon stays off the CPUs it measures. While a SUT without load measures
+# on CPU 1, every thread of the daemon is confined to CPU 0 (the SUT keeps CPU 1); afterwards
+# they may use every CPU again; with no CPU left over, the run's warnings say so.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+SPIN="$BUILD/contrib/workloads/slicelab-spin"
+# threads_on PID LIST: every thread of PID has Cpus_allowed_list LIST (and there is more than one).
+threads_on() {
+        local f n=0
+        for f in /proc/"$1"/task/*/status; do
+                [ "$(awk '/^Cpus_allowed_list:/ {print $2}' "$f")" = "$2" ] || return 1
+                n=$((n + 1))
+        done
+        [ "$n" -gt 1 ]
+}
+thread_lists() {
+        awk '/^Cpus_allowed_list:/ {print $2}' /proc/"$1"/task/*/status | sort | uniq -c | tr '\n' ' '
+}
+ONLINE=$(cat /sys/devices/system/cpu/online)
+
+daemon_start || { not_ok "daemon starts"; finish; exit 1; }
+check "idle, the daemon's threads may use every online CPU ($ONLINE)" threads_on "$DAEMON_PID" "$ONLINE"
+
+post_experiment "{\"name\":\"hk\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"4\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+RUN=$(first_run "$EXP_ID")
+wait_for 30 run_state_is "$RUN" measuring
+if threads_on "$DAEMON_PID" 0; then ok "while the run measures on CPU 1, every daemon thread is on CPU 0"
+else not_ok "while the run measures on CPU 1, every daemon thread is on CPU 0" "got: $(thread_lists "$DAEMON_PID")"; fi
+slice=$(run_field "$RUN" .slices.sut)
+sut_pid=$(head -1 "/sys/fs/cgroup/cpu$slice/cgroup.procs" 2>/dev/null)
+check_eq "the SUT keeps its CPU 1 (it does not inherit the daemon's)" 1 \
+        "$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/${sut_pid:-0}/status" 2>/dev/null)"
+check_match "the log says where the daemon's threads went" "the daemon's threads run on CPUs 0$" "$(grep -o "the daemon's threads run on CPUs [0-9,-]*" "$TEST_TMP/daemon.log" | tail -1)"
+wait_for 60 run_finished "$RUN"
+check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
+check "it has no housekeeping warning" not json_true '.warnings | any(test("daemon.s own threads"))' "$(curl -s "$DAEMON_URL/v1/runs/$RUN")"
+check "after the run, every CPU again" wait_for 10 threads_on "$DAEMON_PID" "$ONLINE"
+
+# Every CPU measured: nothing is left over, and the run says so.
+post_experiment "{\"name\":\"hk-all\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"$ONLINE\"}]}"
+RUN=$(first_run "$EXP_ID")
+wait_for 60 run_finished "$RUN"
+check_eq "the run on every CPU succeeds" succeeded "$(run_field "$RUN" .state)"
+check_match "its warnings say no CPU was left for the daemon" "no CPU is left over for the daemon's own threads" \
+        "$(run_field "$RUN" '.warnings | join(" ")')"
+daemon_stop
+
+# --housekeeping-cpus: where the administrator says, with a warning in a run it overlaps.
+daemon_start --housekeeping-cpus 1 || { not_ok "daemon starts with --housekeeping-cpus"; finish; exit 1; }
+post_experiment "{\"name\":\"hk-fixed\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"2\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+RUN=$(first_run "$EXP_ID")
+wait_for 30 run_state_is "$RUN" measuring
+if threads_on "$DAEMON_PID" 1; then ok "--housekeeping-cpus 1: every daemon thread is on CPU 1"
+else not_ok "--housekeeping-cpus 1: every daemon thread is on CPU 1" "got: $(thread_lists "$DAEMON_PID")"; fi
+wait_for 60 run_finished "$RUN"
+check_match "a run on those CPUs is warned" "run on CPUs 1 \(--housekeeping-cpus\)" "$(run_field "$RUN" '.warnings | join(" ")')"
+finish
