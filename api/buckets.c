@@ -220,29 +220,6 @@ static char *render(const struct timeline_cursor *c, const struct window *w, con
         return text;
 }
 
-static int open_run(struct api_request *req, struct timeline_cursor *c, struct error *err) {
-        const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return error_set(err, 404, "not_found", NULL, "run not found");
-        snprintf(c->run_id, sizeof c->run_id, "%s", id);
-        c->step = -1; /* the run's own timeline; buckets take no ?step= */
-        int r = db_lease_take(req->config->storage, &c->lease);
-        if (r == -EAGAIN)
-                return api_error_pool_exhausted(err);
-        if (r < 0)
-                return error_set(err, 500, "internal", NULL, "cannot open the store: %s", strerror(-r));
-        r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);
-        if (r >= 0)
-                r = runs_is_finished(c->lease.conn, id, &c->finished);
-        if (r == -ENOENT)
-                return error_set(err, 404, "not_found", NULL, "run not found");
-        if (r == -ENODATA)
-                return error_set(err, 404, "not_found", NULL, "run %s has no timeline (yet)", id);
-        if (r < 0)
-                return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
-        return 0;
-}
-
 enum MHD_Result api_get_buckets(struct api_request *req) {
         _cleanup_free_ struct timeline_cursor *c = calloc(1, sizeof *c);
         if (!c)
@@ -251,7 +228,7 @@ enum MHD_Result api_get_buckets(struct api_request *req) {
         struct window w = { 0 };
         struct columns cols = { 0 };
         enum MHD_Result ret;
-        if (open_run(req, c, &err) < 0 || window_resolve(req, c, &w, &err) < 0)
+        if (timeline_cursor_open(req, c, &err) < 0 || window_resolve(req, c, &w, &err) < 0)
                 ret = api_reply_error(req, &err);
         else {
                 int r = fill(c, &w, &cols);

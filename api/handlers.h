@@ -29,6 +29,7 @@ int api_findings_json(struct db_conn *c, const char *id, const char *baseline, s
                       char ret_baseline[API_CELL_NAME_MAX], char ret_status[16]);
 enum MHD_Result api_get_timeline(struct api_request *req);
 enum MHD_Result api_get_buckets(struct api_request *req);
+enum MHD_Result api_get_histogram(struct api_request *req);
 enum MHD_Result api_get_gc(struct api_request *req);
 enum MHD_Result api_get_samples(struct api_request *req);
 enum MHD_Result api_get_logs(struct api_request *req);

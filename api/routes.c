@@ -8,6 +8,7 @@ static const char *const report_query[] = { "baseline", NULL };
 static const char *const page_query[] = { "limit", "cursor", NULL };
 static const char *const timeline_query[] = { "limit", "cursor", "from_ms", "to_ms", "phase", "step", NULL };
 static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "phase", NULL };
+static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
 
@@ -29,6 +30,7 @@ const struct api_route api_routes[] = {
         { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
         { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },
         { "GET", "/v1/runs/{}/steps", api_get_steps, NULL, false },
+        { "GET", "/v1/runs/{}/histogram", api_get_histogram, histogram_query, false },
         { "GET", "/v1/runs/{}/gc", api_get_gc, page_query, false },
         { "GET", "/v1/runs/{}/samples", api_get_samples, NULL, false },
         { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query, false },

@@ -14,7 +14,7 @@ FULL=0
 [ "${1:-}" = "--full" ] && FULL=1
 
 packages=(build-essential meson ninja-build pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev
-          libsystemd-dev libcgroup-dev libcmocka-dev libcurl4-openssl-dev curl jq openjdk-17-jdk-headless libjs-chart.js)
+          libsystemd-dev libcgroup-dev libcmocka-dev libcurl4-openssl-dev curl jq openjdk-17-jdk-headless libjs-chart.js zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

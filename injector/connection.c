@@ -113,14 +113,14 @@ static void conn_recycle(struct worker *w, struct conn *c, int64_t now) {
 
 void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
                           enum timeline_error error) {
-        struct timeline_record *r = timeline_ring_slot(&w->e->ring, c->k);
+        struct timeline_record *r = timeline_ring_slot(&w->ring, c->k);
         r->submit_ns = c->start_ns;
         r->done_ns = now;
         r->status = status;
         r->error = (uint16_t) error;
         r->bytes = (uint32_t) MIN(c->parser.bytes, (uint64_t) UINT32_MAX);
         r->conn = c->index;
-        timeline_ring_commit(&w->e->ring, c->k);
+        timeline_ring_commit(&w->ring, c->k);
         w->busy--;
 }
 

@@ -1,12 +1,15 @@
 /* engine.c: the injector's event loops.
  *
- * Each loop (worker) owns a share of the connections and an epoll instance; the main thread runs
- * worker 0. Requests are numbered by one counter under one lock: in the open loop, request k is
- * the schedule's k-th arrival; a worker with a free connection claims the next arrival ahead of
- * time (its "reservation"), sleeps until it is due and sends it. While no connection is free,
- * nothing is claimed, so due arrivals simply stay in the schedule: that backlog is the queue,
- * and the time an arrival spends there shows up as lag (submit - scheduled). In the closed loop,
- * a request is claimed and sent whenever a connection is free.
+ * Each loop (worker) owns a share of the connections, an epoll instance, a share of the schedule
+ * and a timeline ring of its own; the main thread runs worker 0. Loops share nothing on the
+ * request path (no lock, no common counter): in the open loop, loop i of N takes the global
+ * schedule's arrivals i, i + N, i + 2N, ..., numbered locally; a worker with a free connection
+ * claims its next arrival ahead of time (its "reservation"), sleeps until it is due and sends it.
+ * While no connection is free, nothing is claimed, so due arrivals simply stay in the schedule:
+ * that backlog is the queue, and the time an arrival spends there shows up as lag (submit -
+ * scheduled). In the closed loop, a request is claimed and sent whenever a connection is free.
+ * With N > 1 each loop writes its own file, merged in schedule order at the end
+ * (timeline-merge.h); with one loop the ring writes the run's timeline directly.
  *
  * What a connection is and what happens on its socket is in connection.h: a request costs one
  * send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per second
@@ -36,6 +39,7 @@
 #include "basic/macro.h"
 #include "injector/recv-stamp.h"
 #include "injector/schedule.h"
+#include "injector/timeline-merge.h"
 #include "injector/timeline-ring.h"
 
 #define EVENTS_MAX 256
@@ -60,12 +64,18 @@ static void engine_fail(struct engine *e, int error) {
         engine_stop(e);
 }
 
-static void record_not_sent(struct engine *e, uint64_t k, int64_t at) {
-        struct timeline_record *r = timeline_ring_slot(&e->ring, k);
+static void record_not_sent(struct worker *w, uint64_t k, int64_t at) {
+        struct timeline_record *r = timeline_ring_slot(&w->ring, k);
         r->submit_ns = r->done_ns = MAX(at, r->scheduled_ns);
         r->status = 0;
         r->error = TIMELINE_ERR_NOT_SENT;
-        timeline_ring_commit(&e->ring, k);
+        timeline_ring_commit(&w->ring, k);
+}
+
+/* The loop's next arrival in the global schedule: every n_workers-th. */
+static void schedule_next_own(struct worker *w) {
+        for (unsigned i = 0; i < w->e->n_workers; i++)
+                schedule_advance(&w->sched);
 }
 
 /* A connection that can take a request now: an open idle one, else a closed one past its
@@ -88,41 +98,31 @@ static int64_t next_retry(struct worker *w, int64_t now) {
         return t;
 }
 
-/* Take the next request number (and, in the open loop, its due time) for this worker. */
+/* Take this loop's next request number (and, in the open loop, its due time): no lock, as each
+ * loop has its own share of the schedule and its own numbers. */
 static bool claim(struct worker *w) {
         struct engine *e = w->e;
-        uint64_t k;
+        uint64_t k = w->next_k;
         int64_t due;
-        bool room;
-        pthread_mutex_lock(&e->lock);
         if (e->o->mode == INJECT_MODE_MAX) {
-                k = e->next_k;
-                due = now_mono_ns();   /* under the lock, so numbers and times agree in order */
-                if (due >= engine_cutoff(e)) {
-                        pthread_mutex_unlock(&e->lock);
+                due = now_mono_ns();
+                if (due >= engine_cutoff(e))
                         return false;
-                }
-                room = timeline_ring_has_room(&e->ring, k);
-                if (room)
-                        e->next_k++;
         } else {
-                k = e->sched.next_k;
-                due = e->sched.next_ns;
-                if (due >= e->end || atomic_load_explicit(&e->stop_ns, memory_order_relaxed) != 0) {
-                        pthread_mutex_unlock(&e->lock);
+                due = w->sched.next_ns;
+                if (due >= e->end || atomic_load_explicit(&e->stop_ns, memory_order_relaxed) != 0)
                         return false;
-                }
-                room = timeline_ring_has_room(&e->ring, k);
-                if (room)
-                        schedule_advance(&e->sched);
         }
-        pthread_mutex_unlock(&e->lock);
+        bool room = timeline_ring_has_room(&w->ring, k);
         w->ring_full = !room;
         if (!room) {
                 w->ring_full_count++;
                 return false;
         }
-        *timeline_ring_slot(&e->ring, k) = (struct timeline_record){
+        w->next_k++;
+        if (e->o->mode == INJECT_MODE_RATE)
+                schedule_next_own(w);
+        *timeline_ring_slot(&w->ring, k) = (struct timeline_record){
                 .scheduled_ns = due,
                 .conn = NO_CONN,
                 .flags = due < e->measure_start ? TIMELINE_WARMUP : 0,
@@ -260,6 +260,7 @@ static int wait_events(struct worker *w, struct epoll_event *events, const struc
 static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, bool sending) {
         struct epoll_event events[EVENTS_MAX];
         struct timespec ts, *tp = NULL;
+        int64_t spin_from = 0;
         if (sending && w->e->batch_ns > 0) {
                 deadline = MIN(deadline, now_mono_ns() + w->e->batch_ns);
                 ts = timespec_from_ns(deadline);
@@ -269,11 +270,14 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 ts = (struct timespec){ 0 };
                 tp = &ts;
         } else if (deadline != INT64_MAX) {
-                int64_t wait = deadline - now_mono_ns() - (send_deadline ? w->e->o->spin_ns : 0);
+                int64_t wait = deadline - now_mono_ns() - (send_deadline ? w->e->spin_ns : 0);
+                spin_from = wait <= 0 && send_deadline ? now_mono_ns() : 0;
                 ts = timespec_from_ns(wait);
                 tp = &ts;
         }
         int n = wait_events(w, events, tp);
+        if (spin_from != 0)
+                w->spun_ns += now_mono_ns() - spin_from;
         if (n < 0)
                 return n == -EINTR ? 0 : n;
         w->stamp_offset = recv_stamp_offset();
@@ -341,9 +345,9 @@ static void worker_run(struct worker *w) {
                                 /* Claimed ahead of time: due before the cutoff, it was not
                                  * sent; due after (a stop came first), it is not in the run. */
                                 if (w->res_ns < cutoff)
-                                        record_not_sent(e, w->res_k, cutoff);
+                                        record_not_sent(w, w->res_k, cutoff);
                                 else
-                                        timeline_ring_discard(&e->ring, w->res_k);
+                                        timeline_ring_discard(&w->ring, w->res_k);
                                 w->has_res = false;
                         }
                         int64_t drain_end = stop != 0 ? stop + MIN(timeout, STOP_DRAIN_MAX_NS) : INT64_MAX;
@@ -355,7 +359,7 @@ static void worker_run(struct worker *w) {
                 }
                 if (w->timed.head)
                         deadline = MIN(deadline, w->timed.head->start_ns + timeout);
-                int r = timeline_ring_try_flush(&e->ring, false);
+                int r = timeline_ring_try_flush(&w->ring, false);
                 if (r < 0)
                         engine_fail(e, r);
                 r = worker_wait(w, deadline, send_deadline, now < cutoff);
@@ -392,38 +396,41 @@ static void worker_settle(struct worker *w) {
                 c->retry_ns = now;
 }
 
-/* After the run (rate mode): arrivals due before the cutoff that were never sent. */
-static int fill_not_sent(struct engine *e, int64_t cutoff) {
+/* After the run (rate mode): the loop's arrivals due before the cutoff that were never sent. */
+static int fill_not_sent(struct worker *w, int64_t cutoff) {
+        struct engine *e = w->e;
         if (e->o->mode != INJECT_MODE_RATE)
                 return 0;
-        while (e->sched.next_ns < cutoff) {
-                uint64_t k = e->sched.next_k;
-                if (!timeline_ring_has_room(&e->ring, k)) {
+        while (w->sched.next_ns < cutoff) {
+                uint64_t k = w->next_k;
+                if (!timeline_ring_has_room(&w->ring, k)) {
                         /* Every claimed record is complete now, so this frees whole blocks. */
-                        int r = timeline_ring_try_flush(&e->ring, false);
+                        int r = timeline_ring_try_flush(&w->ring, false);
                         if (r < 0)
                                 return r;
-                        if (!timeline_ring_has_room(&e->ring, k))
+                        if (!timeline_ring_has_room(&w->ring, k))
                                 return -EIO;
                 }
-                *timeline_ring_slot(&e->ring, k) = (struct timeline_record){
-                        .scheduled_ns = e->sched.next_ns,
+                *timeline_ring_slot(&w->ring, k) = (struct timeline_record){
+                        .scheduled_ns = w->sched.next_ns,
                         .conn = NO_CONN,
-                        .flags = e->sched.next_ns < e->measure_start ? TIMELINE_WARMUP : 0,
+                        .flags = w->sched.next_ns < e->measure_start ? TIMELINE_WARMUP : 0,
                 };
-                record_not_sent(e, k, cutoff);
-                schedule_advance(&e->sched);
+                record_not_sent(w, k, cutoff);
+                w->next_k++;
+                schedule_next_own(w);
         }
         return 0;
 }
 
+/* Per loop: each holds its share of the requests. */
 static uint64_t ring_capacity(const struct inject_options *o) {
         if (o->mode == INJECT_MODE_MAX)
-                return RING_MAX_MODE_RECORDS;
+                return RING_MAX_MODE_RECORDS / o->threads;
         /* Between the oldest unfinished request and the newest claim lie at most about a
          * timeout's worth of requests; twice that, with a second to spare. */
         double secs = (double) o->timeout_ns / (double) NSEC_PER_SEC + 1.0;
-        return (uint64_t) MIN(o->rate * secs * 2.0, (double) (UINT64_C(1) << 26));
+        return (uint64_t) MIN(o->rate * secs * 2.0 / o->threads, (double) (UINT64_C(1) << 26));
 }
 
 static void stop_signals(sigset_t *mask) {
@@ -439,6 +446,9 @@ static void engine_free(struct engine *e) {
                                 close(e->workers[i].epfd);
                         if (e->workers[i].timerfd >= 0)
                                 close(e->workers[i].timerfd);
+                        if (e->workers[i].part_fd >= 0)
+                                close(e->workers[i].part_fd);
+                        timeline_ring_done(&e->workers[i].ring);
                 }
         if (e->conns)
                 for (unsigned i = 0; i < e->o->connections; i++)
@@ -446,12 +456,10 @@ static void engine_free(struct engine *e) {
                                 close(e->conns[i].fd);
         free(e->workers);
         free(e->conns);
-        timeline_ring_done(&e->ring);
         if (e->sigfd >= 0)
                 close(e->sigfd);
         if (e->wakefd >= 0)
                 close(e->wakefd);
-        pthread_mutex_destroy(&e->lock);
 }
 
 static int engine_setup(struct engine *e) {
@@ -461,14 +469,23 @@ static int engine_setup(struct engine *e) {
         if (!e->conns || !e->workers)
                 return -ENOMEM;
         for (unsigned i = 0; i < e->n_workers; i++)
-                e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1, .timerfd = -1 };
+                e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1, .timerfd = -1, .part_fd = -1 };
         for (unsigned i = 0; i < o->connections; i++) {
                 e->conns[i] = (struct conn){ .fd = -1, .index = i, .state = CONN_DOWN };
                 list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
         }
-        int r = timeline_ring_init(&e->ring, e->cfg->timeline_fd, ring_capacity(o));
-        if (r < 0)
-                return r;
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                struct worker *w = &e->workers[i];
+                int fd = e->cfg->timeline_fd;
+                if (e->n_workers > 1) {
+                        fd = w->part_fd = timeline_part_open(e->cfg->timeline_fd);
+                        if (fd < 0)
+                                return fd;
+                }
+                int r = timeline_ring_init(&w->ring, fd, ring_capacity(o));
+                if (r < 0)
+                        return r;
+        }
         sigset_t mask;
         stop_signals(&mask);
         e->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -492,22 +509,60 @@ static int engine_setup(struct engine *e) {
         return 0;
 }
 
+/* The spin: given by hand, or calibrated where the open loop sleeps between requests. Before t0,
+ * with every connection open, so the schedule loses nothing to it. */
+static int engine_calibrate(struct engine *e, double gap_ns) {
+        const struct inject_options *o = e->o;
+        e->spin_ns = o->spin_ns;
+        e->calibration = (struct calibration){ .spin_ns = o->spin_ns, .gap_ns = (int64_t) gap_ns };
+        if (o->spin_given)
+                e->calibration.outcome = CALIBRATE_SPIN_GIVEN;
+        else if (o->mode != INJECT_MODE_RATE)
+                e->calibration.outcome = CALIBRATE_NOT_OPEN_LOOP;
+        else if (e->batch_ns > 0)
+                e->calibration.outcome = CALIBRATE_TICKING;
+        else {
+                int r = calibrate_wakeups((int64_t) gap_ns, o->spin_budget, &e->calibration);
+                if (r < 0)
+                        return r;
+                e->spin_ns = e->calibration.spin_ns;
+        }
+        return 0;
+}
+
 static int engine_start(struct engine *e) {
         for (unsigned i = 0; i < e->n_workers; i++)
                 worker_settle(&e->workers[i]);
+        double gap_ns = e->o->mode == INJECT_MODE_RATE ? (double) NSEC_PER_SEC * e->n_workers / e->o->rate : 0;
+        if (e->o->mode == INJECT_MODE_RATE && gap_ns < (double) e->o->batch_ns)
+                e->batch_ns = e->o->batch_ns;
+        int r = engine_calibrate(e, gap_ns);
+        if (r < 0)
+                return r;
         e->t0 = now_mono_ns();
         e->measure_start = e->t0 + e->o->warmup_ns;
         e->end = e->measure_start + e->o->duration_ns;
-        int r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
+        r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
         if (r < 0)
                 return r;
-        if (e->o->mode == INJECT_MODE_RATE) {
-                schedule_init(&e->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
-                double gap_ns = (double) NSEC_PER_SEC * e->n_workers / e->o->rate;
-                if (gap_ns < (double) e->o->batch_ns)
-                        e->batch_ns = e->o->batch_ns;
-        }
+        if (e->o->mode == INJECT_MODE_RATE)
+                for (unsigned i = 0; i < e->n_workers; i++) {
+                        struct worker *w = &e->workers[i];
+                        schedule_init(&w->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
+                        for (unsigned j = 0; j < i; j++)
+                                schedule_advance(&w->sched);
+                }
         return 0;
+}
+
+/* With several loops: their files joined in schedule order after the run's header. */
+static int merge_parts(struct engine *e) {
+        _cleanup_free_ int *fds = calloc(e->n_workers, sizeof *fds);
+        if (!fds)
+                return -ENOMEM;
+        for (unsigned i = 0; i < e->n_workers; i++)
+                fds[i] = e->workers[i].part_fd;
+        return timeline_merge(e->cfg->timeline_fd, fds, e->n_workers, &e->records);
 }
 
 static int engine_loop(struct engine *e) {
@@ -523,13 +578,19 @@ static int engine_loop(struct engine *e) {
         for (unsigned i = 1; i < e->n_workers; i++)
                 if (e->workers[i].started)
                         pthread_join(e->workers[i].thread, NULL);
-        int r = fill_not_sent(e, engine_cutoff(e));
-        if (r < 0)
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                int r = fill_not_sent(&e->workers[i], engine_cutoff(e));
+                if (r >= 0)
+                        r = timeline_ring_try_flush(&e->workers[i].ring, true);
+                if (r < 0)
+                        return r;
+        }
+        int r = atomic_load(&e->error);
+        if (r < 0 || e->n_workers == 1) {
+                e->records = e->workers[0].ring.written;
                 return r;
-        r = timeline_ring_try_flush(&e->ring, true);
-        if (r < 0)
-                return r;
-        return atomic_load(&e->error);
+        }
+        return merge_parts(e);
 }
 
 static void engine_result(struct engine *e, struct engine_result *ret) {
@@ -540,8 +601,7 @@ static void engine_result(struct engine *e, struct engine_result *ret) {
                 .end_ns = engine_cutoff(e),
                 .stopped = stop != 0,
                 .stop_signal = atomic_load(&e->stop_signal),
-                .records = timeline_ring_written(&e->ring),
-                .ring_capacity = e->ring.capacity,
+                .records = e->records,
         };
         for (unsigned i = 0; i < e->n_workers; i++) {
                 struct worker *w = &e->workers[i];
@@ -549,7 +609,10 @@ static void engine_result(struct engine *e, struct engine_result *ret) {
                 ret->connect_failures += w->connect_failures;
                 ret->server_closes += w->server_closes;
                 ret->ring_full += w->ring_full_count;
+                ret->spun_ns += w->spun_ns;
+                ret->ring_capacity += w->ring.capacity;
         }
+        ret->calibration = e->calibration;
 }
 
 int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
@@ -564,7 +627,6 @@ int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
         atomic_init(&e.stop_signal, 0);
         atomic_init(&e.error, 0);
         atomic_init(&e.no_epoll_pwait2, false);
-        pthread_mutex_init(&e.lock, NULL);
 
         /* Sleeps end within a microsecond of their deadline instead of the default 50 us slack;
          * inherited by the worker threads. */

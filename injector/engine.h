@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "injector/calibrate.h"
 #include "injector/http-request.h"
 #include "injector/options.h"
 
@@ -30,6 +31,8 @@ struct engine_result {
         uint64_t server_closes;         /* keep-alive connections the server ended */
         uint64_t ring_full;             /* times a due request had to wait for timeline room */
         uint64_t ring_capacity;         /* records the reorder ring holds */
+        struct calibration calibration; /* of waking (calibrate.h) */
+        int64_t spun_ns;                /* all loops' time spent spinning before due requests */
 };
 
 /* Run the whole load. SIGTERM and SIGINT must be blocked (engine_block_signals() at the start of

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/hlog.h"
+#include "basic/latency.h"
 #include "basic/time-util.h"
 #include "injector/csv-convert.h"
 #include "injector/engine.h"
@@ -129,6 +131,40 @@ static int prepare_request(const struct inject_options *o, struct url *url, stru
         return -1;
 }
 
+struct hlog_fill {
+        struct hlog log;
+        int error;
+};
+
+static void hlog_fill_one(const struct timeline_record *r, void *userdata) {
+        struct hlog_fill *f = userdata;
+        if (f->error == 0)
+                f->error = hlog_add(&f->log, r);
+}
+
+/* The interval log of the run, from the timeline as written (basic/hlog.h). */
+static int write_hlog(const struct inject_options *o, const struct engine_result *er, int fd) {
+        struct hlog_fill f = { .error = 0 };
+        int64_t wall_start = now_wall_ns() - now_mono_ns() + er->measure_start_ns;
+        int r = hlog_begin(&f.log, er->measure_start_ns, wall_start, o->hlog_interval_ns);
+        if (r < 0)
+                return r;
+        struct timeline_source src = { .fd = fd, .offset = sizeof(struct timeline_header), .count = er->records };
+        r = timeline_source_for_each(&src, hlog_fill_one, &f);
+        if (r == 0)
+                r = f.error;
+        if (r < 0) {
+                hlog_done(&f.log);
+                return r;
+        }
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        r = hlog_end(&f.log, &text, &len);
+        if (r < 0)
+                return r;
+        return replace_file(o->hlog_path, text, len, 0644);
+}
+
 /* Run the load into cfg->timeline_fd, then summarise: 0 or EXIT_RUN_FAILED. */
 static int run_engine(const struct inject_options *o, const struct engine_config *cfg) {
         int fd = cfg->timeline_fd, r;
@@ -143,6 +179,13 @@ static int run_engine(const struct inject_options *o, const struct engine_config
         if (r < 0) {
                 log_error_errno(r, "Cannot read back the timeline");
                 return EXIT_RUN_FAILED;
+        }
+        if (o->hlog_path) {
+                r = write_hlog(o, &er, fd);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot write the interval log %s", o->hlog_path);
+                        return EXIT_RUN_FAILED;
+                }
         }
         r = write_summary(o, &er, &st);
         if (r < 0) {

@@ -37,6 +37,8 @@ struct inject_options {
         int64_t duration_ns;
         int64_t timeout_ns;
         int64_t spin_ns;
+        bool spin_given;        /* else calibrated (injector/calibrate.h) */
+        double spin_budget;     /* share of the CPU calibration may spend spinning */
         int64_t batch_ns;
         const char *method;
         const char *body_path;
@@ -44,6 +46,8 @@ struct inject_options {
         unsigned n_headers;
         const char *timeline_path;
         const char *summary_path;
+        const char *hlog_path;
+        int64_t hlog_interval_ns;
         const char *convert_csv;
         bool help;
         bool version;

@@ -59,16 +59,41 @@ static cJSON *rusage_json(void) {
         return o;
 }
 
-static const char *signal_name(int sig) {
-        return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : NULL;
-}
-
 static void add_or_null(cJSON *o, const char *name, bool have, double v) {
         if (have)
                 cJSON_AddNumberToObject(o, name, v);
         else
                 cJSON_AddNullToObject(o, name);
 }
+
+/* How the spin was chosen (calibrate.h) and what spinning cost over the whole run. */
+static cJSON *calibration_json(const struct engine_result *er) {
+        const struct calibration *c = &er->calibration;
+        bool ran = c->outcome == CALIBRATE_RAN;
+        double run_s = (double) (er->end_ns - er->start_ns) / (double) NSEC_PER_SEC;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddBoolToObject(o, "ran", ran);
+        cJSON_AddStringToObject(o, "outcome", calibrate_outcome_name(c->outcome));
+        add_or_null(o, "gap_us", c->gap_ns > 0, us(c->gap_ns));
+        add_or_null(o, "wakeup_late_p50_us", ran, us(c->late_p50_ns));
+        add_or_null(o, "wakeup_late_p99_us", ran, us(c->late_p99_ns));
+        add_or_null(o, "samples", ran, c->samples);
+        cJSON_AddNumberToObject(o, "spin_us", us(c->spin_ns));
+        add_or_null(o, "expected_lag_p99_us", ran, us(c->expected_lag_p99_ns));
+        add_or_null(o, "budget_spin_us", ran, us(c->budget_spin_ns));
+        if (ran)
+                cJSON_AddBoolToObject(o, "bounded_by_budget", c->bounded);
+        else
+                cJSON_AddNullToObject(o, "bounded_by_budget");
+        cJSON_AddNumberToObject(o, "spin_cpu_s", (double) er->spun_ns / (double) NSEC_PER_SEC);
+        add_or_null(o, "spin_cpu_share", run_s > 0, run_s > 0 ? (double) er->spun_ns / (double) NSEC_PER_SEC / run_s : 0);
+        return o;
+}
+
+static const char *signal_name(int sig) {
+        return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : NULL;
+}
+
 
 char *summary_format(const struct inject_options *o, const struct engine_result *er,
                      const struct timeline_stats *st) {
@@ -121,6 +146,7 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
         cJSON_AddNumberToObject(j, "connect_failures", (double) er->connect_failures);
         cJSON_AddNumberToObject(j, "server_closes", (double) er->server_closes);
         cJSON_AddNumberToObject(j, "ring_full_waits", (double) er->ring_full);
+        cJSON_AddItemToObject(j, "calibration", calibration_json(er));
         cJSON_AddItemToObject(j, "rusage", rusage_json());
         return cJSON_Print(j);
 }

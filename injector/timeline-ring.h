@@ -3,8 +3,8 @@
  * ring is written to the file in blocks (80 KiB) once a whole block is ready, so the file is in
  * schedule order and costs one write() per 2048 records. Blocks are kept this small because the
  * loop waits for the write: 640 KiB took 1-1.5 ms here, a stall that showed up as lag. The ring
- * is shared by the event loops: slots are claimed under the schedule's lock, filled by the loop
- * that owns the request, and flushed by whichever loop gets the flush lock. */
+ * belongs to one event loop (with --threads, each loop has its own, written to a file of its own
+ * and merged at the end, timeline-merge.h); the flush lock is uncontended then. */
 #pragma once
 
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /* worker.h: the state the engine's loops (engine.c) and their connections
  * (connection.c) share: one engine per run, one worker per event loop (--threads), each owning
- * the connections i with i % n_workers == its id. A worker and its connections are touched by
- * that worker's thread only; the engine's schedule and request counter are under its lock. */
+ * the connections i with i % n_workers == its id, its share of the schedule and its own timeline
+ * ring. A worker and what it owns are touched by that worker's thread only: nothing on the request
+ * path is shared between loops (the engine's fields are read-only while running, but the stop). */
 #pragma once
 
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "injector/calibrate.h"
 #include "injector/connection.h"
 #include "injector/engine.h"
 #include "injector/schedule.h"
@@ -30,9 +32,16 @@ struct worker {
         uint64_t res_k;
         int64_t res_ns;
         bool ring_full;
+        /* Shared with no other loop: this loop's share of the schedule (every n_workers-th
+         * arrival, from the id-th), its request numbers and its timeline block. */
+        struct schedule sched;
+        uint64_t next_k;
+        struct timeline_ring ring;
+        int part_fd;            /* its own file with --threads > 1, else -1 (the run's timeline) */
         int64_t last_send_wake; /* batching: when this loop last woke to send */
         int64_t stamp_offset;   /* recv_stamp_offset() at the last wakeup */
         uint64_t connects, connect_failures, server_closes, ring_full_count;
+        int64_t spun_ns;        /* time spent polling through the spin before due requests */
         pthread_t thread;
         bool started;
         char rbuf[RECV_BUFFER];
@@ -44,12 +53,11 @@ struct engine {
         struct conn *conns;
         struct worker *workers;
         unsigned n_workers;
-        pthread_mutex_t lock;           /* the schedule and the request counter */
-        struct schedule sched;
-        uint64_t next_k;                /* closed loop's counter */
-        struct timeline_ring ring;
         int64_t t0, measure_start, end; /* end stays 0 until t0: nothing is sent before */
         int64_t batch_ns;               /* 0, or the open loop's wakeup interval at high rates */
+        int64_t spin_ns;                /* --spin, or calibrated */
+        uint64_t records;               /* in the run's timeline, once the loops are done */
+        struct calibration calibration;
         atomic_int_fast64_t stop_ns;    /* 0 while running */
         atomic_int stop_signal;
         atomic_int error;

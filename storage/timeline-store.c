@@ -152,6 +152,17 @@ int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
         return 0;
 }
 
+int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret) {
+        static const char sql[] = "SELECT wall_ns - mono_ns FROM run_events WHERE run_id = ?"
+                                  " ORDER BY state = 'measuring' DESC, seq LIMIT 1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r == -ENOENT ? -ENODATA : r;
+        *ret = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
 int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t start_ns, int64_t duration_ns, void *userdata),
                       void *userdata) {
         static const char sql[] = "SELECT start_ns, duration_ns FROM gc_events"

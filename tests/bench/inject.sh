@@ -11,7 +11,12 @@
 #     (our "saturated": false), as a share of wrk's maximum measured beside each probe, found by
 #     bisection (goal >= 90%);
 #   - CPU microseconds per request (user + system, from GNU time) of both tools;
-#   - peak RSS per million requests of both tools.
+#   - peak RSS per million requests of both tools;
+#   - --threads scaling: at the same total rate (half the best accurate rate, beside a wrk run),
+#     1 and 2 threads on the load's one CPU: CPU per request and lag p99 per thread (from the
+#     timeline: thread i owns connections i, i + 2, ...). The server needs the other CPU, so what
+#     can be shown here is that sharing nothing costs nothing (flat CPU/req and lag); on a machine
+#     with N free CPUs for the load, N threads would each keep this lag at N times the rate.
 # Figures, not assertions: run it on a quiet machine and read them. Needs root (apt-get).
 # Environment: SLICELAB_BUILD (default ./build), BENCH_SECONDS (default 10), BENCH_PORT (18480),
 # BENCH_CONNECTIONS (128), BENCH_RT=1 to run nginx and both load generators as SCHED_FIFO tasks,
@@ -101,6 +106,7 @@ per_million() { # rss_kb requests -> MiB per million requests
 }
 
 echo "slicelab-inject benchmark: nginx on CPU 0, load on CPU 1, $conns connections, ${seconds}s runs"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
 echo "machine: $ncpu CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)${rt:+, SCHED_FIFO (BENCH_RT=1)}"
 echo
 
@@ -161,4 +167,30 @@ printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq  (lag p99 %s us)\n"
 echo
 echo "open loop accurate rate = $(echo "scale=1; $lo / 10" | bc -l)% of wrk's closed-loop maximum (goal >= 90%)"
 echo "CPU per request: ours open loop ${best_cpu} us, ours max ${max_cpu} us, wrk ${wrk_cpu} us (goal: no worse than wrk)"
+
+# 4. --threads: the same total rate with 1 and 2 loops, both on CPU 1.
+csv=$build/tests/hlog/timeline-csv
+lag_p99_of() { # CSV thread-or-all -> lag p99 us of the sent requests (nearest rank)
+        tail -n +2 "$1" | awk -F, -v t="$2" '$5 != 6 && (t == "all" || $7 % 2 == t) { print $2 - $1 }' | sort -n |
+                awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } r = int(NR * 0.99); if (r < NR * 0.99) r++; if (r < 1) r = 1; printf "%.1f", v[r] / 1000 }'
+}
+if [ -x "$csv" ]; then
+        wrk_now
+        rate=$(( best_rate > 0 ? best_rate / 2 : 1000 ))
+        echo
+        echo "--threads at $rate req/s in total (wrk beside it: $(printf %.0f "$wrk_now_rps") req/s), load on CPU 1 only:"
+        for threads in 1 2; do
+                timed "$inject" --url "$url" --rate "$rate" --connections "$conns" --threads "$threads" --warmup 1s \
+                        --duration "${seconds}s" --timeline "$dir/t$threads.bin" --summary "$dir/t$threads.json"
+                n=$(jq .records "$dir/t$threads.json")
+                "$csv" "$dir/t$threads.bin" "$dir/t$threads.csv" >/dev/null
+                per_thread="all $(lag_p99_of "$dir/t$threads.csv" all) us"
+                [ "$threads" = 2 ] && per_thread="thread 0 $(lag_p99_of "$dir/t2.csv" 0) us, thread 1 $(lag_p99_of "$dir/t2.csv" 1) us"
+                printf "    %d thread(s): achieved %8.0f req/s, %6s us CPU/req, lag p99 %s\n" "$threads" \
+                        "$(jq .achieved_rps "$dir/t$threads.json")" "$(per_request "$cpu_s" "$n")" "$per_thread"
+        done
+        echo "(flat from 1 to 2 threads = sharing nothing costs nothing; with N free CPUs, N threads give N times the rate)"
+else
+        echo "(--threads figures skipped: $csv not built)"
+fi
 echo "(2-CPU machine shared with other work: figures are noisy; compare runs on a quiet machine)"

@@ -78,9 +78,28 @@ static void test_other_options(void **state) {
         assert_int_equal(o.timeout_ns, 250 * NSEC_PER_MSEC);
         assert_int_equal(o.batch_ns, 100 * NSEC_PER_USEC);
         assert_int_equal(o.spin_ns, 20 * NSEC_PER_USEC);
+        assert_false(o.spin_given);
+        assert_true(o.spin_budget == 0.5);
+        assert_true(o.hlog_path == NULL);
+        assert_int_equal(o.hlog_interval_ns, NSEC_PER_SEC);
         assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--batch", "0", "--spin", "50us"), 0);
         assert_int_equal(o.batch_ns, 0);
         assert_int_equal(o.spin_ns, 50 * NSEC_PER_USEC);
+        assert_true(o.spin_given);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--spin-budget", "0", "--hlog", "x.hlog",
+                               "--hlog-interval", "250ms"), 0);
+        assert_true(o.spin_budget == 0.0);
+        assert_string_equal(o.hlog_path, "x.hlog");
+        assert_int_equal(o.hlog_interval_ns, 250 * NSEC_PER_MSEC);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--spin-budget", "101"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--spin-budget", "-1"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--hlog-interval", "500us"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--hlog-interval", "2h"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--duration", "60s", "--hlog", "x",
+                               "--hlog-interval", "1ms"), -EINVAL);   /* 60000 intervals */
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "5", "--duration", "60s", "--hlog", "x",
+                               "--hlog-interval", "10ms"), 0);
+        assert_int_equal(PARSE(&o, "--convert-csv", "in.csv", "--timeline", "out.bin", "--hlog", "x.hlog"), -EINVAL);
         assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "0.5", "--arrival", "poisson", "--seed", "18446744073709551615"), 0);
         assert_int_equal(o.arrival, INJECT_ARRIVAL_POISSON);
         assert_true(o.seed == UINT64_MAX);

@@ -333,6 +333,46 @@ static void test_answer_times_while_ticking(void **state) {
         server_stop(&srv);
 }
 
+/* Self-calibration of waking: with default flags at 2000/s the open loop measures its wakeups
+ * before the schedule starts and reports what it chose, within the CPU budget (half of 500 us
+ * between requests); --spin by hand wins; --spin-budget 0 never spins. Figures, not timing, are
+ * asserted: how late wakeups are depends on the machine. */
+static void test_calibration(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "1s", NULL });
+        assert_true(json_bool(r.s, "calibration.ran"));
+        assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r.s, "calibration"), "outcome")->valuestring, "ran");
+        double p50 = json_number(r.s, "calibration.wakeup_late_p50_us"), p99 = json_number(r.s, "calibration.wakeup_late_p99_us");
+        double spin = json_number(r.s, "calibration.spin_us");
+        print_message("calibration: wakeups late p50 %.1f us, p99 %.1f us; spin %.0f us, expected lag p99 %.1f us, "
+                      "spent %.3f s spinning; lag p99 %.1f us\n", p50, p99, spin,
+                      json_number(r.s, "calibration.expected_lag_p99_us"), json_number(r.s, "calibration.spin_cpu_s"),
+                      json_number(r.s, "latency_us.lag.p99"));
+        assert_true(p50 >= 0 && p50 <= p99);
+        assert_true(json_number(r.s, "calibration.budget_spin_us") == 250.0);
+        assert_true(spin >= 20.0 && spin <= 250.0);
+        assert_true(json_number(r.s, "calibration.spin_cpu_s") >= 0);
+        assert_true(json_number(r.s, "calibration.expected_lag_p99_us") >= 0);
+        run_done(&r);
+
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "1s", "--spin", "70us", NULL });
+        assert_false(json_bool(r.s, "calibration.ran"));
+        assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r.s, "calibration"), "outcome")->valuestring, "spin_given");
+        assert_true(json_number(r.s, "calibration.spin_us") == 70.0);
+        run_done(&r);
+
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "1s", "--spin-budget", "0", NULL });
+        assert_true(json_bool(r.s, "calibration.ran"));
+        assert_true(json_number(r.s, "calibration.spin_us") == 0.0);
+        run_done(&r);
+        server_stop(&srv);
+}
+
 /* On a kernel without epoll_pwait2() (before 5.11) deadlines go through a timerfd: the run
  * works the same, and requests are still sent on time rather than a millisecond late. */
 static void test_without_epoll_pwait2(void **state) {
@@ -382,6 +422,39 @@ static void test_threads_ipv6(void **state) {
                         used[r.t.r[i].conn] = true;
         for (int c = 0; c < 6; c++)
                 assert_true(used[c]);   /* both loops sent */
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* --threads shares nothing: each loop takes every other arrival of the one schedule into a
+ * timeline block of its own, merged at the end. The merged timeline is the whole schedule in
+ * order, request k due at exactly t0 + k ms, each sent by the loop owning its connection (even
+ * connections are loop 0's, odd ones loop 1's, and loop 0 has the even arrivals). The closed loop
+ * merges the same way, by scheduled time. */
+static void test_threads_share_nothing(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "1000", "--warmup", "200ms", "--duration", "1s", "--threads", "2",
+                                     "--connections", "4", NULL });
+        assert_int_equal(r.t.n, 1200);
+        for (size_t k = 0; k < r.t.n; k++) {
+                assert_int_equal(r.t.r[k].scheduled_ns - r.t.h.start_ns, (int64_t) k * 1000000);
+                if (r.t.r[k].status == 200)
+                        assert_int_equal(r.t.r[k].conn % 2, k % 2);
+        }
+        assert_int_equal(timeline_count(&r.t, true, -1, -1), 1000);
+        run_done(&r);
+
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--mode", "max", "--duration", "500ms", "--threads", "2", "--connections", "4", NULL });
+        assert_true(r.t.n > 100);
+        bool loop_sent[2] = { false, false };
+        for (size_t k = 0; k < r.t.n; k++)
+                if (r.t.r[k].status == 200)
+                        loop_sent[r.t.r[k].conn % 2] = true;
+        assert_true(loop_sent[0] && loop_sent[1]);
         run_done(&r);
         server_stop(&srv);
 }
@@ -510,9 +583,11 @@ int main(void) {
                 cmocka_unit_test_teardown(test_http_errors, test_cleanup),    cmocka_unit_test_teardown(test_sigterm, test_cleanup),
                 cmocka_unit_test_teardown(test_poisson, test_cleanup),
                 cmocka_unit_test_teardown(test_high_rate, test_cleanup),
+                cmocka_unit_test_teardown(test_calibration, test_cleanup),
                 cmocka_unit_test_teardown(test_answer_times_while_ticking, test_cleanup),
                 cmocka_unit_test_teardown(test_without_epoll_pwait2, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
-                cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),   cmocka_unit_test_teardown(test_hostname, test_cleanup),
+                cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),
+                cmocka_unit_test_teardown(test_threads_share_nothing, test_cleanup),   cmocka_unit_test_teardown(test_hostname, test_cleanup),
                 cmocka_unit_test_teardown(test_convert_csv, test_cleanup),    cmocka_unit_test_teardown(test_usage, test_cleanup),
         };
         test_filter_from_env();
