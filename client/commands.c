@@ -37,9 +37,7 @@ static const char *progress_str(const cJSON *exp, char buf[static 32]) {
         return buf;
 }
 
-/* GET path; with --json print it, else hand it to show. */
-static int get_and_show(struct http *h, const struct options *o, const char *path,
-                        void (*show)(const cJSON *j)) {
+int get_and_show(struct http *h, const struct options *o, const char *path, void (*show)(const cJSON *j)) {
         _cleanup_json_ cJSON *j = NULL;
         int k = http_get_json(h, path, &j);
         if (k != 0)

@@ -43,6 +43,8 @@ bool experiment_finished(const cJSON *exp);
 
 /* Prints j to stdout as one JSON document, for --json. */
 void print_json(const cJSON *j);
+/* GET path; with --json print it as the daemon gave it, else hand it to show. An exit status. */
+int get_and_show(struct http *h, const struct options *o, const char *path, void (*show)(const cJSON *j));
 
 /* j's string member, or "-" */
 const char *jstr(const cJSON *j, const char *key);

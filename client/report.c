@@ -273,15 +273,7 @@ static void show_compare(const cJSON *j) {
 
 int cmd_compare(struct http *h, const struct options *o, const char *a, const char *b) {
         _cleanup_free_ char *ea = http_escape(h, a), *eb = http_escape(h, b), *path = NULL;
-        _cleanup_json_ cJSON *j = NULL;
         if (asprintf(&path, "/v1/compare?a=%s&b=%s", ea, eb) < 0)
                 abort();
-        int k = http_get_json(h, path, &j);
-        if (k != 0)
-                return k;
-        if (o->json)
-                print_json(j);
-        else
-                show_compare(j);
-        return EXIT_OK;
+        return get_and_show(h, o, path, show_compare);
 }
