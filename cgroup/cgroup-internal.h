@@ -39,6 +39,7 @@ struct cg_driver {
         /* v1: move a (single-threaded, just forked) process into the group; v2: NULL. */
         int (*attach)(struct cgroup_manager *m, const char *cgpath, pid_t pid);
         int (*read_stats)(const struct cgroup_manager *m, const char *cgpath, struct slice_stats *ret);
+        int (*read_cpu_usage)(const struct cgroup_manager *m, const char *cgpath, struct slice_cpu_usage *ret);
         /* Directories of cgpath, one per hierarchy (v2: one). */
         size_t (*dirs)(const struct cgroup_manager *m, const char *cgpath, char (*buf)[PATH_MAX],
                        size_t max);
@@ -111,5 +112,11 @@ int cg_write_noted(const char *dir, const char *file, const char *value, char *m
 int cg_parse_keyed(const char *text, const char *key, uint64_t *ret);
 /* "some avg10=.. avg60=.. avg300=.. total=..\nfull ..." */
 int cg_parse_psi(const char *text, struct psi_line *some, struct psi_line *full);
+/* cpuacct.usage_percpu (v1): ns per possible CPU, space separated, in CPU order, into ns
+ * (indexed by CPU, CPULIST_MAX entries); -EBADMSG for anything else or more CPUs than that. */
+int cg_parse_percpu(const char *text, uint64_t *ns, size_t *ret_n);
+/* v1 swap in use: memsw - usage where memsw is accounted (has_memsw), else memory.stat's
+ * "swap" line (memory_stat may be NULL); -ENOENT when neither is there. */
+int cg_v1_swap_bytes(bool has_memsw, uint64_t memsw_usage, uint64_t usage, const char *memory_stat, uint64_t *ret);
 /* Read PSI of <dir>/<file> into some/full; absent file leaves present=false. */
 void cg_read_psi(const char *dir, const char *file, struct psi_line *some, struct psi_line *full);

@@ -146,6 +146,12 @@ int slice_read_stats(const struct cgroup_run *r, enum slice_kind kind, struct sl
         return r->manager->driver->read_stats(r->manager, r->slice[kind], ret);
 }
 
+int slice_read_cpu_usage(const struct cgroup_run *r, enum slice_kind kind, struct slice_cpu_usage *ret) {
+        if ((unsigned) kind >= _SLICE_KIND_MAX)
+                return -EINVAL;
+        return r->manager->driver->read_cpu_usage(r->manager, r->slice[kind], ret);
+}
+
 int slice_kill(struct cgroup_run *r, enum slice_kind kind) {
         if ((unsigned) kind >= _SLICE_KIND_MAX)
                 return -EINVAL;

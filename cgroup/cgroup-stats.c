@@ -29,6 +29,47 @@ int cg_parse_keyed(const char *text, const char *key, uint64_t *ret) {
         return -ENOENT;
 }
 
+/* One pass over the numbers; ns NULL only counts, so a bad text leaves ns untouched. */
+static int percpu_pass(const char *p, uint64_t *ns, size_t *ret_n) {
+        size_t n = 0;
+        for (;;) {
+                while (*p == ' ')
+                        p++;
+                if (*p == '\n' || *p == '\0')
+                        break;
+                if (*p < '0' || *p > '9' || n >= CPULIST_MAX)
+                        return -EBADMSG;
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(p, &end, 10);
+                if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+                        return -EBADMSG;
+                if (ns)
+                        ns[n] = v;
+                n++;
+                p = end;
+        }
+        if (n == 0)
+                return -EBADMSG;
+        *ret_n = n;
+        return 0;
+}
+
+int cg_parse_percpu(const char *text, uint64_t *ns, size_t *ret_n) {
+        size_t n;
+        int r = percpu_pass(text, NULL, &n);
+        return r < 0 ? r : percpu_pass(text, ns, ret_n);
+}
+
+int cg_v1_swap_bytes(bool has_memsw, uint64_t memsw_usage, uint64_t usage, const char *memory_stat, uint64_t *ret) {
+        if (has_memsw) {
+                /* the two are read one after the other: never a negative swap */
+                *ret = memsw_usage > usage ? memsw_usage - usage : 0;
+                return 0;
+        }
+        return memory_stat ? cg_parse_keyed(memory_stat, "swap", ret) : -ENOENT;
+}
+
 static int parse_psi_line(const char *line, struct psi_line *ret) {
         struct psi_line p = { .present = true };
         unsigned long long total;

@@ -3,6 +3,7 @@
  * hierarchies' files directly, because libcgroup's delete moves live tasks to the parent instead
  * of failing, which would hide a survivor in the root. */
 #include <libcgroup.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -203,6 +204,8 @@ static int v1_attach(struct cgroup_manager *m, const char *cgpath, pid_t pid) {
         return v1_error(cgroup_attach_task_pid(cg, pid), "attach", cgpath);
 }
 
+static int v1_read_swap(const struct cgroup_manager *m, const char *dir, uint64_t *ret);
+
 static int v1_read_stats(const struct cgroup_manager *m, const char *cgpath, struct slice_stats *ret) {
         char dir[PATH_MAX], buf[1024];
         struct slice_stats s = { 0 };
@@ -224,8 +227,45 @@ static int v1_read_stats(const struct cgroup_manager *m, const char *cgpath, str
                 s.has_memory_peak = cg_read_u64(dir, "memory.max_usage_in_bytes", &s.memory_peak_bytes) >= 0;
                 if (cg_read_small(dir, "memory.oom_control", buf, sizeof buf) >= 0)
                         s.has_oom_kills = cg_parse_keyed(buf, "oom_kill", &s.oom_kills) >= 0;
+                s.has_swap = v1_read_swap(m, dir, &s.swap_bytes) >= 0;
         }
         *ret = s;
+        return 0;
+}
+
+/* Swap in use by the group: memsw where the kernel accounts it (swapaccount), else memory.stat. */
+static int v1_read_swap(const struct cgroup_manager *m, const char *dir, uint64_t *ret) {
+        uint64_t memsw = 0, usage = 0;
+        bool memsw_ok = m->has_memsw && cg_read_u64(dir, "memory.memsw.usage_in_bytes", &memsw) >= 0 &&
+                        cg_read_u64(dir, "memory.usage_in_bytes", &usage) >= 0;
+        char stat[4096];
+        bool stat_ok = !memsw_ok && cg_read_small(dir, "memory.stat", stat, sizeof stat) >= 0;
+        return cg_v1_swap_bytes(memsw_ok, memsw, usage, stat_ok ? stat : NULL, ret);
+}
+
+static int v1_read_cpu_usage(const struct cgroup_manager *m, const char *cgpath, struct slice_cpu_usage *ret) {
+        char dir[PATH_MAX], buf[1024];
+        size_t n;
+        int r = v1_dir(m, "cpuset", cgpath, dir, sizeof dir);
+        if (r < 0)
+                return r;
+        if (cg_read_small(dir, "cpuset.effective_cpus", buf, sizeof buf) < 0 &&
+            (r = cg_read_small(dir, "cpuset.cpus", buf, sizeof buf)) < 0)
+                return r;
+        buf[strcspn(buf, "\n")] = '\0';
+        _cleanup_free_ struct slice_cpu_usage *u = calloc(1, sizeof *u);
+        /* one number of up to 20 digits and a space per CPU */
+        _cleanup_free_ char *percpu = malloc(CPULIST_MAX * 21 + 2);
+        if (!u || !percpu)
+                return -ENOMEM;
+        if (cpulist_parse(buf, &u->cpus) < 0)
+                return -EBADMSG;
+        if ((r = v1_dir(m, "cpuacct", cgpath, dir, sizeof dir)) < 0 || (r = cg_read_u64(dir, "cpuacct.usage", &u->total_ns)) < 0 ||
+            (r = cg_read_small(dir, "cpuacct.usage_percpu", percpu, CPULIST_MAX * 21 + 2)) < 0 ||
+            (r = cg_parse_percpu(percpu, u->percpu_ns, &n)) < 0)
+                return r;
+        u->per_cpu = true;
+        *ret = *u;
         return 0;
 }
 
@@ -367,6 +407,7 @@ const struct cg_driver cg_driver_v1 = {
         .open_fd = NULL,
         .attach = v1_attach,
         .read_stats = v1_read_stats,
+        .read_cpu_usage = v1_read_cpu_usage,
         .dirs = v1_dirs,
         .repair = v1_repair,
 };

@@ -392,10 +392,31 @@ static int v2_read_stats(const struct cgroup_manager *m, const char *cgpath, str
         s.has_memory_peak = cg_read_u64(dir, "memory.peak", &s.memory_peak_bytes) >= 0;
         if (cg_read_small(dir, "memory.events", buf, sizeof buf) >= 0)
                 s.has_oom_kills = cg_parse_keyed(buf, "oom_kill", &s.oom_kills) >= 0;
+        s.has_swap = cg_read_u64(dir, "memory.swap.current", &s.swap_bytes) >= 0;
+        s.has_swap_peak = cg_read_u64(dir, "memory.swap.peak", &s.swap_peak_bytes) >= 0;
         cg_read_psi(dir, "cpu.pressure", &s.cpu_some, &s.cpu_full);
         cg_read_psi(dir, "memory.pressure", &s.memory_some, &s.memory_full);
         cg_read_psi(dir, "io.pressure", &s.io_some, &s.io_full);
         *ret = s;
+        return 0;
+}
+
+/* v2 keeps no per-CPU usage: the total and the cpuset it ran on. */
+static int v2_read_cpu_usage(const struct cgroup_manager *m, const char *cgpath, struct slice_cpu_usage *ret) {
+        char dir[PATH_MAX], buf[1024];
+        struct cpulist cpus;
+        uint64_t usec;
+        int r = v2_dir(m, cgpath, dir, sizeof dir);
+        if (r < 0 || (r = cg_read_small(dir, "cpuset.cpus.effective", buf, sizeof buf)) < 0)
+                return r;
+        buf[strcspn(buf, "\n")] = '\0';
+        if (cpulist_parse(buf, &cpus) < 0)
+                return -EBADMSG;
+        if ((r = cg_read_small(dir, "cpu.stat", buf, sizeof buf)) < 0 || (r = cg_parse_keyed(buf, "usage_usec", &usec)) < 0)
+                return r;
+        ret->cpus = cpus;
+        ret->total_ns = usec * 1000;
+        ret->per_cpu = false;
         return 0;
 }
 
@@ -412,6 +433,7 @@ const struct cg_driver cg_driver_v2 = {
         .open_fd = v2_open_fd,
         .attach = NULL,
         .read_stats = v2_read_stats,
+        .read_cpu_usage = v2_read_cpu_usage,
         .dirs = v2_dirs,
         .repair = v2_repair,
 };

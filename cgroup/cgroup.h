@@ -156,12 +156,28 @@ struct slice_stats {
         uint64_t memory_peak_bytes; /* memory.peak (v2, >= 5.19) or max_usage_in_bytes (v1) */
         bool has_oom_kills;
         uint64_t oom_kills;     /* memory.events oom_kill (v2) or memory.oom_control (v1) */
+        bool has_swap;          /* false where swap is not accounted (v1 without memsw) */
+        uint64_t swap_bytes;    /* memory.swap.current (v2); memsw.usage - usage, else memory.stat swap (v1) */
+        bool has_swap_peak;
+        uint64_t swap_peak_bytes; /* memory.swap.peak (v2, >= 6.5); v1 has none */
         struct psi_line cpu_some, cpu_full, memory_some, memory_full, io_some, io_full;
 };
 
 /* Reads the slice's counters; a figure the kernel does not offer has its has_ flag false. No
  * allocation. -ENOENT when the slice is gone. */
 int slice_read_stats(const struct cgroup_run *r, enum slice_kind kind, struct slice_stats *ret);
+
+/* The slice's CPU time by CPU, for telling its use of a CPU from other work there. v1 has it
+ * per CPU (cpuacct.usage_percpu); v2 has only the total (cpu.stat usage_usec), so per_cpu is
+ * false and a caller can only attribute it through the cpuset. */
+struct slice_cpu_usage {
+        struct cpulist cpus;            /* the slice's effective cpuset */
+        uint64_t total_ns;
+        bool per_cpu;
+        uint64_t percpu_ns[CPULIST_MAX]; /* by CPU number, when per_cpu */
+};
+/* -ENOENT when the slice is gone, -EBADMSG for unreadable counters; *ret untouched on failure. */
+int slice_read_cpu_usage(const struct cgroup_run *r, enum slice_kind kind, struct slice_cpu_usage *ret);
 
 /* Kills every process in the slice (cgroup.kill on v2; freeze, SIGKILL, thaw on v1) and waits
  * until it is empty, at most 10 s (-ETIMEDOUT). Processes are not reaped: that stays with their

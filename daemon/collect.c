@@ -48,6 +48,8 @@ void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const
         ret->has_energy = rapl && host_rapl_read(rapl, ret->energy_uj) >= 0;
         ret->has_sut = slice_read_stats(cg, SLICE_SUT, &ret->sut) >= 0;
         ret->has_load = slice_read_stats(cg, SLICE_LOAD, &ret->load) >= 0;
+        other_cpu_take(cg, &ret->cpu);
+        ret->has_meminfo = host_read_meminfo("", &ret->meminfo) >= 0;
         struct jvm_hsperf_sample s;
         if (jvm && sut_pid > 0 && jvm_hsperf_sample_pid(sut_pid, &s) >= 0)
                 ret->has_compile = jvm_hsperf_compile_time_ns(&s, &ret->compile_ns) >= 0;
@@ -256,6 +258,8 @@ static void cgroup_figures(cJSON *o, const struct slice_stats *end, const struct
         add_number_or_null(o, "throttled_s", end->has_throttling, seconds_from_ns(end->throttled_ns - start->throttled_ns));
         add_number_or_null(o, "memory_peak_bytes", end->has_memory_peak, (double) end->memory_peak_bytes);
         add_number_or_null(o, "oom_kills", end->has_oom_kills, (double) end->oom_kills);
+        add_number_or_null(o, "swap_bytes", end->has_swap, (double) end->swap_bytes);
+        add_number_or_null(o, "swap_peak_bytes", end->has_swap_peak, (double) end->swap_peak_bytes);
 }
 
 /* The end-of-measure snapshot, or (a SUT without load: its exit is the end) a reading now. */
@@ -280,6 +284,8 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
                         warnf(warnings, "the SUT's slice was throttled in %.1f%% of periods (%llu of %llu)",
                               100.0 * (double) throttled / (double) periods, (unsigned long long) throttled,
                               (unsigned long long) periods);
+                if (!st.has_swap)
+                        warnf(warnings, "the SUT slice's swap is not accounted (v1 without memsw or memory.stat swap): cgroup.swap_bytes unknown");
         }
         if (in->def->load.kind == DEFINITION_LOAD_NONE) {
                 cJSON_AddNullToObject(m, "load");
@@ -323,11 +329,39 @@ static void collect_energy(const struct collect_input *in, cJSON *m, cJSON *warn
                                  : "the host exposes no RAPL energy counters (/sys/class/powercap/intel-rapl:*): energy unknown");
 }
 
-/* Swap in use turns a memory-hungry run's figures into the disk's. */
-static void collect_swap(cJSON *warnings) {
-        struct host_meminfo mi;
-        if (host_read_meminfo("", &mi) >= 0)
-                host_warn_swap(&mi, warnings);
+/* CPU time on the cell's CPUs that the run's slices did not use: cpu.other_busy_s and its
+ * share of their capacity (other-cpu.h), null with a warning where it cannot be told. */
+static void collect_other_cpu(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        cJSON *cpu = cJSON_GetObjectItemCaseSensitive(m, "cpu");
+        if (!cJSON_IsObject(cpu)) {
+                cpu = cJSON_CreateObject();
+                cJSON_AddNullToObject(cpu, "governor");
+                cJSON_AddNullToObject(cpu, "freq_mhz");
+                cJSON_ReplaceItemInObjectCaseSensitive(m, "cpu", cpu);
+        }
+        const struct collect_baseline *b = in->baseline, *e = in->end;
+        struct other_cpu o;
+        const char *why = "the measure phase's start and end were not both read";
+        bool ok = b && e && other_cpu_compute(&b->cpu, &e->cpu, e->t_ns - b->t_ns, in->def->load.kind != DEFINITION_LOAD_NONE, &o, &why) >= 0;
+        add_number_or_null(cpu, "other_busy_s", ok, ok ? o.other_s : 0);
+        add_number_or_null(cpu, "other_busy_share", ok, ok ? o.share : 0);
+        if (!ok)
+                warnf(warnings, "%s: CPU time of other work on the cell's CPUs unknown", why);
+}
+
+/* Swap in use on the host during measure (SwapTotal - SwapFree, the larger of start and end):
+ * a memory-hungry run's figures then are the disk's. Also said as a warning. */
+static void collect_swap(const struct collect_input *in, cJSON *m, cJSON *warnings) {
+        const struct collect_baseline *b = in->baseline, *e = in->end;
+        bool ok = b && e && b->has_meminfo && e->has_meminfo && b->meminfo.have_swap && e->meminfo.have_swap;
+        uint64_t used = 0;
+        if (ok)
+                used = MAX(b->meminfo.swap_total_bytes - b->meminfo.swap_free_bytes, e->meminfo.swap_total_bytes - e->meminfo.swap_free_bytes);
+        add_number_or_null(m, "host_swap_bytes", ok, (double) used);
+        if (!ok)
+                warnf(warnings, "/proc/meminfo's swap could not be read at the measure's start and end: host_swap_bytes unknown");
+        else
+                host_warn_swap(&e->meminfo, warnings);
 }
 
 /* The design's keys are always there: null where a figure does not apply to this run. */
@@ -368,8 +402,9 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                         log_full(LOG_WARNING, r, NULL, in->run_id, "run %s: cannot store its 1 s samples", in->run_id);
         }
         collect_cpus(in, m, warnings);
+        collect_other_cpu(in, m, warnings);
         collect_energy(in, m, warnings);
-        collect_swap(warnings);
+        collect_swap(in, m, warnings);
         /* capacity: null here, the search's figures are the run's to add (daemon/capacity) */
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
                                             "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy", "capacity" };

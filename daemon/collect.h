@@ -12,6 +12,8 @@
 #include "cgroup/cgroup.h"
 #include "definition/definition.h"
 #include "host/host-rapl.h"
+#include "host/host-sysfs.h"
+#include "daemon/other-cpu.h"
 
 struct cJSON;
 struct db_conn;
@@ -28,6 +30,9 @@ struct collect_baseline {
         int64_t t_ns;                   /* when it was taken (CLOCK_MONOTONIC) */
         bool has_energy;
         uint64_t energy_uj[HOST_RAPL_DOMAINS_MAX];
+        struct other_cpu_reading cpu;   /* busy time and the slices' usage per CPU */
+        bool has_meminfo;               /* the host's swap in use */
+        struct host_meminfo meminfo;
 };
 
 /* Take the snapshot (best effort: a counter that cannot be read stays has_ false); rapl NULL

@@ -50,6 +50,40 @@ static void test_psi(void **state) {
         assert_int_equal(cg_parse_psi("", &some, &full), -EBADMSG);
 }
 
+static void test_percpu(void **state) {
+        uint64_t ns[CPULIST_MAX] = { 0 };
+        size_t n = 0;
+        /* cpuacct.usage_percpu as v1 prints it: one number per possible CPU, a trailing space */
+        assert_int_equal(cg_parse_percpu("2849137827789 2914734406051 \n", ns, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(ns[0], 2849137827789ULL);
+        assert_int_equal(ns[1], 2914734406051ULL);
+        ns[0] = 7;
+        assert_int_equal(cg_parse_percpu("1 2 x\n", ns, &n), -EBADMSG);
+        assert_int_equal(cg_parse_percpu("1 -2\n", ns, &n), -EBADMSG);
+        assert_int_equal(cg_parse_percpu("\n", ns, &n), -EBADMSG);
+        assert_int_equal(cg_parse_percpu("99999999999999999999999 1\n", ns, &n), -EBADMSG);
+        assert_int_equal(ns[0], 7); /* untouched on failure */
+        assert_int_equal(n, 2);
+}
+
+static void test_v1_swap(void **state) {
+        uint64_t v = 42;
+        /* memsw accounted: memsw - usage, never below 0 */
+        assert_int_equal(cg_v1_swap_bytes(true, 5000, 3000, NULL, &v), 0);
+        assert_int_equal(v, 2000);
+        assert_int_equal(cg_v1_swap_bytes(true, 3000, 3100, NULL, &v), 0);
+        assert_int_equal(v, 0);
+        /* without memsw: memory.stat's own swap line, not total_swap nor swapcached */
+        const char *stat = "cache 1\nrss 2\nswapcached 7\nswap 8192\ntotal_swap 16384\n";
+        assert_int_equal(cg_v1_swap_bytes(false, 0, 0, stat, &v), 0);
+        assert_int_equal(v, 8192);
+        v = 42;
+        assert_int_equal(cg_v1_swap_bytes(false, 0, 0, "cache 1\nrss 2\n", &v), -ENOENT);
+        assert_int_equal(cg_v1_swap_bytes(false, 0, 0, NULL, &v), -ENOENT);
+        assert_int_equal(v, 42);
+}
+
 static void test_meminfo(void **state) {
         uint64_t v;
         assert_int_equal(host_limits_parse_meminfo("MemTotal:       24683620 kB\nMemFree: 1 kB\n", &v), 0);
@@ -76,7 +110,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_keyed),
                 cmocka_unit_test(test_psi),
-                cmocka_unit_test(test_meminfo),
+                cmocka_unit_test(test_meminfo), cmocka_unit_test(test_percpu), cmocka_unit_test(test_v1_swap),
                 cmocka_unit_test(test_names),
         };
         return cmocka_run_group_tests_name("cgroup-parse", tests, NULL, NULL);

@@ -301,6 +301,38 @@ static void test_throttle(void **state) {
         fail_msg("not throttled to 0.5 CPU in 3 attempts (figures above)");
 }
 
+/* A child busy 300 ms on one CPU: the slice's usage by CPU is all on it (v1), or the total with
+ * the cpuset it ran on (v2). */
+static void test_cpu_usage(void **state) {
+        const char *one = cpulist_test(&host.cpus, 1) ? "1" : "0";
+        unsigned cpu = one[0] == '1' ? 1 : 0;
+        struct slice_limits sut;
+        limits_cpus(&sut, one);
+        struct cgroup_run *r = make_run("cpuusage", &sut);
+        int pidfd;
+        spawn_child(r, &pidfd, -1, -1, (char *[]){ "--child-busy", "300", NULL });
+        siginfo_t si = reap(pidfd, 120);
+        assert_int_equal(si.si_code, CLD_EXITED);
+        struct slice_cpu_usage *u = calloc(1, sizeof *u);
+        assert_non_null(u);
+        assert_int_equal(slice_read_cpu_usage(r, SLICE_SUT, u), 0);
+        assert_int_equal(cpulist_count(&u->cpus), 1);
+        assert_true(cpulist_test(&u->cpus, cpu));
+        printf("# cpu usage: total %.3f s, per cpu %s\n", (double) u->total_ns / 1e9, u->per_cpu ? "yes" : "no (v2)");
+        assert_true(u->total_ns >= 200000000);
+        assert_int_equal(u->per_cpu, cgroup_manager_mode(manager)->version != CGROUP_V2);
+        if (u->per_cpu) {
+                uint64_t sum = 0;
+                for (unsigned c = 0; c < CPULIST_MAX; c++)
+                        sum += u->percpu_ns[c];
+                assert_true(u->percpu_ns[cpu] == sum && sum <= u->total_ns + 1000);
+                assert_true(u->percpu_ns[cpu] * 10 >= u->total_ns * 9);
+        }
+        free(u);
+        assert_int_equal(cgroup_run_destroy(r), 0);
+        cgroup_run_free(r);
+}
+
 static void test_cpuset_affinity_and_fds(void **state) {
         if (!cpulist_test(&host.cpus, 1))
                 skip();
@@ -665,6 +697,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test(test_detect),
                 cmocka_unit_test(test_host_limits),
                 cmocka_unit_test_teardown(test_throttle, clear_runs),
+                cmocka_unit_test_teardown(test_cpu_usage, clear_runs),
                 cmocka_unit_test_teardown(test_cpuset_affinity_and_fds, clear_runs),
                 cmocka_unit_test_teardown(test_drop_user, clear_runs),
                 cmocka_unit_test_teardown(test_oom, clear_runs),

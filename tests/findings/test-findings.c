@@ -487,6 +487,33 @@ static void test_interference(void **state) {
         cJSON_Delete(out);
 }
 
+#define OTHER(share, s) "{\"cpu\":{\"governor\":null,\"freq_mhz\":null,\"other_busy_share\":" #share ",\"other_busy_s\":" #s "}}"
+#define APART "{\"load\":{\"target\":\"http://127.0.0.1:1/\",\"cpus\":\"2\"}}"
+
+static void test_interference_other_work(void **state) {
+        /* other work took 25% and 40% of cell B's CPUs in two of its runs; A's stayed at 1-3% */
+        _cleanup_free_ char *json = two_cells(APART, OTHER(0.01, 0.03), OTHER(0.03, 0.09), OTHER(null, null),
+                                              OTHER(0.25, 1.5), OTHER(0.02, 0.12), OTHER(0.40, 2.4));
+        cJSON *out = run_rule(findings_rule_interference, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "interference", "medium", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "up to 40% of cell B's CPUs during measure (2.40 s of CPU) in 2 of its 3 runs"));
+        const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "evidence"), 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "metric")), "cpu.other_busy_share");
+        assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(ev, "value")) == 0.40);
+        const cJSON *runs = cJSON_GetObjectItem(ev, "runs");
+        assert_int_equal(cJSON_GetArraySize(runs), 2);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(runs, 0)), "b1");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(runs, 1)), "b3");
+        cJSON_Delete(out);
+        /* at the threshold (10%), below it, null, or not recorded (older runs): silent */
+        _cleanup_free_ char *quiet = two_cells(APART, OTHER(0.10, 0.3), OTHER(0.05, 0.15), OTHER(null, null),
+                                               "{\"cpu\":null}", "{}", OTHER(0.0, 0.0));
+        out = run_rule(findings_rule_interference, quiet);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
 static void test_memory(void **state) {
         _cleanup_free_ char *json = two_cells("{\"sut\":{\"memory_max\":1073741824}}",
                 "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":500000000}}", "{\"cgroup\":{\"oom_kills\":1,\"memory_peak_bytes\":500000000}}",
@@ -501,6 +528,41 @@ static void test_memory(void **state) {
         _cleanup_free_ char *fine = two_cells("{\"sut\":{\"memory_max\":1073741824}}", "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":5e8}}",
                 "{}", "{}", "{\"cgroup\":{\"oom_kills\":0,\"memory_peak_bytes\":6e8}}", "{}", "{}");
         out = run_rule(findings_rule_memory, fine);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+#define SWAP(sut, host) "{\"cgroup\":{\"oom_kills\":0,\"swap_bytes\":" #sut "},\"host_swap_bytes\":" #host "}"
+
+static void test_memory_swap(void **state) {
+        /* B's SUT had 64 MiB swapped out in run b2; the host swapped during A's a3 */
+        _cleanup_free_ char *json = two_cells("{}", SWAP(0, 0), SWAP(0, 0), SWAP(0, 1048576),
+                                              SWAP(0, 0), SWAP(67108864, 0), SWAP(null, null));
+        cJSON *out = run_rule(findings_rule_memory, json);
+        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_int_equal(count(out, "memory", "medium", "A"), 1);
+        assert_int_equal(count(out, "memory", "medium", "B"), 1);
+        const cJSON *f;
+        cJSON_ArrayForEach(f, out) {
+                const char *cell = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "cells"), 0));
+                const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(f, "evidence"), 0);
+                const cJSON *runs = cJSON_GetObjectItem(ev, "runs");
+                assert_int_equal(cJSON_GetArraySize(runs), 1);
+                if (strcmp(cell, "B") == 0) {
+                        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(f, "claim")), "cell B's SUT had up to 64.0 MiB in swap"));
+                        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "metric")), "cgroup.swap_bytes");
+                        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(runs, 0)), "b2");
+                } else {
+                        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(f, "claim")), "the host had up to 1.0 MiB in swap"));
+                        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "metric")), "host_swap_bytes");
+                        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(runs, 0)), "a3");
+                }
+        }
+        cJSON_Delete(out);
+        /* no swap, unknown swap (null), or runs stored before it was recorded: silent */
+        _cleanup_free_ char *none = two_cells("{}", SWAP(0, 0), SWAP(null, 0), SWAP(0, null), SWAP(null, null), "{}",
+                                              "{\"cgroup\":null,\"host_swap_bytes\":null}");
+        out = run_rule(findings_rule_memory, none);
         assert_int_equal(cJSON_GetArraySize(out), 0);
         cJSON_Delete(out);
 }
@@ -557,6 +619,7 @@ int main(void) {
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
+                cmocka_unit_test(test_interference_other_work), cmocka_unit_test(test_memory_swap),
                 cmocka_unit_test(test_energy),       cmocka_unit_test(test_compute_order),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

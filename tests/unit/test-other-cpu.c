@@ -1,0 +1,134 @@
+/* test-other-cpu.c: CPU time on a run's CPUs that its slices did not use: the /proc/stat
+ * parser on fixture text, and the figures from two readings with per-CPU slice usage (v1) and
+ * with totals attributed by cpuset (v2). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/other-cpu.h"
+#include "host/host-stat.h"
+
+#define S "cpu  1000 0 0 0 0 0 0 0 0 0\n"
+
+static void test_parse_stat(void **state) {
+        struct host_cpu_busy *b = calloc(1, sizeof *b);
+        assert_non_null(b);
+        /* user nice system idle iowait irq softirq steal guest guest_nice: idle and iowait are not busy */
+        assert_int_equal(host_parse_stat_busy(S "cpu0 100 2 30 5000 70 4 5 6 0 0\ncpu1 1 0 0 9 9 0 0 0 0 0\n"
+                                              "cpu3 10 0 0 0 0 0 0 0\nintr 5 0 0\nctxt 12\n", 100, b), 0);
+        assert_true(cpulist_test(&b->cpus, 0) && cpulist_test(&b->cpus, 1) && cpulist_test(&b->cpus, 3));
+        assert_false(cpulist_test(&b->cpus, 2));
+        assert_int_equal(b->busy_ns[0], (100 + 2 + 30 + 4 + 5 + 6) * UINT64_C(10000000));
+        assert_int_equal(b->busy_ns[1], UINT64_C(10000000));
+        assert_int_equal(b->busy_ns[3], 10 * UINT64_C(10000000));
+        /* failures leave *ret alone */
+        b->busy_ns[0] = 42;
+        assert_int_equal(host_parse_stat_busy(S "cpu0 1 2 3\n", 100, b), -EBADMSG);
+        assert_int_equal(host_parse_stat_busy(S "cpu9999 1 2 3 4 5 6 7 8\n", 100, b), -EBADMSG);
+        assert_int_equal(host_parse_stat_busy(S "intr 1\n", 100, b), -EBADMSG);
+        assert_int_equal(host_parse_stat_busy("", 100, b), -EBADMSG);
+        assert_int_equal(host_parse_stat_busy(S "cpu0 1 2 3 4 5 6 7 8\n", 0, b), -EINVAL);
+        assert_int_equal(b->busy_ns[0], 42);
+        free(b);
+}
+
+struct pair {
+        struct other_cpu_reading start, end;
+};
+
+/* A 2-CPU host, 10 s apart: CPU 1 busy 9 s, CPU 0 busy 4 s. The SUT on CPU 1 used 6 s of it,
+ * the load on CPU 0 used 3 s (and on v1 nothing elsewhere). */
+static struct pair *two_cpus(bool per_cpu, const char *sut_cpus) {
+        struct pair *p = calloc(1, sizeof *p);
+        assert_non_null(p);
+        assert_int_equal(host_parse_stat_busy(S "cpu0 100 0 0 0 0 0 0 0\ncpu1 100 0 0 0 0 0 0 0\n", 100, &p->start.busy), 0);
+        assert_int_equal(host_parse_stat_busy(S "cpu0 500 0 0 0 0 0 0 0\ncpu1 1000 0 0 0 0 0 0 0\n", 100, &p->end.busy), 0);
+        struct other_cpu_reading *r[] = { &p->start, &p->end };
+        for (int i = 0; i < 2; i++) {
+                r[i]->has_busy = r[i]->has_sut = r[i]->has_load = true;
+                assert_int_equal(cpulist_parse(sut_cpus, &r[i]->sut.cpus), 0);
+                assert_int_equal(cpulist_parse("0", &r[i]->load.cpus), 0);
+                r[i]->sut.per_cpu = r[i]->load.per_cpu = per_cpu;
+        }
+        p->end.sut.total_ns = 6 * UINT64_C(1000000000);
+        p->end.sut.percpu_ns[1] = p->end.sut.total_ns;
+        p->end.load.total_ns = 3 * UINT64_C(1000000000);
+        p->end.load.percpu_ns[0] = p->end.load.total_ns;
+        return p;
+}
+
+#define TEN_S (10 * INT64_C(1000000000))
+
+static void test_compute_v1(void **state) {
+        struct pair *p = two_cpus(true, "1");
+        struct other_cpu o;
+        const char *why = NULL;
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_int_equal(o.n_cpus, 1);
+        assert_true(fabs(o.busy_s - 9) < 1e-9 && fabs(o.slices_s - 6) < 1e-9 && fabs(o.other_s - 3) < 1e-9);
+        assert_true(fabs(o.share - 0.3) < 1e-9);
+        assert_true(o.per_cpu);
+        /* on both CPUs (a quota cell): 13 s busy, 9 s the slices' */
+        free(p);
+        p = two_cpus(true, "0-1");
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_true(fabs(o.other_s - 4) < 1e-9 && fabs(o.share - 0.2) < 1e-9);
+        /* the slices using more than /proc/stat's ticks saw (rounding): clamped at 0 */
+        p->end.sut.percpu_ns[1] = p->end.sut.total_ns = 20 * UINT64_C(1000000000);
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_true(o.other_s == 0 && o.share == 0);
+        free(p);
+}
+
+static void test_compute_v2(void **state) {
+        /* v2: the SUT's total counts whole, the load's in its CPUs' share that is the cell's */
+        struct pair *p = two_cpus(false, "1");
+        struct other_cpu o;
+        const char *why = NULL;
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_true(fabs(o.other_s - 3) < 1e-9);
+        assert_false(o.per_cpu);
+        assert_int_equal(cpulist_parse("0-1", &p->end.load.cpus), 0);
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_true(fabs(o.slices_s - 7.5) < 1e-9 && fabs(o.other_s - 1.5) < 1e-9);
+        free(p);
+}
+
+static void test_compute_missing(void **state) {
+        struct pair *p = two_cpus(true, "1");
+        struct other_cpu o = { .n_cpus = 77 };
+        const char *why = NULL;
+        p->end.has_busy = false;
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), -ENODATA);
+        assert_non_null(strstr(why, "/proc/stat"));
+        p->end.has_busy = true;
+        p->start.has_load = false;
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), -ENODATA);
+        assert_non_null(strstr(why, "slices"));
+        /* a run without load does not need the load slice */
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, false, &o, &why), 0);
+        assert_true(fabs(o.other_s - 3) < 1e-9);
+        o.n_cpus = 77;
+        /* a CPU /proc/stat does not list */
+        assert_int_equal(cpulist_parse("5", &p->end.sut.cpus), 0);
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, false, &o, &why), -ENODATA);
+        assert_int_equal(o.n_cpus, 77);
+        free(p);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_stat),
+                cmocka_unit_test(test_compute_v1),
+                cmocka_unit_test(test_compute_v2),
+                cmocka_unit_test(test_compute_missing),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
