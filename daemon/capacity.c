@@ -13,6 +13,7 @@
 #include "basic/radix-sort.h"
 #include "basic/stats.h"
 #include "basic/time-util.h"
+#include "daemon/run-files.h"
 
 DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
 
@@ -90,12 +91,16 @@ static bool judge_slas(const struct definition_load *l, const int64_t *lat, size
 
 int capacity_step_judge(const struct definition *d, const char *dir, unsigned step, double rate,
                         struct capacity_step *ret, char *why, size_t why_size) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/timeline-step-%u.bin", dir, step);
+        char name[64], unsafe[256] = "";
+        snprintf(name, sizeof name, "timeline-step-%u.bin", step);
         _cleanup_(timeline_freep) struct timeline *t = NULL;
-        int r = timeline_load(path, &t);
+        _cleanup_close_ int fd = -1;
+        int r = run_file_open(dir, name, RUN_FILE_CAP_TIMELINE, &fd, unsafe, sizeof unsafe);
+        if (r >= 0)
+                r = timeline_load_fd(fd, &t);
         if (r < 0) {
-                snprintf(why, why_size, "capacity step %u left no usable timeline %s: %s", step, path, strerror(-r));
+                snprintf(why, why_size, "capacity step %u left no usable timeline %s/%s: %s", step, dir, name,
+                         unsafe[0] ? unsafe : strerror(-r));
                 return r;
         }
         _cleanup_json_ cJSON *data = cJSON_CreateObject();

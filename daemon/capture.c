@@ -4,24 +4,76 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/log.h"
 #include "basic/macro.h"
 
-static const char cut_marker[] = "\n[slicelab: output cut at 64 MiB]\n";
+#define CAPTURE_HALF_BYTES (CAPTURE_MAX_BYTES / 2)
 
-static void write_capped(int fd, size_t *written, bool *cut, const char *data, size_t len) {
-        if (fd < 0 || *cut)
+/* The one place a capture file is opened: never through a link the run user left, never
+ * blocking on a FIFO, never becoming our terminal. */
+static int open_output(const char *path) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int capture_file_open(struct capture_file *f, const char *path) {
+        *f = (struct capture_file){ .fd = -1 };
+        if (snprintf(f->path, sizeof f->path, "%s", path) >= (int) sizeof f->path)
+                return -ENAMETOOLONG;
+        int fd = open_output(path);
+        if (fd < 0)
+                return fd;
+        f->fd = fd;
+        return 0;
+}
+
+/* NAME becomes NAME.1, whose older bytes are dropped, and NAME starts empty. */
+static void rotate(struct capture_file *f) {
+        char older[PATH_MAX + 2];
+        snprintf(older, sizeof older, "%s.1", f->path);
+        struct stat st;
+        if (lstat(older, &st) == 0 && S_ISREG(st.st_mode))
+                f->dropped += (uint64_t) st.st_size;
+        closep(&f->fd);
+        f->fd = -1;
+        if (rename(f->path, older) < 0) {
+                log_warning_errno(negative_errno(), "rotating %s", f->path);
                 return;
-        size_t room = CAPTURE_MAX_BYTES - *written;
-        size_t n = MIN(len, room);
-        if (n > 0 && write(fd, data, n) == (ssize_t) n)
-                *written += n;
-        if (n < len) {
-                (void) !write(fd, cut_marker, sizeof cut_marker - 1);
-                *cut = true;
         }
+        int fd = open_output(f->path);
+        if (fd < 0) {
+                log_warning_errno(fd, "reopening %s", f->path);
+                return;
+        }
+        f->fd = fd;
+        f->written = 0;
+}
+
+void capture_file_write(struct capture_file *f, const char *data, size_t len) {
+        while (len > 0 && f->fd >= 0) {
+                if (f->written >= CAPTURE_HALF_BYTES) {
+                        rotate(f);
+                        continue;
+                }
+                size_t n = MIN(len, CAPTURE_HALF_BYTES - f->written);
+                ssize_t w = write(f->fd, data, n);
+                if (w <= 0)
+                        return; /* a full disk: this output is lost, the run goes on */
+                f->written += (size_t) w;
+                data += w;
+                len -= (size_t) w;
+        }
+}
+
+void capture_file_close(struct capture_file *f) {
+        if (f->fd >= 0 && f->dropped > 0)
+                dprintf(f->fd, "\n[slicelab: %llu bytes of older output dropped; the newest are in %s.1 and here]\n",
+                        (unsigned long long) f->dropped, f->path);
+        closep(&f->fd);
+        f->fd = -1;
 }
 
 static void remember_line(struct capture *c) {
@@ -58,11 +110,9 @@ static int drain(struct capture *c) {
                         return errno == EAGAIN ? 0 : negative_errno();
                 if (n == 0)
                         return 1; /* end of stream */
-                write_capped(c->file_fd, &c->written, &c->cut, buf, (size_t) n);
-                if (c->shared_fd >= 0) {
-                        bool shared_cut = *c->shared_written >= CAPTURE_MAX_BYTES;
-                        write_capped(c->shared_fd, c->shared_written, &shared_cut, buf, (size_t) n);
-                }
+                capture_file_write(&c->file, buf, (size_t) n);
+                if (c->shared)
+                        capture_file_write(c->shared, buf, (size_t) n);
                 split_lines(c, buf, (size_t) n);
         }
 }
@@ -79,31 +129,30 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
         return 0;
 }
 
-int capture_open(struct capture *c, sd_event *e, const char *path, int shared_fd, size_t *shared_written,
+int capture_open(struct capture *c, sd_event *e, const char *path, struct capture_file *shared,
                  capture_line_fn on_line, void *userdata, int *ret_child_fd) {
-        *c = (struct capture){ .pipe_fd = -1, .file_fd = -1, .shared_fd = shared_fd,
-                               .shared_written = shared_written ? shared_written : &c->shared_written_unused,
-                               .on_line = on_line, .userdata = userdata };
-        _cleanup_close_ int file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
-        if (file_fd < 0)
-                return negative_errno();
+        *c = (struct capture){ .pipe_fd = -1, .file = { .fd = -1 }, .shared = shared, .on_line = on_line,
+                               .userdata = userdata };
+        int r = capture_file_open(&c->file, path);
+        if (r < 0)
+                return r;
         int p[2];
-        if (pipe2(p, O_CLOEXEC) < 0)
-                return negative_errno();
-        if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
-                int r = negative_errno();
-                close(p[0]);
-                close(p[1]);
+        if (pipe2(p, O_CLOEXEC) < 0) {
+                r = negative_errno();
+                capture_file_close(&c->file);
                 return r;
         }
-        int r = sd_event_add_io(e, &c->source, p[0], EPOLLIN, on_readable, c);
+        if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+                r = negative_errno();
+        if (r >= 0)
+                r = sd_event_add_io(e, &c->source, p[0], EPOLLIN, on_readable, c);
         if (r < 0) {
                 close(p[0]);
                 close(p[1]);
+                capture_file_close(&c->file);
                 return r;
         }
         c->pipe_fd = p[0];
-        c->file_fd = TAKE_FD(file_fd);
         *ret_child_fd = p[1];
         return 0;
 }
@@ -117,8 +166,7 @@ void capture_close(struct capture *c) {
         c->source = sd_event_source_disable_unref(c->source);
         closep(&c->pipe_fd);
         c->pipe_fd = -1;
-        closep(&c->file_fd);
-        c->file_fd = -1;
+        capture_file_close(&c->file);
 }
 
 void capture_tail(const struct capture *c, char *buf, size_t size) {

@@ -2,11 +2,15 @@
 #include "daemon/collect.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "storage/db.h"
 #include "basic/fileio.h"
@@ -22,13 +26,13 @@
 #include "daemon/samples.h"
 #include "daemon/energy.h"
 #include "daemon/run-files.h"
+#include "daemon/run-plan.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/timeline-store.h"
 #include "daemon/timeline.h"
 
 #define GC_EVENTS_MAX 1000000
-#define TIMELINE_CAP_BYTES (sizeof(struct timeline_header) + TIMELINE_MAX_RECORDS * sizeof(struct timeline_record))
 
 DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
 
@@ -59,6 +63,10 @@ static void path_in(const struct collect_input *in, const char *name, char *buf,
         snprintf(buf, size, "%s/%s", in->dir, name);
 }
 
+static bool cancelled(const struct collect_input *in) {
+        return in->cancel && atomic_load(in->cancel);
+}
+
 static void add_number_or_null(cJSON *o, const char *name, bool has, double v) {
         if (has && isfinite(v))
                 cJSON_AddNumberToObject(o, name, v);
@@ -76,7 +84,7 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         _cleanup_(timeline_freep) struct timeline *t = NULL;
         int64_t t_start = now_mono_ns();
         _cleanup_close_ int fd = -1;
-        int r = run_file_open(in->dir, name, TIMELINE_CAP_BYTES, &fd, why, why_size);
+        int r = run_file_open(in->dir, name, RUN_FILE_CAP_TIMELINE, &fd, why, why_size);
         if (r < 0 && r != -ENOENT)
                 return r; /* not the load's fault: the file is unsafe to read */
         if (r >= 0)
@@ -100,6 +108,8 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         if ((r = timeline_metrics(t, measure_ns, m)) < 0)
                 return r;
         int64_t t_measured = now_mono_ns();
+        if (cancelled(in))
+                return -ECANCELED;
         if ((r = requests_store(in->db, in->run_id, t->records, t->n)) < 0) {
                 snprintf(why, why_size, "cannot store the timeline: %s", strerror(-r));
                 return r;
@@ -182,12 +192,80 @@ static int open_jvm_file(const struct collect_input *in, const char *name, uint6
         return r;
 }
 
+struct gc_piece {
+        struct timespec mtime;
+        unsigned long number;
+        char name[NAME_MAX + 1];
+};
+
+static int cmp_piece(const void *a, const void *b) {
+        const struct gc_piece *x = a, *y = b;
+        if (x->mtime.tv_sec != y->mtime.tv_sec)
+                return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+        if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+                return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+        return (x->number > y->number) - (x->number < y->number);
+}
+
+/* A rotated piece as HotSpot names it: gc.log.N, N of at most 3 digits. */
+static bool gc_piece_name(const char *name, unsigned long *ret) {
+        static const char prefix[] = "gc.log.";
+        const char *digits = name + sizeof prefix - 1;
+        size_t n = strlen(digits);
+        if (strncmp(name, prefix, sizeof prefix - 1) != 0 || n == 0 || n > 3 || strspn(digits, "0123456789") != n)
+                return false;
+        *ret = strtoul(digits, NULL, 10);
+        return true;
+}
+
+/* The GC log's files in the order the JVM wrote them: its rotated pieces (regular files only)
+ * oldest first by modification time (HotSpot reuses the numbers in a cycle, so the number does
+ * not tell the order), then gc.log, the newest. *ret_n counts the pieces without gc.log. */
+static size_t gc_log_files(const struct collect_input *in, struct gc_piece *pieces, size_t max, size_t *ret_n) {
+        size_t n = 0;
+        _cleanup_(closedirp) DIR *d = opendir(in->dir);
+        struct dirent *de;
+        while (d && (de = readdir(d)) && n < max - 1) {
+                struct stat st;
+                if (!gc_piece_name(de->d_name, &pieces[n].number) ||
+                    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                pieces[n].mtime = st.st_mtim;
+                snprintf(pieces[n].name, sizeof pieces[n].name, "%s", de->d_name);
+                n++;
+        }
+        qsort(pieces, n, sizeof *pieces, cmp_piece);
+        *ret_n = n;
+        snprintf(pieces[n].name, sizeof pieces[n].name, "gc.log");
+        return n + 1;
+}
+
+/* Each piece opened as every run file is (open_jvm_file): -ENOENT when there is no gc.log. */
+static int load_gc_log(const struct collect_input *in, cJSON *warnings, struct jvm_gclog **ret, char *why,
+                       size_t why_size) {
+        struct gc_piece pieces[RUN_GCLOG_FILES + 2];
+        FILE *files[ELEMENTSOF(pieces)] = { 0 };
+        size_t rotated, n = gc_log_files(in, pieces, ELEMENTSOF(pieces), &rotated);
+        if (rotated >= RUN_GCLOG_FILES)
+                warnf(warnings, "the GC log was rotated through all of its %d files of %d MiB: its oldest events may be gone",
+                      RUN_GCLOG_FILES, RUN_GCLOG_FILE_MIB);
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = open_jvm_file(in, pieces[i].name, RUN_FILE_CAP_GC_LOG, &files[i], why, why_size);
+        if (r >= 0)
+                r = jvm_gclog_load_streams(files, n, GC_EVENTS_MAX, ret);
+        for (size_t i = 0; i < n; i++)
+                if (files[i])
+                        fclose(files[i]);
+        return r;
+}
+
 static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings, struct jvm_gclog **keep, char *why,
                        size_t why_size) {
         char path[PATH_MAX];
         struct jvm_info info;
         jvm_info_init(&info);
-        _cleanup_fclose_ FILE *out = NULL, *gc = NULL;
+        _cleanup_fclose_ FILE *out = NULL;
         int r = open_jvm_file(in, "sut.stdout", RUN_FILE_CAP_CAPTURE, &out, why, why_size);
         if (r < 0 && r != -ENOENT)
                 return r;
@@ -196,11 +274,9 @@ static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings
 
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = NULL;
         path_in(in, "gc.log", path, sizeof path);
-        r = open_jvm_file(in, "gc.log", RUN_FILE_CAP_GC_LOG, &gc, why, why_size);
+        r = load_gc_log(in, warnings, &log, why, why_size);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (r >= 0)
-                r = jvm_gclog_load_file(gc, GC_EVENTS_MAX, &log);
         if (r >= 0) {
                 jvm_info_apply_gclog(&info, &log->info);
                 struct jvm_gc_summary s;
@@ -386,6 +462,8 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                 if ((r = collect_timeline(in, m, &t, why, why_size)) < 0)
                         return r;
         }
+        if (cancelled(in))
+                return -ECANCELED;
         if (in->def->load.kind == DEFINITION_LOAD_NONE)
                 runs_set_measure_start(in->db, in->run_id, in->measure_start_ns);
         collect_cgroups(in, m, warnings);
@@ -395,6 +473,8 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
                 cJSON_AddNullToObject(cJSON_GetObjectItemCaseSensitive(m, "load"), "saturated");
         if (in->def->sut.jvm && (r = collect_jvm(in, m, warnings, &gc, why, why_size)) < 0)
                 return r;
+        if (cancelled(in))
+                return -ECANCELED;
         if (in->series) {
                 int64_t start = t && t->header.measure_start_ns > 0 ? t->header.measure_start_ns : in->measure_start_ns;
                 r = samples_store(in->db, in->run_id, in->series, start, t, gc);

@@ -5,6 +5,7 @@
  * summary. Figures that do not apply or could not be read are null, with a warning saying why. */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,10 +56,13 @@ struct collect_input {
         const struct host_freq_sampler *freq;   /* the run's CPUs sampled through measure, or NULL */
         const struct samples *series;           /* the 1 s readings, or NULL */
         const struct host_rapl *rapl;           /* the host's energy counters, or NULL */
+        const atomic_bool *cancel;              /* set: stop between phases with -ECANCELED; or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result
  * itself is missing: no timeline for a run with load, no ops_per_s line for a SUT without;
- * -ENOTCONN when the load ran but no measured request got an answer (a failed load). */
+ * -ENOTCONN when the load ran but no measured request got an answer (a failed load);
+ * -ECANCELED when in->cancel was set (what was stored so far is whole: each store is one
+ * transaction). */
 int collect_run(const struct collect_input *in, struct cJSON **ret_metrics, struct cJSON *warnings, char *why,
                 size_t why_size);

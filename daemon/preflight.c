@@ -3,13 +3,17 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "host/host-preflight.h"
 #include "basic/macro.h"
+#include "basic/timeline-format.h"
+#include "daemon/capture.h"
 #include "daemon/run-plan.h"
 
 static void join_lines(const cJSON *items, char *buf, size_t size) {
@@ -147,4 +151,37 @@ int preflight_commands(const struct definition *d, size_t cell, const char *dir,
         if (r < 0)
                 snprintf(why, why_size, "load.command[0]: executable %s: %s", d->load.command[0], strerror(-r));
         return r;
+}
+
+/* sut.stdout, sut.stderr, sut.log and load.log, each capped. */
+#define CAPTURED_STREAMS 4
+
+uint64_t preflight_disk_need(const struct definition *d) {
+        const struct definition_load *l = &d->load;
+        uint64_t records = 0;
+        if (l->kind == DEFINITION_LOAD_INJECTOR)
+                records = l->mode == DEFINITION_MODE_RATE
+                                  ? (uint64_t) ceil(l->rate * (double) (l->warmup_s + l->measure_s))
+                                  : DEFINITION_REQUESTS_MAX;
+        uint64_t gc_log = d->sut.jvm ? (uint64_t) (RUN_GCLOG_FILES + 1) * RUN_GCLOG_FILE_MIB << 20 : 0;
+        return records * sizeof(struct timeline_record) * 2 + (uint64_t) CAPTURED_STREAMS * CAPTURE_MAX_BYTES + gc_log;
+}
+
+int preflight_disk(const struct definition *d, const char *state_dir, char *why, size_t why_size) {
+        struct statvfs st;
+        if (statvfs(state_dir, &st) < 0) {
+                int r = negative_errno();
+                snprintf(why, why_size, "cannot read the free space of the state dir %s: %s", state_dir, strerror(-r));
+                return r;
+        }
+        uint64_t need = preflight_disk_need(d), avail = (uint64_t) st.f_bavail * st.f_frsize;
+        if (avail >= need)
+                return 0;
+        snprintf(why, why_size,
+                 "not enough free space in the state dir %s: the run needs up to %llu bytes (its timeline twice, "
+                 "%zu bytes a record, %d captured outputs of up to %u bytes, a JVM's GC log of up to %d MiB) and %llu "
+                 "are free",
+                 state_dir, (unsigned long long) need, sizeof(struct timeline_record), CAPTURED_STREAMS,
+                 CAPTURE_MAX_BYTES, (RUN_GCLOG_FILES + 1) * RUN_GCLOG_FILE_MIB, (unsigned long long) avail);
+        return -ENOSPC;
 }

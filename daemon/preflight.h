@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/run-plan.h"
 #include "definition/definition.h"
@@ -22,3 +23,13 @@ int preflight_check(const struct definition *d, const struct run_cpus *cpus, str
  * another -errno) with why naming the field, e.g. "sut.command[5]: -jar file /x.jar: No such
  * file or directory". */
 int preflight_commands(const struct definition *d, size_t cell, const char *dir, char *why, size_t why_size);
+
+/* What a run may write, at most: its timeline twice (the load's file and the store's copy, 40
+ * bytes a record; rate x (warmup_s + measure_s) records at a fixed rate, DEFINITION_REQUESTS_MAX
+ * in mode max, none known for an external load), its captured output at the caps and a JVM's
+ * rotated GC log at its cap. */
+uint64_t preflight_disk_need(const struct definition *d);
+/* The state dir's free space (statvfs, what an unprivileged writer may use) against
+ * preflight_disk_need(). 0, or -ENOSPC with why naming the bytes needed and free, or another
+ * -errno from statvfs. */
+int preflight_disk(const struct definition *d, const char *state_dir, char *why, size_t why_size);

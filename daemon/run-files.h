@@ -8,10 +8,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/timeline.h"
+
 /* Caps on what the daemon reads back (captures are cut at 64 MiB plus a marker). */
 #define RUN_FILE_CAP_CAPTURE (UINT64_C(65) * 1024 * 1024)
 #define RUN_FILE_CAP_GC_LOG (UINT64_C(1) << 30)
 #define RUN_FILE_CAP_SUMMARY (UINT64_C(1) << 20)
+#define RUN_FILE_CAP_TIMELINE (sizeof(struct timeline_header) + TIMELINE_MAX_RECORDS * sizeof(struct timeline_record))
 #define RUN_FILE_CAP_HSPERF (UINT64_C(16) << 20)
 
 /* Open name (relative, may have directories, never "..") beneath dir for reading. On success

@@ -11,6 +11,9 @@
 #include "basic/macro.h"
 
 #define RUN_PIDS_MAX 32768
+/* The load slice's memory: an injector keeps its timeline on disk, not in memory, and an
+ * external load that grows without bound must not take the host's memory with it. */
+#define RUN_LOAD_MEMORY_MAX (UINT64_C(1) << 30)
 #define DEADLINE_GRACE_MIN_S 30
 #define NO_LOAD_DEADLINE_S (24 * 3600)
 
@@ -32,6 +35,7 @@ void run_plan_limits(const struct definition *d, size_t cell, struct slice_limit
         };
         *load = (struct slice_limits){
                 .cpus = d->load.has_cpus ? d->load.cpus : (struct cpulist){ .bits = { 0 } },
+                .memory_max = RUN_LOAD_MEMORY_MAX,
                 .pids_max = RUN_PIDS_MAX,
         };
 }
@@ -125,7 +129,8 @@ int run_plan_sut_argv(const struct definition *d, size_t cell, const char *dir, 
         strv_addf(&argv, "%s", base[0]);
         if (d->sut.jvm) {
                 strv_addf(&argv, "-XX:+PrintFlagsFinal");
-                strv_addf(&argv, "-Xlog:gc*,safepoint:file=%s/gc.log:uptimenanos,timenanos,level,tags:filecount=0", dir);
+                strv_addf(&argv, "-Xlog:gc*,safepoint:file=%s/gc.log:uptimenanos,timenanos,level,tags:filecount=%d,filesize=%dm",
+                          dir, RUN_GCLOG_FILES, RUN_GCLOG_FILE_MIB);
                 strv_addf(&argv, "-XX:+PerfDataSaveToFile");
                 strv_addf(&argv, "-XX:PerfDataSaveFile=%s/hsperfdata", dir);
         }

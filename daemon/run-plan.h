@@ -11,6 +11,11 @@
 #include "cgroup/cgroup.h"
 #include "definition/definition.h"
 
+/* A JVM's GC log is rotated (-Xlog's filecount and filesize) so that it cannot grow without
+ * bound: gc.log and at most RUN_GCLOG_FILES older pieces gc.log.N of RUN_GCLOG_FILE_MIB each. */
+#define RUN_GCLOG_FILES 5
+#define RUN_GCLOG_FILE_MIB 20
+
 /* The two slices of the cell: the SUT's with the cell's cpuset, quota, burst and memory; the
  * load's with load.cpus only. Both with a pids bound, so a fork bomb stays in its slice. */
 void run_plan_limits(const struct definition *d, size_t cell, struct slice_limits *sut,

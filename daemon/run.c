@@ -17,6 +17,7 @@
 #include "daemon/capture.h"
 #include "cgroup/cgroup.h"
 #include "daemon/collect.h"
+#include "daemon/collect-worker.h"
 #include "storage/db.h"
 #include "definition/definition.h"
 #include "definition/definition-policy.h"
@@ -59,8 +60,7 @@ struct run {
         struct cgroup_run *cg;
         struct child sut, load;
         struct capture sut_out, sut_err, load_out;
-        int sut_log_fd;
-        size_t sut_log_written;
+        struct capture_file sut_log;    /* stdout and stderr together */
         regex_t ready_regex;
         bool has_ready_regex, ready;
         struct probe *probe;
@@ -79,6 +79,12 @@ struct run {
         cJSON *steps;                   /* each judged step's data with step, rate, met */
         int best_step;                  /* the step at max_rps, or -1 */
         sd_event_source *step_defer;
+        struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
+        struct {                                /* a stop asked for while the worker ran */
+                bool asked;
+                int state;
+                char reason[64], message[512];
+        } stop;
         cJSON *warnings;
         bool tearing_down;
         bool housekeeping_warned;
@@ -291,7 +297,29 @@ static int on_measure(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* ---- collecting and the end --------------------------------------------------------------- */
 
+/* The worker has finished (its thread joined): a stop asked for meanwhile wins over its result,
+ * which is then dropped whole. */
+static void on_collected(struct collect_worker *w, void *userdata) {
+        struct run *r = userdata;
+        cJSON *metrics = NULL;
+        char why[512] = "";
+        int k = collect_worker_result(w, &metrics, r->warnings, why, sizeof why);
+        r->collector = collect_worker_free(r->collector);
+        if (r->stop.asked) {
+                cJSON_Delete(metrics);
+                run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
+        } else if (k < 0)
+                run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
+        else {
+                if (r->capacity)
+                        cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(r->def, &r->search, r->steps));
+                run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
+        }
+}
+
 static void finish_collect(struct run *r) {
+        if (r->collector)
+                return;
         r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         if (r->sut.running)
                 (void) slice_kill(r->cg, SLICE_SUT);
@@ -316,19 +344,13 @@ static void finish_collect(struct run *r) {
                 .freq = r->freq,
                 .series = &r->series,
                 .rapl = r->series.rapl,
-                .db = r->ctx.db,
                 .run_id = r->id,
         };
-        cJSON *metrics = NULL;
-        char why[512] = "";
-        int k = collect_run(&in, &metrics, r->warnings, why, sizeof why);
-        if (k < 0) {
-                run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
-                return;
-        }
-        if (r->capacity)
-                cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(r->def, &r->search, r->steps));
-        run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
+        /* Everything the worker reads stays as it is until it reports: the children are
+         * reaped, the captures closed and the samplers stopped above. */
+        int k = collect_worker_start(r->ctx.event, r->ctx.storage, r->ctx.collect_db, &in, on_collected, r, &r->collector);
+        if (k < 0)
+                run_fail(r, "collect_failed", "cannot start collecting: %s", strerror(-k));
 }
 
 static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -437,7 +459,7 @@ static void start_step(struct run *r) {
         run_path(r, "load.log", path, sizeof path);
         capture_close(&r->load_out);
         if (k >= 0)
-                k = capture_open(&r->load_out, r->ctx.event, path, -1, NULL, NULL, NULL, &out_fd);
+                k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
         if (k >= 0) {
                 k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
                 close(out_fd);
@@ -544,7 +566,7 @@ static void start_load(struct run *r) {
                 k = run_plan_load_env(&env);
         run_path(r, "load.log", path, sizeof path);
         if (k >= 0)
-                k = capture_open(&r->load_out, r->ctx.event, path, -1, NULL, NULL, NULL, &out_fd);
+                k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
         if (k >= 0) {
                 k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
                 close(out_fd);
@@ -639,12 +661,12 @@ static int start_sut(struct run *r) {
         run_path(r, "sut.stdout", out_path, sizeof out_path);
         run_path(r, "sut.stderr", err_path, sizeof err_path);
         run_path(r, "sut.log", log_path, sizeof log_path);
-        r->sut_log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
-        if (r->sut_log_fd < 0)
-                return negative_errno();
-        k = capture_open(&r->sut_out, r->ctx.event, out_path, r->sut_log_fd, &r->sut_log_written, on_sut_line, r, &out_fd);
+        k = capture_file_open(&r->sut_log, log_path);
+        if (k < 0)
+                return k;
+        k = capture_open(&r->sut_out, r->ctx.event, out_path, &r->sut_log, on_sut_line, r, &out_fd);
         if (k >= 0)
-                k = capture_open(&r->sut_err, r->ctx.event, err_path, r->sut_log_fd, &r->sut_log_written, on_sut_line, r, &err_fd);
+                k = capture_open(&r->sut_err, r->ctx.event, err_path, &r->sut_log, on_sut_line, r, &err_fd);
         if (k >= 0)
                 k = spawn_child(r, SLICE_SUT, &r->sut, argv, env, out_fd, err_fd, on_sut_exit);
         if (out_fd >= 0)
@@ -690,7 +712,14 @@ static void record_host(struct run *r) {
 }
 
 static int prepare(struct run *r) {
-        int k = make_run_dir(r);
+        char space[1024];
+        /* Before anything is written: a run that cannot fit leaves nothing behind. */
+        int k = preflight_disk(r->def, r->ctx.state_dir, space, sizeof space);
+        if (k < 0) {
+                run_fail(r, "preflight", "%s", space);
+                return 0;
+        }
+        k = make_run_dir(r);
         if (k < 0) {
                 run_fail(r, "preflight", "cannot create the run directory %s: %s", r->dir, strerror(-k));
                 return 0;
@@ -742,8 +771,8 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
         r->sut = (struct child){ .what = "SUT", .pidfd = -1 };
         r->load = (struct child){ .what = "load", .pidfd = -1 };
         r->sut_out.pipe_fd = r->sut_err.pipe_fd = r->load_out.pipe_fd = -1;
-        r->sut_out.file_fd = r->sut_err.file_fd = r->load_out.file_fd = -1;
-        r->sut_log_fd = -1;
+        r->sut_out.file.fd = r->sut_err.file.fd = r->load_out.file.fd = -1;
+        r->sut_log.fd = -1;
         r->done = done;
         r->userdata = userdata;
         r->warnings = cJSON_CreateArray();
@@ -787,8 +816,22 @@ static char *exit_json(const struct run *r) {
         return s;
 }
 
+/* An end asked for while the worker collects waits for it: its thread still reads the run's
+ * slices and definition. on_collected() ends the run with it. */
+static void defer_stop(struct run *r, int state, const char *reason, const char *message) {
+        if (r->stop.asked)
+                return;
+        r->stop.asked = true;
+        r->stop.state = state;
+        snprintf(r->stop.reason, sizeof r->stop.reason, "%s", reason ? reason : "");
+        snprintf(r->stop.message, sizeof r->stop.message, "%s", message ? message : "");
+        collect_worker_cancel(r->collector);
+}
+
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
-        if (r->tearing_down) {
+        if (r->tearing_down || r->collector) {
+                if (!r->tearing_down)
+                        defer_stop(r, state, reason, message);
                 cJSON_Delete(metrics);
                 return;
         }
@@ -815,8 +858,7 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         capture_close(&r->sut_out);
         capture_close(&r->sut_err);
         capture_close(&r->load_out);
-        closep(&r->sut_log_fd);
-        r->sut_log_fd = -1;
+        capture_file_close(&r->sut_log);
 
         _cleanup_free_ char *exits = exit_json(r);
         _cleanup_free_ char *metrics_json = metrics ? cJSON_PrintUnformatted(metrics) : NULL;
@@ -849,6 +891,12 @@ void run_stop(struct run *r, int state, const char *reason, const char *message)
 void run_free(struct run *r) {
         if (!r)
                 return;
+        if (r->collector) {
+                /* Daemon shutdown while collecting: the worker is stopped and joined here. */
+                defer_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped while the run was collecting");
+                collect_worker_wait(r->collector);
+                on_collected(r->collector, r);
+        }
         if (!r->tearing_down)
                 run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);

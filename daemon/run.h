@@ -2,7 +2,7 @@
  * slice and probed for readiness, the load started in its slice for warmup and measure, the SUT
  * stopped, raw files collected, slices removed. Every failure ends in a terminal state with a
  * reason and a message, and every path ends with no process of the run alive and no slice left.
- * All of it runs on the daemon's event loop. */
+ * All of it runs on the daemon's event loop but collection, which runs on a worker thread. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,11 +15,14 @@
 struct cgroup_manager;
 struct db_conn;
 struct definition_policy;
+struct storage;
 
 /* What every run needs from the daemon; owned by the scheduler, outlives the runs. */
 struct run_context {
         sd_event *event;
-        struct db_conn *db;
+        struct db_conn *db;             /* the loop's own connection */
+        struct storage *storage;        /* the pool: collection stores through a connection of its own, */
+        struct db_conn *collect_db;     /* this run's (the scheduler's), or NULL: one from the pool */
         struct cgroup_manager *cgroups;
         const char *state_dir;
         const char *injector_path;      /* slicelab-inject */
@@ -38,7 +41,8 @@ typedef void (*run_done_fn)(struct run *r, void *userdata);
  * fails the run, not the call: the call fails only when the run could not be tracked at all. */
 int run_start(const struct run_context *ctx, const struct queued_run *q, run_done_fn done, void *userdata,
               struct run **ret);
-/* Stop it now: teardown is synchronous (slices killed and removed), then done() is called.
+/* Stop it now: teardown is synchronous (slices killed and removed), then done() is called;
+ * while collecting, the worker is told to stop and the teardown follows when it has.
  * state is RUN_CANCELLED or RUN_INTERRUPTED. */
 void run_stop(struct run *r, int state, const char *reason, const char *message);
 void run_free(struct run *r);

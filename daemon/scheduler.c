@@ -19,12 +19,18 @@
 
 #define ACTIVE_MAX 64
 #define HOUSEKEEPING_QUEUE_SCAN 4096
+#define COLLECT_CONNS_MAX 4
 
 struct scheduler {
         struct run_context ctx;
         unsigned max_parallel;
         struct run *active[ACTIVE_MAX];
+        struct db_conn *active_db[ACTIVE_MAX];  /* active[i]'s collection connection, or NULL */
         size_t n_active;
+        /* Connections kept for collection, taken before the API serves: a run's worker never
+         * waits for a pool that streams hold, and the daemon's fds do not grow with runs. */
+        struct db_conn *idle_db[COLLECT_CONNS_MAX];
+        size_t n_idle_db;
         bool shutting_down;
         sd_event_source *kick_defer;
         struct cpulist housekeeping;    /* applied to the daemon's threads; empty before the first */
@@ -36,8 +42,21 @@ int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct s
                 return -ENOMEM;
         s->ctx = *ctx;
         s->max_parallel = MIN(MAX(max_parallel, 1u), (unsigned) ACTIVE_MAX);
+        for (size_t i = 0; ctx->storage && i < MIN((size_t) s->max_parallel, (size_t) COLLECT_CONNS_MAX); i++) {
+                int r = storage_acquire(ctx->storage, &s->idle_db[s->n_idle_db]);
+                if (r < 0) {
+                        scheduler_free(s);
+                        return r;
+                }
+                s->n_idle_db++;
+        }
         *ret = s;
         return 0;
+}
+
+static void give_back_db(struct scheduler *s, struct db_conn *c) {
+        if (c)
+                s->idle_db[s->n_idle_db++] = c;
 }
 
 size_t scheduler_active(const struct scheduler *s) {
@@ -140,12 +159,17 @@ static void stop_repeated_failures(struct scheduler *s, const struct run *r) {
 static void on_run_done(struct run *r, void *userdata) {
         struct scheduler *s = userdata;
         stop_repeated_failures(s, r);
+        struct db_conn *db = NULL;
         for (size_t i = 0; i < s->n_active; i++)
                 if (s->active[i] == r) {
-                        s->active[i] = s->active[--s->n_active];
+                        db = s->active_db[i];
+                        s->n_active--;
+                        s->active[i] = s->active[s->n_active];
+                        s->active_db[i] = s->active_db[s->n_active];
                         break;
                 }
-        run_free(r);
+        run_free(r);    /* its worker, if any, is joined: the connection is free again */
+        give_back_db(s, db);
         reap_adopted(s);
         kick_later(s);
 }
@@ -275,12 +299,16 @@ static void start_due(struct scheduler *s) {
                         return;
                 }
                 struct run *r = NULL;
-                int k = run_start(&s->ctx, &q[0], on_run_done, s, &r);
+                struct run_context ctx = s->ctx;
+                ctx.collect_db = s->n_idle_db > 0 ? s->idle_db[--s->n_idle_db] : NULL;
+                int k = run_start(&ctx, &q[0], on_run_done, s, &r);
                 queued_runs_free(q, n);
                 if (k < 0) {
+                        give_back_db(s, ctx.collect_db);
                         log_error_errno(k, "cannot start a run");
                         return;
                 }
+                s->active_db[s->n_active] = ctx.collect_db;
                 s->active[s->n_active++] = r;
         }
 }
@@ -300,6 +328,7 @@ void scheduler_shutdown(struct scheduler *s) {
                 struct run *r = s->active[--s->n_active];
                 run_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon was stopped while this run was in progress");
                 run_free(r);
+                give_back_db(s, s->active_db[s->n_active]);
         }
         reap_adopted(s);
 }
@@ -308,5 +337,7 @@ void scheduler_free(struct scheduler *s) {
         if (!s)
                 return;
         scheduler_shutdown(s);
+        while (s->n_idle_db > 0)
+                storage_release(s->ctx.storage, s->idle_db[--s->n_idle_db]);
         free(s);
 }

@@ -315,29 +315,47 @@ void jvm_gclog_free(struct jvm_gclog *log) {
         free(log);
 }
 
-int jvm_gclog_load(const char *path, size_t max_events, struct jvm_gclog **ret) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f)
-                return negative_errno();
-        return jvm_gclog_load_file(f, max_events, ret);
-}
-
-int jvm_gclog_load_file(FILE *f, size_t max_events, struct jvm_gclog **ret) {
+int jvm_gclog_load_streams(FILE *const *files, size_t n, size_t max_events, struct jvm_gclog **ret) {
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = calloc(1, sizeof *log);
         if (!log)
                 return -ENOMEM;
-
+        /* One parser across the files: a rotated log is one stream cut in pieces, its header
+         * (the collector, the heap) in the first piece only. */
         struct jvm_gclog_parser p;
         jvm_gclog_parser_init(&p);
         struct load_state s = { .log = log, .max_events = max_events };
-        int r = jvm_gclog_parse_file(f, &p, load_event, &s);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < n; i++) {
+                int r = jvm_gclog_parse_file(files[i], &p, load_event, &s);
+                if (r < 0)
+                        return r;
+        }
         log->info = p.info;
         log->lines = p.lines;
         log->skipped = p.skipped;
         *ret = TAKE_PTR(log);
         return 0;
+}
+
+#define GCLOG_FILES_MAX 16
+
+int jvm_gclog_load_files(const char *const *paths, size_t n, size_t max_events, struct jvm_gclog **ret) {
+        FILE *files[GCLOG_FILES_MAX] = { 0 };
+        int r = 0;
+        if (n > GCLOG_FILES_MAX)
+                return -E2BIG;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                if (!(files[i] = fopen(paths[i], "re")))
+                        r = negative_errno();
+        if (r >= 0)
+                r = jvm_gclog_load_streams(files, n, max_events, ret);
+        for (size_t i = 0; i < n; i++)
+                if (files[i])
+                        fclose(files[i]);
+        return r;
+}
+
+int jvm_gclog_load(const char *path, size_t max_events, struct jvm_gclog **ret) {
+        return jvm_gclog_load_files(&path, 1, max_events, ret);
 }
 
 static int cmp_i64(const void *a, const void *b) {

@@ -92,8 +92,12 @@ struct jvm_gclog {
 /* Load path with at most max_events events (the rest counted by truncated). -ENOENT etc from
  * fopen, -ENOMEM, -EIO. *ret untouched on failure. */
 int jvm_gclog_load(const char *path, size_t max_events, struct jvm_gclog **ret);
-/* The same from an open stream (the daemon's run-files opener); f stays the caller's. */
-int jvm_gclog_load_file(FILE *f, size_t max_events, struct jvm_gclog **ret);
+/* The same over a log rotated into several files (-Xlog's filecount), given oldest first: one
+ * stream of events in the files' order. Fails as jvm_gclog_load() on the first file that does. */
+int jvm_gclog_load_files(const char *const *paths, size_t n, size_t max_events, struct jvm_gclog **ret);
+/* The same over streams already open (the daemon's run-files opener), oldest first; they stay
+ * the caller's. */
+int jvm_gclog_load_streams(FILE *const *files, size_t n, size_t max_events, struct jvm_gclog **ret);
 void jvm_gclog_free(struct jvm_gclog *log);
 DEFINE_POINTER_CLEANUP(struct jvm_gclog, jvm_gclog_free)
 

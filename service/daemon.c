@@ -177,6 +177,7 @@ static int start_runs(struct daemon *d) {
         struct run_context ctx = {
                 .event = d->event,
                 .db = d->loop_db,
+                .storage = d->storage,
                 .cgroups = d->cgroups,
                 .state_dir = d->options->state_dir,
                 .injector_path = d->injector_path,

@@ -85,7 +85,7 @@ static void test_limits(void **state) {
         assert_true(sut.pids_max > 0);
         assert_cpus(&load.cpus, "0-1");
         assert_int_equal(load.cpu_quota_us, 0);
-        assert_int_equal(load.memory_max, 0);
+        assert_int_equal(load.memory_max, UINT64_C(1) << 30);   /* the load slice's default */
         assert_true(load.pids_max > 0);
 
         /* a cell of its own nothing: every CPU of the root, unlimited, sut.memory_max */
@@ -138,7 +138,7 @@ static void test_sut_argv(void **state) {
         static const char *const want[] = {
                 "java",
                 "-XX:+PrintFlagsFinal",
-                "-Xlog:gc*,safepoint:file=" DIR "/gc.log:uptimenanos,timenanos,level,tags:filecount=0",
+                "-Xlog:gc*,safepoint:file=" DIR "/gc.log:uptimenanos,timenanos,level,tags:filecount=5,filesize=20m",
                 "-XX:+PerfDataSaveToFile",
                 "-XX:PerfDataSaveFile=" DIR "/hsperfdata",
                 "-XX:-UseContainerSupport", /* after the design's flags: a cell may override them */

@@ -337,6 +337,46 @@ static void test_gclog_stream(void **state) {
         fclose(f);
 }
 
+/* A log rotated in two pieces reads as the whole: the same events in the same order, the header
+ * (collector, heap) from the first piece. */
+static void test_gclog_load_rotated(void **state) {
+        char path[4096], dir[] = "/tmp/slicelab-gclog.XXXXXX", first[4200], second[4200];
+        fixture_path(path, sizeof path, "gc-g1.log");
+        _cleanup_(jvm_gclog_freep) struct jvm_gclog *whole = NULL, *pieces = NULL;
+        assert_int_equal(jvm_gclog_load(path, 100000, &whole), 0);
+        assert_true(whole->n_events >= 2);
+        assert_non_null(mkdtemp(dir));
+        snprintf(first, sizeof first, "%s/gc.log.0", dir);
+        snprintf(second, sizeof second, "%s/gc.log", dir);
+        FILE *in = fopen(path, "re"), *a = fopen(first, "we"), *b = fopen(second, "we");
+        assert_true(in && a && b);
+        char line[8192];
+        size_t lines = 0;
+        while (fgets(line, sizeof line, in))
+                lines++;
+        rewind(in);
+        for (size_t i = 0; fgets(line, sizeof line, in); i++)
+                fputs(line, i < lines / 2 ? a : b);
+        fclose(in);
+        fclose(a);
+        fclose(b);
+        const char *paths[] = { first, second };
+        assert_int_equal(jvm_gclog_load_files(paths, 2, 100000, &pieces), 0);
+        assert_int_equal(pieces->n_events, whole->n_events);
+        for (size_t i = 0; i < whole->n_events; i++) {
+                assert_int_equal(pieces->events[i].start_ns, whole->events[i].start_ns);
+                assert_int_equal(pieces->events[i].duration_ns, whole->events[i].duration_ns);
+        }
+        assert_string_equal(pieces->info.collector ? pieces->info.collector : "", whole->info.collector ? whole->info.collector : "");
+        const char *missing[] = { first, "/nonexistent/gc.log" };
+        struct jvm_gclog *untouched = (struct jvm_gclog *) 0x1;
+        assert_int_equal(jvm_gclog_load_files(missing, 2, 100000, &untouched), -ENOENT);
+        assert_ptr_equal(untouched, (struct jvm_gclog *) 0x1);
+        unlink(first);
+        unlink(second);
+        rmdir(dir);
+}
+
 static void test_gclog_load_limits(void **state) {
         char path[4096];
         struct jvm_gclog *log = (struct jvm_gclog *) 0x1;
@@ -734,6 +774,7 @@ int main(void) {
                 cmocka_unit_test(test_gc_event_fields),
                 cmocka_unit_test(test_flags_fixtures),
                 cmocka_unit_test(test_flags_hostile),
+                cmocka_unit_test(test_gclog_load_rotated),
                 cmocka_unit_test(test_hsperf_parse),
                 cmocka_unit_test(test_hsperf_hostile),
                 cmocka_unit_test(test_hsperf_files),
