@@ -443,6 +443,20 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
         return 0;
 }
 
+/* The load (the injector, a capacity step's, or an external command) in its slice, its output
+ * captured to load.log. */
+static int spawn_load(struct run *r, char **argv, char **env) {
+        char path[PATH_MAX];
+        int out_fd = -1;
+        run_path(r, "load.log", path, sizeof path);
+        int k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
+        if (k >= 0) {
+                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
+                close(out_fd);
+        }
+        return k;
+}
+
 /* ---- capacity search ---------------------------------------------------------------------- */
 
 /* How the JVM stays warm between steps: it is one SUT for the whole search, and each step's
@@ -450,20 +464,13 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
  * the step's rate before it measures, so that the JIT and the heap settle at that rate. */
 static void start_step(struct run *r) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
-        char path[PATH_MAX];
-        int out_fd = -1;
         unsigned step = r->search.steps;
         int k = run_plan_step_argv(r->def, r->dir, r->ctx.injector_path, step, r->step_rate, &argv);
         if (k >= 0)
                 k = run_plan_load_env(&env);
-        run_path(r, "load.log", path, sizeof path);
-        capture_close(&r->load_out);
+        capture_close(&r->load_out); /* the previous step's */
         if (k >= 0)
-                k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
-        if (k >= 0) {
-                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
-                close(out_fd);
-        }
+                k = spawn_load(r, argv, env);
         if (k < 0) {
                 run_fail(r, "load_failed", "cannot start capacity step %u: %s", step, strerror(-k));
                 return;
@@ -555,8 +562,6 @@ static void start_search(struct run *r) {
 static void start_load(struct run *r) {
         const struct definition_load *l = &r->def->load;
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
-        char path[PATH_MAX];
-        int out_fd = -1;
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY) {
                 start_search(r);
                 return;
@@ -564,13 +569,8 @@ static void start_load(struct run *r) {
         int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
         if (k >= 0)
                 k = run_plan_load_env(&env);
-        run_path(r, "load.log", path, sizeof path);
         if (k >= 0)
-                k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
-        if (k >= 0) {
-                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
-                close(out_fd);
-        }
+                k = spawn_load(r, argv, env);
         if (k < 0) {
                 run_fail(r, "load_failed", "cannot start the load %s: %s", argv ? argv[0] : "", strerror(-k));
                 return;
