@@ -202,19 +202,16 @@ int cmd_report(struct http *h, const struct options *o, const char *id) {
         return experiment_outcome(report);
 }
 
-int cmd_findings(struct http *h, const struct options *o, const char *id) {
-        _cleanup_free_ char *path = experiment_path(h, id, "/findings", o->baseline);
-        _cleanup_json_ cJSON *j = NULL;
-        int k = http_get_json(h, path, &j);
-        if (k != 0)
-                return k;
-        if (o->json)
-                print_json(j);
-        else if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")) == 0)
+static void show_findings(const cJSON *j) {
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")) == 0)
                 printf("no findings against baseline %s\n", jstr(j, "baseline"));
         else
                 print_findings(cJSON_GetObjectItemCaseSensitive(j, "findings"));
-        return EXIT_OK;
+}
+
+int cmd_findings(struct http *h, const struct options *o, const char *id) {
+        _cleanup_free_ char *path = experiment_path(h, id, "/findings", o->baseline);
+        return get_and_show(h, o, path, show_findings);
 }
 
 /* --- compare: per metric, both sides and the ratio b/a ---------------------------------------- */
