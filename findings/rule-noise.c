@@ -61,7 +61,7 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
                 return;
         char claim[800];
         snprintf(claim, sizeof claim,
-                 "the 95%% intervals of cell %s's ratios to %s are too wide to decide a 3%% difference: %s; about %.0f iterations per cell would",
+                 "the 95%% intervals of cell %s's ratios to %s are too wide to decide a 3%% difference: %s; about %.0f iterations per cell would decide it",
                  cell->name, base->name, list, need);
         cJSON *f = finding_new(out, "noise", FINDING_INFO, need, claim, "more iterations per cell");
         finding_add_cell(f, cell->name);
