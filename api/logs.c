@@ -111,7 +111,9 @@ enum MHD_Result api_get_logs(struct api_request *req) {
                 return api_reply_error(req, &err);
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/runs/%s/%s.log", req->config->state_dir, id, which);
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        /* The run directory belongs to the run user: a FIFO there must not hang an API worker
+         * in open(), and anything but a regular file is refused below. */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
         if (fd < 0)
                 return api_reply_errorf(req, 404, "not_found", NULL, "run %s has no %s log", id, which);
         struct stat st;

@@ -64,4 +64,12 @@ for kind in symlink fifo; do
                   cells:[{name:"a",cpus:"1"}]}')"
         expect_refused summary.json "$kind"
 done
+
+# The logs endpoint reads the run directory too: a FIFO put where a log was must not hang an API
+# worker (curl would give up with status 000), and is refused as not a regular file.
+rm -f "$DAEMON_STATE/runs/$RUN/load.log" && mkfifo -m 666 "$DAEMON_STATE/runs/$RUN/load.log"
+status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 "$DAEMON_URL/v1/runs/$RUN/logs/load")
+check_eq "a FIFO as load.log: GET .../logs/load answers at once, refusing it" 500 "$status"
+api GET /v1/health
+check_eq "and the daemon still answers" 200 "$HTTP_STATUS"
 finish
