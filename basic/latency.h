@@ -51,6 +51,10 @@ struct timeline_source {
 int timeline_source_for_each(const struct timeline_source *src,
                              void (*fn)(const struct timeline_record *, void *), void *userdata);
 
+/* A sent request is late when its lag is above this: the injector's accuracy goal (lag p99
+ * within 1 ms), which "saturated" holds a run to. */
+#define LATENCY_LATE_NS 1000000
+
 struct latency_stats {
         uint64_t n[_LATENCY_MAX];               /* records that count, per kind */
         int64_t pct[_LATENCY_MAX][_PCT_MAX];    /* ns; valid when n[kind] > 0 */

@@ -128,6 +128,24 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         return 0;
 }
 
+/* The injector's late requests by cause (slicelab-inject(1), "late"), copied only as the counts
+ * it promises: the summary is a file the run's user could have written. */
+static void add_late_requests(cJSON *load, const cJSON *late) {
+        static const char *const fields[] = { "threshold_us", "requests", "server", "injector" };
+        double v[ELEMENTSOF(fields)];
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+                const cJSON *n = cJSON_GetObjectItemCaseSensitive(late, fields[i]);
+                if (!cJSON_IsNumber(n) || !isfinite(n->valuedouble) || n->valuedouble < 0 || n->valuedouble > 1e15)
+                        return;   /* none, the closed loop's null, or not what the injector writes */
+                v[i] = n->valuedouble;
+        }
+        if (v[2] + v[3] != v[1])
+                return;
+        cJSON *o = cJSON_AddObjectToObject(load, "late");
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++)
+                cJSON_AddNumberToObject(o, fields[i], v[i]);
+}
+
 static int collect_injector_summary(const struct collect_input *in, cJSON *m, cJSON *warnings, char *why,
                                     size_t why_size) {
         _cleanup_free_ char *text = NULL;
@@ -145,6 +163,7 @@ static int collect_injector_summary(const struct collect_input *in, cJSON *m, cJ
         cJSON *sat = cJSON_GetObjectItemCaseSensitive(s, "saturated");
         bool saturated = cJSON_IsTrue(sat);
         cJSON_AddBoolToObject(load, "saturated", saturated);
+        add_late_requests(load, cJSON_GetObjectItemCaseSensitive(s, "late"));
         if (saturated)
                 warnf(warnings, "the injector was saturated (it could not keep the schedule): its figures describe the injector, not the server");
         return 0;

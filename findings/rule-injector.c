@@ -1,7 +1,8 @@
 /* rule-injector.c: runs in which the injector did not keep its schedule (saturated, or lag p99
  * above 1 ms): that cell's results describe the injector as much as the server, so the
- * finding is high and names the cause its evidence supports: every connection busy (rate x
- * worst latency from submit above the connections), the injector's CPUs exhausted (its slice
+ * finding is high and names the cause its evidence supports: every connection busy (most late
+ * requests were late from an ideal injector too, load.late; for runs without that account, rate
+ * x worst latency from submit above the connections), the injector's CPUs exhausted (its slice
  * used 90% of them, or was throttled) or shared with the SUT, else late wakeups. */
 #include "findings/rules.h"
 
@@ -10,8 +11,9 @@
 #include <string.h>
 
 #include "basic/cpulist.h"
+#include "basic/latency.h"
 
-#define LAG_P99_MAX_US 1000.0
+#define LAG_P99_MAX_US (LATENCY_LATE_NS / 1000.0)
 #define CPU_EXHAUSTED 0.9
 
 static double def_number(const cJSON *o, const char *key) {
@@ -24,13 +26,32 @@ static bool def_cpus(const cJSON *o, struct cpulist *ret) {
         return s && cpulist_parse(s, ret) >= 0;
 }
 
+/* The injector's own account of its late requests (load.late, from replaying the timeline
+ * with an ideal injector): 1 when most were the server's, 0 when most were its own, -1 when the
+ * run has none (older runs, the closed loop, a summary without it). */
+static int late_mostly_server(const struct findings_run *run, double *ret_late, double *ret_server) {
+        double late, server;
+        if (!findings_metric(run, "load.late.requests", &late) || !findings_metric(run, "load.late.server", &server) ||
+            late <= 0)
+                return -1;
+        *ret_late = late;
+        *ret_server = server;
+        return server * 2 > late;
+}
+
 /* The cause, as a sentence, from the strongest evidence first. */
 static void cause_of(const struct findings_input *in, const struct findings_cell *cell, const struct findings_run *run,
                      char *buf, size_t size) {
         const cJSON *load = cJSON_GetObjectItemCaseSensitive(in->definition, "load");
         double rate = def_number(load, "rate"), conns = def_number(load, "connections");
-        double measure_s = def_number(load, "measure_s"), worst_us, used_s, throttled;
-        if (isfinite(rate) && isfinite(conns) && findings_metric(run, "latency_us.submit.max", &worst_us)) {
+        double measure_s = def_number(load, "measure_s"), worst_us, used_s, throttled, late = 0, server = 0;
+        int account = late_mostly_server(run, &late, &server);
+        if (account == 1) {
+                snprintf(buf, size, "every connection was busy: %.0f of its %.0f late requests would have been late from an ideal injector too, as no connection was free while the server answered (use more connections than rate x worst latency, or a lower rate)",
+                         server, late);
+                return;
+        }
+        if (account < 0 && isfinite(rate) && isfinite(conns) && findings_metric(run, "latency_us.submit.max", &worst_us)) {
                 double need = ceil(rate * worst_us / 1e6);
                 if (need > conns) {
                         snprintf(buf, size, "every connection was busy: %.0f req/s x %.1f ms worst latency needs %.0f connections, it had %.0f (use at least rate x worst latency)",
@@ -54,7 +75,11 @@ static void cause_of(const struct findings_input *in, const struct findings_cell
                 snprintf(buf, size, "the injector shared CPUs with the SUT%s", have_lc ? "" : " (load.cpus not set)");
                 return;
         }
-        snprintf(buf, size, "late wakeups: connections were free and the injector had CPU to spare, so its timers fired late (another task on its CPUs, or timer slack)");
+        if (account == 0)
+                snprintf(buf, size, "the injector itself: %.0f of its %.0f late requests had a free connection when due and it had CPU to spare, so it woke late or the machine paused it (another task on its CPUs, timer slack, a stolen vCPU)",
+                         late - server, late);
+        else
+                snprintf(buf, size, "late wakeups: connections were free and the injector had CPU to spare, so its timers fired late (another task on its CPUs, or timer slack)");
 }
 
 void findings_rule_injector(const struct findings_input *in, cJSON *out) {
@@ -79,6 +104,9 @@ void findings_rule_injector(const struct findings_input *in, cJSON *out) {
                         const char *ids[] = { run->id };
                         finding_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);
                         finding_add_evidence_runs(f, "load.saturated", cell->name, saturated ? 1 : 0, NAN, ids, 1);
+                        double server;
+                        if (findings_metric(run, "load.late.server", &server))
+                                finding_add_evidence_runs(f, "load.late.server", cell->name, server, NAN, ids, 1);
                 }
         }
 }

@@ -24,6 +24,7 @@
 #include "injector/options.h"
 #include "injector/output.h"
 #include "injector/summary.h"
+#include "injector/lag-attribution.h"
 #include "injector/timeline-stats.h"
 #include "injector/url.h"
 
@@ -84,8 +85,8 @@ static int open_timeline(const char *path) {
 }
 
 static int write_summary(const struct inject_options *o, const struct engine_result *er,
-                         const struct timeline_stats *st) {
-        _cleanup_free_ char *json = summary_format(o, er, st);
+                         const struct timeline_stats *st, const struct lag_attribution *late) {
+        _cleanup_free_ char *json = summary_format(o, er, st, late);
         if (!json)
                 return -ENOMEM;
         size_t len = strlen(json);
@@ -180,6 +181,15 @@ static int run_engine(const struct inject_options *o, const struct engine_config
                 log_error_errno(r, "Cannot read back the timeline");
                 return EXIT_RUN_FAILED;
         }
+        struct lag_attribution late;
+        if (o->mode == INJECT_MODE_RATE) {
+                const struct timeline_source src = { .fd = fd, .offset = sizeof(struct timeline_header), .count = er.records };
+                r = lag_attribution_compute(&src, o->connections, o->threads, &late);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot read back the timeline");
+                        return EXIT_RUN_FAILED;
+                }
+        }
         if (o->hlog_path) {
                 r = write_hlog(o, &er, fd);
                 if (r < 0) {
@@ -187,7 +197,7 @@ static int run_engine(const struct inject_options *o, const struct engine_config
                         return EXIT_RUN_FAILED;
                 }
         }
-        r = write_summary(o, &er, &st);
+        r = write_summary(o, &er, &st, o->mode == INJECT_MODE_RATE ? &late : NULL);
         if (r < 0) {
                 log_error_errno(r, "Cannot write the summary %s", o->summary_path ? o->summary_path : "(stdout)");
                 return EXIT_RUN_FAILED;

@@ -90,13 +90,25 @@ static cJSON *calibration_json(const struct engine_result *er) {
         return o;
 }
 
+/* The late requests and whose they were (lag-attribution.h). */
+static cJSON *late_json(const struct lag_attribution *late) {
+        if (!late)
+                return cJSON_CreateNull();
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "threshold_us", us(LATENCY_LATE_NS));
+        cJSON_AddNumberToObject(o, "requests", (double) late->late);
+        cJSON_AddNumberToObject(o, "server", (double) late->late_server);
+        cJSON_AddNumberToObject(o, "injector", (double) (late->late - late->late_server));
+        return o;
+}
+
 static const char *signal_name(int sig) {
         return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : NULL;
 }
 
 
 char *summary_format(const struct inject_options *o, const struct engine_result *er,
-                     const struct timeline_stats *st) {
+                     const struct timeline_stats *st, const struct lag_attribution *late) {
         _cleanup_json_ cJSON *j = cJSON_CreateObject();
         if (!j)
                 return NULL;
@@ -141,6 +153,7 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
         cJSON *lat = cJSON_AddObjectToObject(j, "latency_us");
         for (int k = 0; lat && k < _LATENCY_MAX; k++)
                 cJSON_AddItemToObject(lat, latency_kind_names[k], latency_json(st, (enum latency_kind) k));
+        cJSON_AddItemToObject(j, "late", late_json(late));
         cJSON_AddBoolToObject(j, "saturated", saturated);
         cJSON_AddNumberToObject(j, "connections_opened", (double) er->connects);
         cJSON_AddNumberToObject(j, "connect_failures", (double) er->connect_failures);

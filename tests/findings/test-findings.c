@@ -312,6 +312,25 @@ static void test_injector(void **state) {
         cJSON_Delete(out);
 }
 
+/* The injector's own account (load.late) comes first: mostly the server's late requests name the
+ * connections even where rate x worst latency fits them, and mostly its own name the injector
+ * even where that product does not fit. */
+static void test_injector_account(void **state) {
+        const char *json =
+                "{\"definition\":" DEF ",\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"a1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":3300},\"submit\":{\"max\":900}},\"load\":{\"saturated\":true,\"cpu_usage_s\":1,\"nr_throttled\":0,"
+                "    \"late\":{\"threshold_us\":1000,\"requests\":400,\"server\":390,\"injector\":10}}}}]},"
+                "{\"name\":\"B\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"b1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":2500},\"submit\":{\"max\":45000}},\"load\":{\"saturated\":true,\"cpu_usage_s\":1,\"nr_throttled\":0,"
+                "    \"late\":{\"threshold_us\":1000,\"requests\":300,\"server\":0,\"injector\":300}}}}]}]}";
+        cJSON *out = run_rule(findings_rule_injector, json);
+        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_non_null(strstr(claim_of(out, 0), "every connection was busy: 390 of its 400 late requests would have been late from an ideal injector too"));
+        assert_non_null(strstr(claim_of(out, 1), "the injector itself: 300 of its 300 late requests had a free connection"));
+        cJSON_Delete(out);
+}
+
 /* ---- noise and drift ---- */
 
 static void test_noise(void **state) {
@@ -616,7 +635,7 @@ int main(void) {
         json_setup();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
-                cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector),
+                cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
                 cmocka_unit_test(test_interference_other_work), cmocka_unit_test(test_memory_swap),

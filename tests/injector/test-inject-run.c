@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inject-test-util.h"
@@ -333,6 +334,58 @@ static void test_answer_times_while_ticking(void **state) {
         server_stop(&srv);
 }
 
+/* Whose fault late requests were (the summary's "late"): a server answering in 20 ms on 2
+ * connections carries 100/s of the 200/s asked, so requests wait for connections an ideal
+ * injector would have waited for too: the server's. */
+static void test_late_server(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--delay-ms", "20", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "200", "--duration", "1s", "--connections", "2", NULL });
+        double late = json_number(r.s, "late.requests"), server = json_number(r.s, "late.server");
+        print_message("late %.0f: server %.0f, injector %.0f\n", late, server, json_number(r.s, "late.injector"));
+        assert_true(late >= 50);
+        assert_true(server >= 0.9 * late);
+        assert_true(json_number(r.s, "late.injector") == late - server);
+        assert_true(json_number(r.s, "late.threshold_us") == 1000);
+        assert_true(json_bool(r.s, "saturated"));
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* The injector stopped (SIGSTOP) for 200 ms mid-run while the server answers at once: what was due
+ * meanwhile went out late though connections were free: the injector's. */
+static void test_late_injector(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--notify-after", "300", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        char path[4096];
+        build_path(path, sizeof path, "injector/slicelab-inject");
+        char *argv[] = { path, "--url", r.url, "--rate", "1000", "--duration", "2s", "--connections", "16",
+                         "--timeline", r.timeline, "--summary", r.summary, NULL };
+        struct proc inj;
+        proc_spawn(&inj, argv, false);
+        char line[64];
+        assert_true(proc_read_line(&srv.p, line, sizeof line, 30000));   /* mid-run: 300 answers sent */
+        assert_int_equal(kill(inj.pid, SIGSTOP), 0);
+        /* The stop itself, not a wait for anything: the injector must miss its schedule. */
+        struct timespec stopped = { .tv_nsec = 200 * 1000000L };
+        nanosleep(&stopped, NULL);
+        assert_int_equal(kill(inj.pid, SIGCONT), 0);
+        int status = proc_wait(&inj, 30000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        r.s = json_load(r.summary);
+        double late = json_number(r.s, "late.requests"), injector = json_number(r.s, "late.injector");
+        print_message("late %.0f: server %.0f, injector %.0f\n", late, json_number(r.s, "late.server"), injector);
+        assert_true(late >= 150);   /* about 200 due while it was stopped */
+        assert_true(injector >= 0.9 * late);
+        run_done(&r);
+        server_stop(&srv);
+}
+
 /* Self-calibration of waking: with default flags at 2000/s the open loop measures its wakeups
  * before the schedule starts and reports what it chose, within the CPU budget (half of 500 us
  * between requests); --spin by hand wins; --spin-budget 0 never spins. Figures, not timing, are
@@ -403,6 +456,7 @@ static void test_closed_loop(void **state) {
         assert_int_equal(timeline_count(&r.t, false, 200, 0), r.t.n);
         assert_true(cJSON_IsNull(cJSON_GetObjectItem(r.s, "rate")));
         assert_false(json_bool(r.s, "saturated"));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(r.s, "late")));   /* nothing is due before it is sent */
         run_done(&r);
         server_stop(&srv);
 }
@@ -584,6 +638,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_poisson, test_cleanup),
                 cmocka_unit_test_teardown(test_high_rate, test_cleanup),
                 cmocka_unit_test_teardown(test_calibration, test_cleanup),
+                cmocka_unit_test_teardown(test_late_server, test_cleanup),
+                cmocka_unit_test_teardown(test_late_injector, test_cleanup),
                 cmocka_unit_test_teardown(test_answer_times_while_ticking, test_cleanup),
                 cmocka_unit_test_teardown(test_without_epoll_pwait2, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
                 cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),

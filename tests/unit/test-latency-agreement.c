@@ -144,7 +144,7 @@ static cJSON *injector_latency(const char *path) {
                                     .connections = 16, .threads = 1 };
         struct engine_result er = { .start_ns = T0, .measure_start_ns = MEASURE_START,
                                     .end_ns = T0 + N_RECORDS * GAP_NS, .records = N_RECORDS };
-        char *text = summary_format(&o, &er, &st);
+        char *text = summary_format(&o, &er, &st, NULL);
         assert_non_null(text);
         cJSON *summary = cJSON_Parse(text);
         free(text);
