@@ -2,8 +2,9 @@
  * late its sleeps end on its CPU (a VM may take milliseconds to wake an idle vCPU) and picks the
  * shortest --spin that keeps the expected lag p99 within CALIBRATE_LAG_GOAL_NS, within a CPU
  * budget: spinning S before each of rate/threads requests a second costs S * rate/threads of the
- * CPU, so S <= budget * gap. A --spin given by hand wins, and so does ticking (--batch at high
- * rates, where the loop does not sleep between requests). */
+ * CPU, so S <= budget * gap. The warmup then tunes it from the lag the loop really gets
+ * (spin-tuner.h). A --spin given by hand wins, and so does ticking (--batch at high rates, where
+ * the loop does not sleep between requests). */
 #pragma once
 
 #include <stdbool.h>
@@ -28,6 +29,11 @@ struct calibration {
         int64_t budget_spin_ns;         /* the most the budget allows */
         bool bounded;                   /* no spin within the budget meets the goal */
         unsigned samples;
+        /* Tuned during warmup (spin-tuner.h), all loops together: spin_ns above is the spin
+         * of the measure phase (the longest of the loops'), this the one before the warmup. */
+        int64_t spin_before_warmup_ns;
+        unsigned warmup_windows, warmup_raises;
+        int64_t warmup_lag_p99_ns;      /* the last window's (the worst loop's), -1 without one */
 };
 
 /* Measure and choose for a loop sending a request every gap_ns, spinning at most budget (0-1)

@@ -46,6 +46,7 @@
 #define STOP_DRAIN_MAX_NS NSEC_PER_SEC       /* after SIGTERM, answers get at most this long */
 #define RING_FULL_RETRY_NS NSEC_PER_MSEC
 #define RING_MAX_MODE_RECORDS (UINT64_C(1) << 18)
+#define SPIN_TUNE_WINDOW_NS (NSEC_PER_SEC / 4)  /* a loop's requests per tuning window */
 #define NO_CONN UINT32_MAX
 #define SIGNAL_TOKEN UINT64_MAX
 #define WAKE_TOKEN (UINT64_MAX - 1)
@@ -136,6 +137,8 @@ static bool claim(struct worker *w) {
 static void request_start(struct worker *w, struct conn *c, int64_t now) {
         if (now - w->last_send_wake >= w->e->batch_ns)
                 w->last_send_wake = now;
+        if (now < w->e->measure_start)
+                spin_tuner_add(&w->tuner, now - w->res_ns);
         list_remove(c);
         c->k = w->res_k;
         w->has_res = false;
@@ -270,7 +273,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 ts = (struct timespec){ 0 };
                 tp = &ts;
         } else if (deadline != INT64_MAX) {
-                int64_t wait = deadline - now_mono_ns() - (send_deadline ? w->e->spin_ns : 0);
+                int64_t wait = deadline - now_mono_ns() - (send_deadline ? w->tuner.spin_ns : 0);
                 spin_from = wait <= 0 && send_deadline ? now_mono_ns() : 0;
                 ts = timespec_from_ns(wait);
                 tp = &ts;
@@ -545,13 +548,17 @@ static int engine_start(struct engine *e) {
         r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
         if (r < 0)
                 return r;
-        if (e->o->mode == INJECT_MODE_RATE)
-                for (unsigned i = 0; i < e->n_workers; i++) {
-                        struct worker *w = &e->workers[i];
-                        schedule_init(&w->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
-                        for (unsigned j = 0; j < i; j++)
-                                schedule_advance(&w->sched);
-                }
+        bool tune = e->calibration.outcome == CALIBRATE_RAN && e->o->warmup_ns > 0;
+        uint32_t window = gap_ns > 0 ? (uint32_t) MIN((double) SPIN_TUNE_WINDOW_NS / gap_ns, (double) UINT32_MAX) : 0;
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                struct worker *w = &e->workers[i];
+                spin_tuner_init(&w->tuner, tune, e->spin_ns, e->calibration.budget_spin_ns, CALIBRATE_LAG_GOAL_NS, window);
+                if (e->o->mode != INJECT_MODE_RATE)
+                        continue;
+                schedule_init(&w->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
+                for (unsigned j = 0; j < i; j++)
+                        schedule_advance(&w->sched);
+        }
         return 0;
 }
 
@@ -593,6 +600,19 @@ static int engine_loop(struct engine *e) {
         return merge_parts(e);
 }
 
+/* What the warmup made of the spin, over all loops. */
+static void calibration_add_tuning(struct engine *e, struct calibration *c) {
+        c->spin_before_warmup_ns = e->spin_ns;
+        c->warmup_lag_p99_ns = -1;
+        for (unsigned i = 0; i < e->n_workers; i++) {
+                const struct spin_tuner *t = &e->workers[i].tuner;
+                c->spin_ns = i == 0 ? t->spin_ns : MAX(c->spin_ns, t->spin_ns);
+                c->warmup_windows += t->windows;
+                c->warmup_raises += t->raises;
+                c->warmup_lag_p99_ns = MAX(c->warmup_lag_p99_ns, t->last_p99_ns);
+        }
+}
+
 static void engine_result(struct engine *e, struct engine_result *ret) {
         int64_t stop = atomic_load(&e->stop_ns);
         *ret = (struct engine_result){
@@ -613,6 +633,7 @@ static void engine_result(struct engine *e, struct engine_result *ret) {
                 ret->ring_capacity += w->ring.capacity;
         }
         ret->calibration = e->calibration;
+        calibration_add_tuning(e, &ret->calibration);
 }
 
 int engine_run(const struct engine_config *cfg, struct engine_result *ret) {

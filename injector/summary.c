@@ -79,6 +79,10 @@ static cJSON *calibration_json(const struct engine_result *er) {
         add_or_null(o, "wakeup_late_p99_us", ran, us(c->late_p99_ns));
         add_or_null(o, "samples", ran, c->samples);
         cJSON_AddNumberToObject(o, "spin_us", us(c->spin_ns));
+        cJSON_AddNumberToObject(o, "spin_before_warmup_us", us(c->spin_before_warmup_ns));
+        cJSON_AddNumberToObject(o, "warmup_windows", c->warmup_windows);
+        cJSON_AddNumberToObject(o, "warmup_raises", c->warmup_raises);
+        add_or_null(o, "warmup_lag_p99_us", c->warmup_lag_p99_ns >= 0, us(c->warmup_lag_p99_ns));
         add_or_null(o, "expected_lag_p99_us", ran, us(c->expected_lag_p99_ns));
         add_or_null(o, "budget_spin_us", ran, us(c->budget_spin_ns));
         if (ran)

@@ -15,6 +15,7 @@
 #include "injector/connection.h"
 #include "injector/engine.h"
 #include "injector/schedule.h"
+#include "injector/spin-tuner.h"
 #include "injector/timeline-ring.h"
 
 #define RECV_BUFFER (64u << 10)
@@ -42,6 +43,7 @@ struct worker {
         int64_t stamp_offset;   /* recv_stamp_offset() at the last wakeup */
         uint64_t connects, connect_failures, server_closes, ring_full_count;
         int64_t spun_ns;        /* time spent polling through the spin before due requests */
+        struct spin_tuner tuner; /* its spin, tuned during warmup */
         pthread_t thread;
         bool started;
         char rbuf[RECV_BUFFER];
@@ -55,7 +57,7 @@ struct engine {
         unsigned n_workers;
         int64_t t0, measure_start, end; /* end stays 0 until t0: nothing is sent before */
         int64_t batch_ns;               /* 0, or the open loop's wakeup interval at high rates */
-        int64_t spin_ns;                /* --spin, or calibrated */
+        int64_t spin_ns;                /* --spin, or calibrated (before the warmup tunes it) */
         uint64_t records;               /* in the run's timeline, once the loops are done */
         struct calibration calibration;
         atomic_int_fast64_t stop_ns;    /* 0 while running */

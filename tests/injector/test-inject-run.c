@@ -354,34 +354,74 @@ static void test_late_server(void **state) {
         server_stop(&srv);
 }
 
-/* The injector stopped (SIGSTOP) for 200 ms mid-run while the server answers at once: what was due
+/* Run the injector on r's URL and files with more args, stopping it (SIGSTOP) for stop_ms once
+ * the server (started with --notify-after) says it has answered that many; it must exit 0. The
+ * summary is loaded into r->s. */
+static void run_stopped(struct run *r, struct test_server *srv, const char *const *args, long stop_ms) {
+        char path[4096];
+        build_path(path, sizeof path, "injector/slicelab-inject");
+        const char *argv[48] = { path, "--url", r->url, "--timeline", r->timeline, "--summary", r->summary };
+        size_t n = 7;
+        for (size_t i = 0; args[i]; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        struct proc inj;
+        proc_spawn(&inj, (char **) argv, false);
+        char line[64];
+        assert_true(proc_read_line(&srv->p, line, sizeof line, 30000));
+        assert_int_equal(kill(inj.pid, SIGSTOP), 0);
+        /* The stop itself, not a wait for anything: the injector must miss its schedule. */
+        struct timespec stopped = { .tv_sec = stop_ms / 1000, .tv_nsec = stop_ms % 1000 * 1000000L };
+        nanosleep(&stopped, NULL);
+        assert_int_equal(kill(inj.pid, SIGCONT), 0);
+        int status = proc_wait(&inj, 30000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        r->s = json_load(r->summary);
+}
+
+/* The injector stopped for 200 ms mid-run while the server answers at once: what was due
  * meanwhile went out late though connections were free: the injector's. */
 static void test_late_injector(void **state) {
         struct test_server srv;
         server_start(&srv, (const char *[]){ "--notify-after", "300", NULL });
         struct run r;
         run_setup(&r, srv.port, "127.0.0.1");
-        char path[4096];
-        build_path(path, sizeof path, "injector/slicelab-inject");
-        char *argv[] = { path, "--url", r.url, "--rate", "1000", "--duration", "2s", "--connections", "16",
-                         "--timeline", r.timeline, "--summary", r.summary, NULL };
-        struct proc inj;
-        proc_spawn(&inj, argv, false);
-        char line[64];
-        assert_true(proc_read_line(&srv.p, line, sizeof line, 30000));   /* mid-run: 300 answers sent */
-        assert_int_equal(kill(inj.pid, SIGSTOP), 0);
-        /* The stop itself, not a wait for anything: the injector must miss its schedule. */
-        struct timespec stopped = { .tv_nsec = 200 * 1000000L };
-        nanosleep(&stopped, NULL);
-        assert_int_equal(kill(inj.pid, SIGCONT), 0);
-        int status = proc_wait(&inj, 30000);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-        r.s = json_load(r.summary);
+        run_stopped(&r, &srv, (const char *[]){ "--rate", "1000", "--duration", "2s", "--connections", "16", NULL }, 200);
         double late = json_number(r.s, "late.requests"), injector = json_number(r.s, "late.injector");
         print_message("late %.0f: server %.0f, injector %.0f\n", late, json_number(r.s, "late.server"), injector);
         assert_true(late >= 150);   /* about 200 due while it was stopped */
         assert_true(injector >= 0.9 * late);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* The warmup tunes the spin from the lag it gets: stopped 30 ms early in the warmup at 2000/s,
+ * a window's lag p99 is far above the goal, so the spin goes up to the budget (half of the
+ * 500 us between requests) and the summary says so; without a warmup nothing is tuned. */
+static void test_warmup_tuning(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--notify-after", "400", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_stopped(&r, &srv, (const char *[]){ "--rate", "2000", "--warmup", "1s", "--duration", "500ms", NULL }, 30);
+        print_message("spin %.0f us before the warmup, %.0f us after %.0f raise(s) in %.0f windows (last p99 %.0f us)\n",
+                      json_number(r.s, "calibration.spin_before_warmup_us"), json_number(r.s, "calibration.spin_us"),
+                      json_number(r.s, "calibration.warmup_raises"), json_number(r.s, "calibration.warmup_windows"),
+                      json_number(r.s, "calibration.warmup_lag_p99_us"));
+        assert_true(json_bool(r.s, "calibration.ran"));
+        assert_true(json_number(r.s, "calibration.warmup_windows") == 4);   /* 2000 requests, 500 a window */
+        assert_true(json_number(r.s, "calibration.warmup_raises") >= 1);
+        assert_true(json_number(r.s, "calibration.spin_us") == 250.0);
+        assert_true(json_number(r.s, "calibration.spin_before_warmup_us") <= 250.0);
+        assert_true(json_number(r.s, "calibration.warmup_lag_p99_us") >= 10.0);
+        run_done(&r);
+
+        run_setup(&r, srv.port, "127.0.0.1");
+        run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "500ms", NULL });
+        assert_true(json_number(r.s, "calibration.warmup_windows") == 0);
+        assert_true(json_number(r.s, "calibration.spin_us") == json_number(r.s, "calibration.spin_before_warmup_us"));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r.s, "calibration"), "warmup_lag_p99_us")));
         run_done(&r);
         server_stop(&srv);
 }
@@ -640,6 +680,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_calibration, test_cleanup),
                 cmocka_unit_test_teardown(test_late_server, test_cleanup),
                 cmocka_unit_test_teardown(test_late_injector, test_cleanup),
+                cmocka_unit_test_teardown(test_warmup_tuning, test_cleanup),
                 cmocka_unit_test_teardown(test_answer_times_while_ticking, test_cleanup),
                 cmocka_unit_test_teardown(test_without_epoll_pwait2, test_cleanup),        cmocka_unit_test_teardown(test_closed_loop, test_cleanup),
                 cmocka_unit_test_teardown(test_threads_ipv6, test_cleanup),
