@@ -17,7 +17,8 @@
 #     more in which nothing was sent and no answer arrived: the VM paused);
 #   - CPU microseconds per request (user + system, from GNU time) of both tools;
 #   - peak RSS per million requests of both tools;
-#   - --threads scaling: at the same total rate (half the best accurate rate, beside a wrk run),
+#   - --threads scaling: at the same total rate (half the best accurate rate, at least 24000/s so
+#     both tick, beside a wrk run),
 #     1 and 2 threads on the load's one CPU: CPU per request and lag p99 per thread (from the
 #     timeline: thread i owns connections i, i + 2, ...). The server needs the other CPU, so what
 #     can be shown here is that sharing nothing costs nothing (flat CPU/req and lag); on a machine
@@ -222,7 +223,11 @@ lag_p99_of() { # CSV thread-or-all -> lag p99 us of the sent requests (nearest r
                 awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } r = int(NR * 0.99); if (r < NR * 0.99) r++; if (r < 1) r = 1; printf "%.1f", v[r] / 1000 }'
 }
 wrk_now
-rate=$(( best_rate > 0 ? best_rate / 2 : 1000 ))
+# Half the best accurate rate, but at least 12000/s per thread: there every loop ticks (--batch),
+# so neither spends CPU on a spin the other does not (below it a loop sleeps between requests and
+# spins before each, as calibration and the warmup choose, and the CPU per request would compare
+# spins, not loops).
+rate=$(( best_rate / 2 > 24000 ? best_rate / 2 : 24000 ))
 echo
 echo "--threads at $rate req/s in total (wrk beside it: $(printf %.0f "$wrk_now_rps") req/s), load on CPU 1 only:"
 for threads in 1 2; do
