@@ -20,25 +20,17 @@ for f in "$inject" "$jar"; do
 done
 [ "$(nproc)" -ge 2 ] || { echo "inject-lag.sh: needs 2 CPUs (the JVM on CPU 0, the injector on CPU 1)" >&2; exit 1; }
 
-dir=$(mktemp -d /tmp/slicelab-bench-lag.XXXXXX)
-sut_pid=
-cleanup() {
-        if [ -n "$sut_pid" ]; then
-                kill "$sut_pid" 2>/dev/null || true
-                wait "$sut_pid" 2>/dev/null || true
-        fi
-        rm -rf "$dir"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/bench-lib.sh"
+bench_setup slicelab-bench-lag
 
 # The workload picks a free port and says which once it accepts requests.
 taskset -c 0 java -Dsun.net.httpserver.nodelay=true -Xms256m -Xmx256m -jar "$jar" --port 0 > "$dir/sut.out" 2>&1 &
-sut_pid=$!
+server_pid=$!
 port=
 for _ in $(seq 600); do
         port=$(sed -n 's/.*listening on [0-9.]*:\([0-9]*\).*/\1/p' "$dir/sut.out")
         [ -n "$port" ] && break
-        kill -0 "$sut_pid" 2>/dev/null || break
+        kill -0 "$server_pid" 2>/dev/null || break
         sleep 0.1
 done
 [ -n "$port" ] || { echo "inject-lag.sh: slicelab-sut did not start" >&2; cat "$dir/sut.out" >&2; exit 1; }

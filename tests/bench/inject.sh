@@ -53,16 +53,8 @@ if [ "$ncpu" -lt 2 ]; then
         exit 1
 fi
 
-dir=$(mktemp -d /tmp/slicelab-bench-inject.XXXXXX)
-nginx_pid=
-cleanup() {
-        if [ -n "$nginx_pid" ]; then
-                kill "$nginx_pid" 2>/dev/null || true
-                wait "$nginx_pid" 2>/dev/null || true
-        fi
-        rm -rf "$dir"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/bench-lib.sh"
+bench_setup slicelab-bench-inject
 
 mkdir -p "$dir/www" "$dir/tmp"
 head -c 100 /dev/zero | tr '\0' 'x' > "$dir/www/index.html"
@@ -89,7 +81,7 @@ http {
 }
 CONF
 taskset -c 0 "${rt[@]}" nginx -c "$dir/nginx.conf" -p "$dir" &
-nginx_pid=$!
+server_pid=$!
 url=http://127.0.0.1:$port/index.html
 for _ in $(seq 100); do
         curl -sf -o /dev/null "$url" && break
