@@ -37,6 +37,8 @@ done
 
 echo "slicelab-inject at 2000 req/s, default flags, against slicelab-sut (JVM on CPU 0, injector on CPU 1)"
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# A JVM just started compiles and collects for its first seconds; those are not the injector's.
+taskset -c 1 "$inject" --url "http://127.0.0.1:$port/work?cpu_us=50" --rate 2000 --duration 10s --summary "$dir/s.json"
 worst=0
 for i in $(seq "$repeat"); do
         taskset -c 1 "$inject" --url "http://127.0.0.1:$port/work?cpu_us=50" --rate 2000 --warmup 2s \
