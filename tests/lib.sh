@@ -126,6 +126,14 @@ wait_for() {
         done
 }
 
+# not_finished ID: a not_ok naming an experiment that did not finish in time, with what its runs
+# were doing and the end of the daemon's log, so a hang says where it hung.
+not_finished() {
+        local runs
+        runs=$(curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[]? | "\(.id) \(.cell) #\(.iteration): \(.state) \(.reason // "") \(.message // "")"')
+        not_ok "experiment $1 finished in time" "its runs:" "$runs" "the daemon's log ends:" "$(tail -n 40 "$TEST_TMP/daemon.log")"
+}
+
 # post_experiment JSON: POST with the token; EXP_ID holds the new experiment's id.
 post_experiment() {
         api_auth POST /v1/experiments -H 'Content-Type: application/json' --data "$1"
