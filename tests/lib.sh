@@ -130,7 +130,7 @@ wait_for() {
 # were doing and the end of the daemon's log, so a hang says where it hung.
 not_finished() {
         local runs
-        runs=$(curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[]? | "\(.id) \(.cell) #\(.iteration): \(.state) \(.reason // "") \(.message // "")"')
+        runs=$(curl -s --max-time 10 "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[]? | "\(.id) \(.cell) #\(.iteration): \(.state) \(.reason // "") \(.message // "")"')
         not_ok "experiment $1 finished in time" "its runs:" "$runs" "the daemon's log ends:" "$(tail -n 40 "$TEST_TMP/daemon.log")"
 }
 

@@ -20,8 +20,9 @@ experiment() {
           \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":$1,\"connections\":8,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
           $CELLS,\"labels\":$2,\"checks\":$3}"
 }
-exp_finished() { experiment_status_finished "$(curl -s "$DAEMON_URL/v1/experiments/$1" | jq -r .status)"; }
-experiment_status_finished() { case $1 in queued | running) return 1 ;; esac; return 0; }
+# A daemon that stops answering must not hang the poll (no --max-time, no diagnosis).
+exp_finished() { experiment_status_finished "$(curl -s --max-time 10 "$DAEMON_URL/v1/experiments/$1" | jq -r .status)"; }
+experiment_status_finished() { case $1 in queued | running | "" | null) return 1 ;; esac; return 0; }
 
 experiment 100 '{"team":"perf","build":"41"}' \
   '[{"metric":"errors","cell":"A","max":0},{"metric":"throughput_rps","cell":"B","ratio_to":"A","min":0.8,"max":1.2}]'
