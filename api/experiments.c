@@ -200,7 +200,13 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         cJSON *exp = NULL;
         cJSON *rows_raw = NULL, *cells_raw = NULL;
         char status[16];
+        /* One snapshot for the body and the status that says whether it is final: read apart,
+         * an experiment finishing in between left a body saying "running" kept as final, and
+         * every later GET served it. */
+        struct db_txn snapshot _cleanup_txn_ = { 0 };
         int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = db_read_begin(lease.conn, &snapshot);
         if (r >= 0)
                 r = experiments_get_json(lease.conn, id, &exp);
         if (r >= 0)

@@ -145,6 +145,14 @@ int db_txn_begin(struct db_conn *c, struct db_txn *ret) {
         return 0;
 }
 
+int db_read_begin(struct db_conn *c, struct db_txn *ret) {
+        int r = db_exec(c->db, "BEGIN DEFERRED");
+        if (r < 0)
+                return r;
+        *ret = (struct db_txn){ .conn = c, .open = true };
+        return 0;
+}
+
 int db_txn_commit(struct db_txn *t) {
         int r = db_exec(t->conn->db, "COMMIT");
         if (r < 0)
@@ -381,7 +389,19 @@ int storage_acquire_within(struct storage *s, unsigned timeout_ms, struct db_con
         return 0;
 }
 
+/* A statement stepped and never reset keeps its read transaction open, and with it a snapshot:
+ * every later reader on this connection would see the database as it was then (a run still
+ * queued, an experiment still running). Reset, and say which, as it is a bug where it came from. */
+static void reset_busy_statements(struct db_conn *c) {
+        for (sqlite3_stmt *st = sqlite3_next_stmt(c->db, NULL); st; st = sqlite3_next_stmt(c->db, st))
+                if (sqlite3_stmt_busy(st)) {
+                        log_warning("storage: a statement was given back unreset: %s", sqlite3_sql(st));
+                        sqlite3_reset(st);
+                }
+}
+
 void storage_release(struct storage *s, struct db_conn *c) {
+        reset_busy_statements(c);
         /* A statement left mid-transaction by an error path must not leak into the next user. */
         if (!sqlite3_get_autocommit(c->db))
                 (void) db_exec(c->db, "ROLLBACK");

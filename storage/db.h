@@ -89,6 +89,10 @@ struct db_txn {
         bool open;
 };
 int db_txn_begin(struct db_conn *c, struct db_txn *ret);
+/* A read transaction: every read until it ends (the cleanup's rollback) sees one snapshot, so
+ * what one request reads in several queries agrees (a body, and the status that decides whether
+ * it may be kept as final). */
+int db_read_begin(struct db_conn *c, struct db_txn *ret);
 int db_txn_commit(struct db_txn *t);
 void db_txn_rollbackp(struct db_txn *t);
 #define _cleanup_txn_ _cleanup_(db_txn_rollbackp)

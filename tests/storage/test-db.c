@@ -197,6 +197,40 @@ static void test_pool_bounded_wait(void **state) {
         storage_close(s);
 }
 
+/* A connection given back with a statement stepped and not reset must not keep that snapshot:
+ * the next borrower sees what others wrote since (a run finished, an experiment's status). */
+static void test_release_resets_a_forgotten_statement(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "forgotten.db");
+        struct db_conn *reader, *writer;
+        assert_int_equal(storage_acquire(s, &reader), 0);
+        assert_int_equal(storage_acquire(s, &writer), 0);
+        assert_int_equal(sqlite3_exec(db_handle(writer), "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);", NULL, NULL, NULL),
+                         SQLITE_OK);
+        sqlite3_stmt *forgotten;
+        assert_int_equal(db_stmt(reader, "SELECT x FROM t", &forgotten), 0);
+        assert_int_equal(db_step(forgotten), 1);   /* a row; then given back mid-read */
+        storage_release(s, reader);
+        assert_int_equal(sqlite3_exec(db_handle(writer), "INSERT INTO t VALUES (3)", NULL, NULL, NULL), SQLITE_OK);
+        storage_release(s, writer);
+
+        /* Whichever connection comes back first, each sees the third row. */
+        struct db_conn *a, *b;
+        assert_int_equal(storage_acquire(s, &a), 0);
+        assert_int_equal(storage_acquire(s, &b), 0);
+        struct db_conn *both[] = { a, b };
+        for (size_t i = 0; i < 2; i++) {
+                sqlite3_stmt *count;
+                assert_int_equal(db_stmt(both[i], "SELECT count(*) FROM t", &count), 0);
+                assert_int_equal(db_step(count), 1);
+                assert_int_equal(sqlite3_column_int64(count, 0), 3);
+                db_stmt_resetp(&count);
+        }
+        storage_release(s, a);
+        storage_release(s, b);
+        storage_close(s);
+}
+
 static int64_t count_of(struct db_conn *c, const char *sql) {
         sqlite3_stmt *st _cleanup_stmt_ = NULL;
         assert_int_equal(db_stmt(c, sql, &st), 0);
@@ -255,6 +289,7 @@ int main(void) {
                 cmocka_unit_test(test_refusals_leave_file_untouched),
                 cmocka_unit_test(test_pool_under_concurrent_writers),
                 cmocka_unit_test(test_pool_bounded_wait),
+                cmocka_unit_test(test_release_resets_a_forgotten_statement),
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
