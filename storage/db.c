@@ -137,20 +137,21 @@ int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret) {
         return 0;
 }
 
-int db_txn_begin(struct db_conn *c, struct db_txn *ret) {
-        int r = db_exec(c->db, "BEGIN IMMEDIATE");
+static int txn_begin(struct db_conn *c, const char *begin, struct db_txn *ret) {
+        int r = db_exec(c->db, begin);
         if (r < 0)
                 return r;
         *ret = (struct db_txn){ .conn = c, .open = true };
         return 0;
 }
 
+int db_txn_begin(struct db_conn *c, struct db_txn *ret) {
+        return txn_begin(c, "BEGIN IMMEDIATE", ret);
+}
+
 int db_read_begin(struct db_conn *c, struct db_txn *ret) {
-        int r = db_exec(c->db, "BEGIN DEFERRED");
-        if (r < 0)
-                return r;
-        *ret = (struct db_txn){ .conn = c, .open = true };
-        return 0;
+        /* Deferred: the snapshot is taken by the first read, and no writer waits for it. */
+        return txn_begin(c, "BEGIN DEFERRED", ret);
 }
 
 int db_txn_commit(struct db_txn *t) {
