@@ -131,6 +131,14 @@ wait_for() {
         done
 }
 
+# experiment_finished ID: its status is final (for wait_for). A daemon that stops answering does
+# not hang the poll, and an answer without a status is not final.
+experiment_finished() {
+        case $(curl -s --max-time 10 "$DAEMON_URL/v1/experiments/$1" | jq -r .status) in
+        queued | running | "" | null) return 1 ;;
+        esac
+}
+
 # not_finished ID: a not_ok naming an experiment that did not finish in time, with what its runs
 # were doing and the end of the daemon's log, so a hang says where it hung.
 not_finished() {

@@ -19,7 +19,6 @@ CELLS='"cells":[{"name":"free","cpus":"1"},{"name":"quota","cpus":"1","cpu_quota
 SLA='"sla":[{"percentile":99,"max_ms":20}]'
 PRECISION=0.05
 
-exp_finished() { case $(curl -s "$DAEMON_URL/v1/experiments/$1" | jq -r .status) in queued | running) return 1 ;; esac; }
 runs_of() { curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[].id'; }
 metric() { run_field "$1" "$2"; }
 
@@ -36,8 +35,8 @@ CAPEXP=$EXP_ID
 check_eq "its definition is stored with the search's fields" \
   '{"mode":"capacity","sla":[{"percentile":99,"max_ms":20}],"rate_min":20,"rate_max":2000,"step":{"warmup_s":1,"measure_s":2},"precision":0.05}' \
   "$(curl -s "$DAEMON_URL/v1/experiments/$CAPEXP" | jq -c '.definition.load | {mode, sla, rate_min, rate_max, step, precision}')"
-wait_for 900 exp_finished "$MAXEXP"
-wait_for 900 exp_finished "$CAPEXP"
+wait_for 900 experiment_finished "$MAXEXP" || not_finished "$MAXEXP"
+wait_for 900 experiment_finished "$CAPEXP" || not_finished "$CAPEXP"
 read -r MAXFREE MAXQUOTA <<<"$(for r in $(runs_of "$MAXEXP"); do metric "$r" .metrics.throughput_rps; done | tr '\n' ' ')"
 read -r CAPFREE_RUN CAPQUOTA_RUN <<<"$(runs_of "$CAPEXP" | tr '\n' ' ')"
 echo "# closed-loop maximum: free $MAXFREE req/s, quota $MAXQUOTA req/s"

@@ -14,11 +14,8 @@ daemon_start --cgroup-root "slicelab-f$$" || { not_ok "daemon starts"; finish; e
 run_all() {
         post_experiment "$1"
         [ -n "$EXP_ID" ] || { echo "# POST failed: $BODY"; return 1; }
-        wait_for 120 experiment_done "$EXP_ID" || not_finished "$EXP_ID"
+        wait_for 120 experiment_finished "$EXP_ID" || not_finished "$EXP_ID"
         RUNS=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[] | "\(.state) \(.reason)"')
-}
-experiment_done() {
-        case $(curl -s --max-time 10 "$DAEMON_URL/v1/experiments/$1" | jq -r .status) in queued | running | "" | null) return 1 ;; esac
 }
 nth_run() { curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r ".runs[$1].id"; }
 
