@@ -131,7 +131,7 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
 /* The injector's late requests by cause (slicelab-inject(1), "late"), copied only as the counts
  * it promises: the summary is a file the run's user could have written. */
 static void add_late_requests(cJSON *load, const cJSON *late) {
-        static const char *const fields[] = { "threshold_us", "requests", "server", "injector" };
+        static const char *const fields[] = { "threshold_us", "requests", "server", "stalled", "injector" };
         double v[ELEMENTSOF(fields)];
         for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
                 const cJSON *n = cJSON_GetObjectItemCaseSensitive(late, fields[i]);
@@ -139,7 +139,7 @@ static void add_late_requests(cJSON *load, const cJSON *late) {
                         return;   /* none, the closed loop's null, or not what the injector writes */
                 v[i] = n->valuedouble;
         }
-        if (v[2] + v[3] != v[1])
+        if (v[2] + v[3] + v[4] != v[1])
                 return;
         cJSON *o = cJSON_AddObjectToObject(load, "late");
         for (size_t i = 0; i < ELEMENTSOF(fields); i++)

@@ -3,7 +3,9 @@
  * finding is high and names the cause its evidence supports: every connection busy (most late
  * requests were late from an ideal injector too, load.late; for runs without that account, rate
  * x worst latency from submit above the connections), the injector's CPUs exhausted (its slice
- * used 90% of them, or was throttled) or shared with the SUT, else late wakeups. */
+ * used 90% of them, or was throttled) or shared with the SUT, the injector not running (most of
+ * its own late requests waited through a stall of 1 ms or more, load.late.stalled: a stolen
+ * vCPU, another task on its CPUs), else its own pace or late wakeups. */
 #include "findings/rules.h"
 
 #include <math.h>
@@ -12,6 +14,7 @@
 
 #include "basic/cpulist.h"
 #include "basic/latency.h"
+#include "basic/macro.h"
 
 #define LAG_P99_MAX_US (LATENCY_LATE_NS / 1000.0)
 #define CPU_EXHAUSTED 0.9
@@ -75,9 +78,13 @@ static void cause_of(const struct findings_input *in, const struct findings_cell
                 snprintf(buf, size, "the injector shared CPUs with the SUT%s", have_lc ? "" : " (load.cpus not set)");
                 return;
         }
-        if (account == 0)
-                snprintf(buf, size, "the injector itself: %.0f of its %.0f late requests had a free connection when due and it had CPU to spare, so it woke late or the machine paused it (another task on its CPUs, timer slack, a stolen vCPU)",
-                         late - server, late);
+        double stalled = 0;
+        if (account == 0 && findings_metric(run, "load.late.stalled", &stalled) && stalled * 2 > late - server)
+                snprintf(buf, size, "the injector was not running: %.0f of its %.0f late requests were due while it neither sent nor received anything for 1 ms or more, though a connection was free (a stolen vCPU, another task on its CPUs, a page fault or blocking I/O)",
+                         stalled, late);
+        else if (account == 0)
+                snprintf(buf, size, "the injector itself: %.0f of its %.0f late requests had a free connection when due and it had CPU to spare, so it woke late or could not keep the rate's pace (timer slack, too few threads)",
+                         late - server - stalled, late);
         else
                 snprintf(buf, size, "late wakeups: connections were free and the injector had CPU to spare, so its timers fired late (another task on its CPUs, or timer slack)");
 }
@@ -104,9 +111,12 @@ void findings_rule_injector(const struct findings_input *in, cJSON *out) {
                         const char *ids[] = { run->id };
                         finding_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);
                         finding_add_evidence_runs(f, "load.saturated", cell->name, saturated ? 1 : 0, NAN, ids, 1);
-                        double server;
-                        if (findings_metric(run, "load.late.server", &server))
-                                finding_add_evidence_runs(f, "load.late.server", cell->name, server, NAN, ids, 1);
+                        static const char *const accounts[] = { "load.late.server", "load.late.stalled" };
+                        for (size_t k = 0; k < ELEMENTSOF(accounts); k++) {
+                                double v;
+                                if (findings_metric(run, accounts[k], &v))
+                                        finding_add_evidence_runs(f, accounts[k], cell->name, v, NAN, ids, 1);
+                        }
                 }
         }
 }

@@ -102,7 +102,8 @@ static cJSON *late_json(const struct lag_attribution *late) {
         cJSON_AddNumberToObject(o, "threshold_us", us(LATENCY_LATE_NS));
         cJSON_AddNumberToObject(o, "requests", (double) late->late);
         cJSON_AddNumberToObject(o, "server", (double) late->late_server);
-        cJSON_AddNumberToObject(o, "injector", (double) (late->late - late->late_server));
+        cJSON_AddNumberToObject(o, "stalled", (double) late->late_stalled);
+        cJSON_AddNumberToObject(o, "injector", (double) (late->late - late->late_server - late->late_stalled));
         return o;
 }
 

@@ -10,14 +10,23 @@
 #     with its ratio, then the medians (goal: ours/wrk >= 1);
 #   - the server's own capacity per 50 ms window (p5, p25, p50), from our closed loop's timeline:
 #     an open loop at a rate above the p5 finds the server slower than its schedule now and then;
-#   - the highest open-loop rate at which we achieve 99% of the target with lag p99 <= 1 ms
-#     (our "saturated": false), as a share of wrk's maximum measured beside each probe, found by
-#     bisection (goal >= 80%, 90% wanted); each probe with its late requests split by whose fault
-#     they were (the summary's "late": server or injector) and the machine's silences (1 ms or
-#     more in which nothing was sent and no answer arrived: the VM paused);
+#   - open loops at 30, 40, ... 100% of wrk's maximum measured beside each probe (a ladder, not a
+#     bisection: one probe at a bad moment of the machine would steer a bisection down for good),
+#     and the highest share that was accurate: achieved 99% of the target with lag p99 <= 1 ms
+#     (our "saturated": false; goal >= 80%, 90% wanted), and the highest that kept pace: achieved
+#     99% with at most 1% of the requests late through the injector's own pace (the machine's
+#     stalls and the server set aside: what the injector can do); each probe with its late
+#     requests split by whose fault
+#     they were (the summary's "late": server, stalled or injector), the machine's silences (1 ms
+#     or more in which nothing was sent and no answer arrived: the VM paused), the host's steal
+#     on both CPUs (/proc/stat, 10 ms ticks), and the share of wrk an ideal open loop could keep
+#     accurately through those silences: a silence of D ms at rate r makes the requests due in
+#     its last D - 1 ms late, and as many again while a backlog of r x D drains at the spare
+#     capacity C - r, so late = r (D - 1 ms) C / (C - r); summed over the silences S it stays
+#     under 1% of r T while r / C < 1 - 100 S / T, where S = sum of (D - 1 ms), T the run;
 #   - CPU microseconds per request (user + system, from GNU time) of both tools;
 #   - peak RSS per million requests of both tools;
-#   - --threads scaling: at the same total rate (half the best accurate rate, at least 24000/s so
+#   - --threads scaling: at the same total rate (half the best rate that kept pace, at least 24000/s so
 #     both tick, beside a wrk run),
 #     1 and 2 threads on the load's one CPU: CPU per request and lag p99 per thread (from the
 #     timeline: thread i owns connections i, i + 2, ...). The server needs the other CPU, so what
@@ -96,6 +105,11 @@ timed() {
         cpu_s=$(echo "$user + $sys" | bc -l)
 }
 
+ticks_per_s=$(getconf CLK_TCK)
+steal_ms() { # cpu -> the host's steal on that CPU since boot, ms (/proc/stat's 8th figure)
+        awk -v c="cpu$1" -v hz="$ticks_per_s" '$1 == c { print $9 * 1000 / hz }' /proc/stat
+}
+
 per_request() { # cpu_s requests -> us per request
         echo "scale=2; $1 * 1000000 / $2" | bc -l
 }
@@ -167,16 +181,18 @@ echo "the server's capacity per 50 ms window (our last closed loop): p5 $cap5, p
 echo
 
 # 3. ours, open loop: the highest share of wrk's maximum at which we are not "saturated"
-# (achieved >= 99%, lag p99 <= 1 ms). The speed of a shared machine drifts by tens of percent
+# (achieved >= 99%, lag p99 <= 1 ms), and at which we kept pace. The speed of a shared machine drifts by tens of percent
 # within minutes, so every probe is paired with a wrk run just before it and its rate is a share
 # of that run's figure: the share compares the two tools at the same moment.
 wrk_now() { # -> wrk's closed-loop req/s now, in wrk_now_rps
         taskset -c 1 "${rt[@]}" wrk -t1 -c"$conns" -d"$(( seconds / 2 + 1 ))s" "$url" > "$dir/wrk-now.out" 2>&1
         wrk_now_rps=$(awk '/^Requests\/sec:/ {print $2}' "$dir/wrk-now.out")
 }
-probe() { # share (per mille of wrk now) -> 0 when kept up; leaves figures in probe_*
+probe() { # share (per mille of wrk now); leaves figures in probe_*, probe_accurate and probe_paced (true/false)
         wrk_now
         probe_rate=$(printf "%.0f" "$(echo "$wrk_now_rps * $1 / 1000" | bc -l)")
+        local steal0_before steal1_before
+        steal0_before=$(steal_ms 0) steal1_before=$(steal_ms 1)
         timed "$inject" --url "$url" --rate "$probe_rate" --connections "$conns" --warmup 1s --duration "${seconds}s" \
                 --timeline "$dir/rate.bin" --summary "$dir/rate.json"
         probe_n=$(jq .records "$dir/rate.json")
@@ -184,29 +200,33 @@ probe() { # share (per mille of wrk now) -> 0 when kept up; leaves figures in pr
         probe_lag=$(jq .latency_us.lag.p99 "$dir/rate.json")
         probe_cpu=$(per_request "$cpu_s" "$probe_n")
         probe_rss=$(per_million "$rss_kb" "$probe_n")
+        local steal0=$(( $(steal_ms 0) - steal0_before )) steal1=$(( $(steal_ms 1) - steal1_before ))
         read -r sil_n sil_ms < <(silences "$dir/rate.bin")
-        printf "    probe %5.1f%% of wrk %8.0f = %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req; late %s (server %s, injector %s); machine silent %s x, %s ms\n" \
+        probe_ideal=$(echo "s = 1 - 100 * ($sil_ms - $sil_n) / (($seconds + 1) * 1000); if (s < 0) s = 0; scale = 1; s * 100 / 1" | bc -l)
+        ideals+=("$probe_ideal")
+        printf "    probe %5.1f%% of wrk %8.0f = %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req; late %s (server %s, stalled %s, injector %s); machine silent %s x, %s ms; host steal CPU 0 %s ms, CPU 1 %s ms; an ideal open loop: %s%%\n" \
                 "$(echo "$1 / 10" | bc -l)" "$wrk_now_rps" "$probe_rate" "$probe_achieved" "$probe_lag" "$probe_cpu" \
-                "$(jq .late.requests "$dir/rate.json")" "$(jq .late.server "$dir/rate.json")" "$(jq .late.injector "$dir/rate.json")" \
-                "$sil_n" "$sil_ms"
-        [ "$(jq .saturated "$dir/rate.json")" = false ]
+                "$(jq .late.requests "$dir/rate.json")" "$(jq .late.server "$dir/rate.json")" "$(jq .late.stalled "$dir/rate.json")" \
+                "$(jq .late.injector "$dir/rate.json")" "$sil_n" "$sil_ms" "$steal0" "$steal1" "$probe_ideal"
+        probe_accurate=$(jq .saturated "$dir/rate.json" | sed 's/false/yes/; s/true/no/')
+        probe_paced=$(jq '(.achieved_rps >= 0.99 * .rate and .late.injector <= 0.01 * .requests) | if . then "yes" else "no" end' -r "$dir/rate.json")
+        echo "        accurate: $probe_accurate; kept pace: $probe_paced"
 }
-lo=0 hi=1100 best_rate=0 best_cpu=- best_rss=- best_lag=-
-share=500
-echo "open loop search (bisection between 0 and 110% of wrk, each probe beside a wrk run):"
-for _ in 1 2 3 4 5 6 7; do
-        if probe "$share"; then
-                lo=$share best_rate=$probe_rate best_cpu=$probe_cpu best_rss=$probe_rss best_lag=$probe_lag
-        else
-                hi=$share
+accurate_share=0 paced_share=0 paced_rate=0 best_rate=0 best_cpu=- best_rss=- best_lag=- ideals=()
+echo "open loop ladder (each probe beside a wrk run):"
+for share in 300 400 500 600 700 800 900 1000; do
+        probe "$share"
+        if [ "$probe_accurate" = yes ]; then
+                accurate_share=$share best_rate=$probe_rate best_cpu=$probe_cpu best_rss=$probe_rss best_lag=$probe_lag
         fi
-        share=$(( (lo + hi) / 2 ))
-        [ $(( hi - lo )) -le 15 ] && break
+        [ "$probe_paced" = yes ] && paced_share=$share paced_rate=$probe_rate
 done
 printf "%-44s %10.0f req/s  %7s us CPU/req  %7s MiB RSS/Mreq  (lag p99 %s us)\n" \
         "slicelab-inject open loop, accurate (best)" "$best_rate" "$best_cpu" "$best_rss" "$best_lag"
 echo
-echo "open loop accurate rate = $(echo "scale=1; $lo / 10" | bc -l)% of wrk's closed-loop maximum (goal >= 80%, 90% wanted)"
+echo "open loop accurate rate = $(echo "scale=1; $accurate_share / 10" | bc -l)% of wrk's closed-loop maximum (goal >= 80%, 90% wanted; 0 = not at 30%)"
+echo "open loop kept pace (its own late requests <= 1%) up to $(echo "scale=1; $paced_share / 10" | bc -l)% of wrk"
+echo "an ideal open loop through the probes' silences: $(median "${ideals[@]}")% of wrk (median over the probes; the machine's ceiling for any injector)"
 echo "CPU per request: ours open loop ${best_cpu} us, ours max ${max_cpu} us, wrk ${wrk_cpu} us (goal: no worse than wrk)"
 
 # 4. --threads: the same total rate with 1 and 2 loops, both on CPU 1.
@@ -215,11 +235,11 @@ lag_p99_of() { # CSV thread-or-all -> lag p99 us of the sent requests (nearest r
                 awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } r = int(NR * 0.99); if (r < NR * 0.99) r++; if (r < 1) r = 1; printf "%.1f", v[r] / 1000 }'
 }
 wrk_now
-# Half the best accurate rate, but at least 12000/s per thread: there every loop ticks (--batch),
+# Half the best rate that kept pace, but at least 12000/s per thread: there every loop ticks (--batch),
 # so neither spends CPU on a spin the other does not (below it a loop sleeps between requests and
 # spins before each, as calibration and the warmup choose, and the CPU per request would compare
 # spins, not loops).
-rate=$(( best_rate / 2 > 24000 ? best_rate / 2 : 24000 ))
+rate=$(( paced_rate / 2 > 24000 ? paced_rate / 2 : 24000 ))
 echo
 echo "--threads at $rate req/s in total (wrk beside it: $(printf %.0f "$wrk_now_rps") req/s), load on CPU 1 only:"
 for threads in 1 2; do

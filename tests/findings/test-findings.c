@@ -314,7 +314,8 @@ static void test_injector(void **state) {
 
 /* The injector's own account (load.late) comes first: mostly the server's late requests name the
  * connections even where rate x worst latency fits them, and mostly its own name the injector
- * even where that product does not fit. */
+ * even where that product does not fit: not running when most of those waited through its
+ * stalls, its own pace otherwise. */
 static void test_injector_account(void **state) {
         const char *json =
                 "{\"definition\":" DEF ",\"baseline\":0,\"cells\":["
@@ -323,11 +324,17 @@ static void test_injector_account(void **state) {
                 "    \"late\":{\"threshold_us\":1000,\"requests\":400,\"server\":390,\"injector\":10}}}}]},"
                 "{\"name\":\"B\",\"def\":{\"cpus\":\"1\"},\"runs\":["
                 "  {\"id\":\"b1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":2500},\"submit\":{\"max\":45000}},\"load\":{\"saturated\":true,\"cpu_usage_s\":1,\"nr_throttled\":0,"
-                "    \"late\":{\"threshold_us\":1000,\"requests\":300,\"server\":0,\"injector\":300}}}}]}]}";
+                "    \"late\":{\"threshold_us\":1000,\"requests\":300,\"server\":0,\"injector\":300}}}}]},"
+                "{\"name\":\"C\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"c1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":2100},\"submit\":{\"max\":900}},\"load\":{\"saturated\":false,\"cpu_usage_s\":1,\"nr_throttled\":0,"
+                "    \"late\":{\"threshold_us\":1000,\"requests\":200,\"server\":10,\"stalled\":150,\"injector\":40}}}}]}]}";
         cJSON *out = run_rule(findings_rule_injector, json);
-        assert_int_equal(cJSON_GetArraySize(out), 2);
+        assert_int_equal(cJSON_GetArraySize(out), 3);
         assert_non_null(strstr(claim_of(out, 0), "every connection was busy: 390 of its 400 late requests would have been late from an ideal injector too"));
         assert_non_null(strstr(claim_of(out, 1), "the injector itself: 300 of its 300 late requests had a free connection"));
+        assert_non_null(strstr(claim_of(out, 2), "the injector was not running: 150 of its 200 late requests were due while it neither sent nor received anything"));
+        _cleanup_free_ char *text = cJSON_PrintUnformatted(out);
+        assert_non_null(strstr(text, "\"load.late.stalled\""));
         cJSON_Delete(out);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "injector/lag-attribution.h"
 
@@ -48,7 +49,8 @@ static void test_server_slower_than_connections(void **state) {
 }
 
 /* A fast server (answers in 100 us) and the injector stopped 50 ms: whatever was due meanwhile
- * went out late, though the ideal injector had a free connection for each. */
+ * went out late, though the ideal injector had a free connection for each, and waited through
+ * the stop, in which the injector neither sent nor received anything: stalled. */
 static void test_injector_stopped(void **state) {
         enum { N = 200 };
         struct timeline_record r[N];
@@ -61,6 +63,111 @@ static void test_injector_stopped(void **state) {
         struct lag_attribution a = attribute(r, N, 4, 1);
         assert_int_equal(a.late, 50);   /* due 100..149 ms, sent 1 to 50 ms late */
         assert_int_equal(a.late_server, 0);
+        assert_int_equal(a.late_stalled, 50);
+}
+
+/* Stopped 20 ms, then catching up at one request per 0.5 ms where one is due every 1 ms: the
+ * 20 due meanwhile waited through the stall, and the ones due after it, still behind while the
+ * backlog drained, lag by less than the stall took: stalled too, not the injector's pace. */
+static void test_stall_backlog(void **state) {
+        enum { N = 200 };
+        struct timeline_record r[N];
+        int64_t free_at = 0;
+        for (int k = 0; k < N; k++) {
+                int64_t due = k * MS, submit = MAX(due + 10 * US, free_at);
+                if (due >= 50 * MS && submit < 70 * MS)
+                        submit = 70 * MS;
+                free_at = submit >= 70 * MS && submit > due + 10 * US ? submit + MS / 2 : 0;
+                r[k] = sent(due, submit, submit + 100 * US, (uint32_t) (k % 8));
+        }
+        struct lag_attribution a = attribute(r, N, 8, 1);
+        assert_true(a.late >= 30);   /* 20 due in the stall, about as many more while catching up */
+        assert_int_equal(a.late_server, 0);
+        assert_int_equal(a.late_stalled, a.late);
+}
+
+/* Stopped about 5 ms, then never catching up, as it sends a request every 1.1 ms where one is
+ * due every 1 ms: lag beyond what the stall took is the injector's own pace. */
+static void test_stall_then_too_slow(void **state) {
+        enum { N = 300 };
+        struct timeline_record r[N];
+        for (int k = 0; k < N; k++) {
+                int64_t due = k * MS, submit = due + 10 * US;
+                if (k >= 50)
+                        submit = 55 * MS + (k - 50) * 1100 * US;
+                r[k] = sent(due, submit, submit + 100 * US, (uint32_t) (k % 8));
+        }
+        /* Silent from 49.11 ms (the last answer) to 55 ms: a 5.8 ms stall to the 100 us bucket.
+         * Request k >= 50 lags 5 ms + (k - 50) x 0.1 ms: within it and 1 ms up to k = 68. */
+        struct lag_attribution a = attribute(r, N, 8, 1);
+        assert_int_equal(a.late, N - 50);
+        assert_int_equal(a.late_server, 0);
+        assert_true(a.late_stalled >= 18 && a.late_stalled <= 19);
+}
+
+/* An injector that runs all along but sends a request every 110 us where one is due every
+ * 100 us falls behind 10 us a request: late by its own pace, never silent for a stall. */
+static void test_injector_too_slow(void **state) {
+        enum { N = 300 };
+        struct timeline_record r[N];
+        for (int k = 0; k < N; k++) {
+                int64_t submit = k * 110 * US;
+                r[k] = sent(k * 100 * US, submit, submit + 50 * US, (uint32_t) (k % 8));
+        }
+        struct lag_attribution a = attribute(r, N, 8, 1);
+        assert_int_equal(a.late, N - 101);   /* lag k x 10 us, above 1 ms from k = 101 */
+        assert_int_equal(a.late_server, 0);
+        assert_int_equal(a.late_stalled, 0);
+}
+
+/* The server pauses 30 ms holding both connections: the injector is silent meanwhile too, as
+ * nothing can be sent and nothing comes back, but the ideal injector would have waited as well:
+ * the server's, not a stall. */
+static void test_server_pause_is_not_a_stall(void **state) {
+        enum { N = 100 };
+        struct timeline_record r[N];
+        int64_t conn_free[2] = { 0, 0 };
+        for (int k = 0; k < N; k++) {
+                int64_t due = k * MS;
+                unsigned c = conn_free[0] <= conn_free[1] ? 0 : 1;
+                int64_t submit = MAX(due, conn_free[c]);
+                conn_free[c] = submit + (k == 50 || k == 51 ? 80 * MS - submit : 100 * US);
+                r[k] = sent(due, submit, conn_free[c], c);
+        }
+        struct lag_attribution a = attribute(r, N, 2, 1);
+        assert_true(a.late >= 25);
+        assert_int_equal(a.late_server, a.late);
+        assert_int_equal(a.late_stalled, 0);
+}
+
+/* Loop 0 (connections 0 and 2) stops for 20 ms while loop 1 (1 and 3) goes on: loop 0's late
+ * requests waited through its own stall. Replayed as one loop, loop 1's traffic fills the gap
+ * and nothing looks stalled: stalls are per loop. */
+static void test_stall_of_one_loop(void **state) {
+        enum { N = 200 };
+        struct timeline_record r[N];
+        for (int k = 0; k < N; k++) {
+                int64_t due = k * MS / 2, submit = due + 10 * US;
+                unsigned loop = (unsigned) k % 2;
+                if (loop == 0 && due >= 40 * MS && due < 60 * MS)
+                        submit = 60 * MS + (due - 40 * MS) / 100;
+                r[k] = sent(due, submit, submit + 100 * US, loop + 2 * ((unsigned) k / 2 % 2));
+        }
+        struct lag_attribution a = attribute(r, N, 4, 2);
+        assert_true(a.late >= 15);
+        assert_int_equal(a.late_stalled, a.late);
+        struct lag_attribution pooled = attribute(r, N, 4, 1);
+        assert_int_equal(pooled.late, a.late);
+        assert_int_equal(pooled.late_stalled, 0);
+}
+
+/* Two requests 30 days apart: the map widens its buckets rather than growing past its bound,
+ * and the days between, with nothing due, are no late request's. */
+static void test_long_run_bounded(void **state) {
+        const int64_t day = 86400 * NSEC_PER_SEC;
+        struct timeline_record r[2] = { sent(0, 10 * US, 100 * US, 0), sent(30 * day, 30 * day + 10 * US, 30 * day + 100 * US, 0) };
+        struct lag_attribution a = attribute(r, 2, 1, 1);
+        assert_int_equal(a.late, 0);
 }
 
 /* Two loops: loop 0 has connections 0 and 2, and a server slow for its requests; loop 1 has 1
@@ -96,6 +203,7 @@ static void test_what_counts(void **state) {
         struct lag_attribution a = attribute(r, 3, 1, 1);
         assert_int_equal(a.late, 0);
         assert_int_equal(a.late_server, 0);
+        assert_int_equal(a.late_stalled, 0);
         const struct timeline_source src = { .records = r, .count = 3 };
         a.late = 7;
         assert_int_equal(lag_attribution_compute(&src, 0, 1, &a), -EINVAL);
@@ -106,6 +214,12 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_server_slower_than_connections),
                 cmocka_unit_test(test_injector_stopped),
+                cmocka_unit_test(test_injector_too_slow),
+                cmocka_unit_test(test_stall_backlog),
+                cmocka_unit_test(test_stall_then_too_slow),
+                cmocka_unit_test(test_server_pause_is_not_a_stall),
+                cmocka_unit_test(test_stall_of_one_loop),
+                cmocka_unit_test(test_long_run_bounded),
                 cmocka_unit_test(test_threads_replay_apart),
                 cmocka_unit_test(test_what_counts),
         };
