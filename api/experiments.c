@@ -325,16 +325,17 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
                 return api_reply_errno(req, -ENOENT, "experiment");
         struct db_lease lease _cleanup_lease_ = { 0 };
         int64_t cancelled = 0;
-        bool active = false;
-        cJSON *exp = NULL;
+        cJSON *stopping = NULL, *exp = NULL;
         int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
-                r = experiments_cancel(lease.conn, id, &cancelled, &active);
+                r = experiments_cancel(lease.conn, id, &cancelled, &stopping);
+        _cleanup_json_ cJSON *owned_stopping = stopping;
         if (r >= 0)
                 r = experiments_get_json(lease.conn, id, &exp);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         _cleanup_json_ cJSON *owned = exp;
+        bool active = cJSON_GetArraySize(stopping) > 0;
         log_full(LOG_INFO, 0, id, NULL, "experiment %s cancelled: %lld queued runs cancelled%s", id,
                  (long long) cancelled, active ? ", stopping the run in progress" : "");
         /* The loop stops a run in progress; it also re-reads the queue. */
@@ -343,19 +344,7 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
         cJSON_AddStringToObject(body, "id", id);
         cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));
         cJSON_AddNumberToObject(body, "runs_cancelled", (double) cancelled);
-        cJSON *stopping = cJSON_AddArrayToObject(body, "stopping");
-        cJSON *runs = NULL;
-        int64_t next;
-        if (active && experiments_runs_json(lease.conn, id, 0, 64000, &runs, &next) >= 0) {
-                const cJSON *run;
-                cJSON_ArrayForEach(run, runs) {
-                        int state = run_state_from_string(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state")));
-                        if (state > RUN_QUEUED && !run_state_is_terminal(state))
-                                cJSON_AddItemToArray(stopping, cJSON_CreateString(
-                                        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "id"))));
-                }
-                cJSON_Delete(runs);
-        }
+        cJSON_AddItemToObject(body, "stopping", TAKE_PTR(owned_stopping));
         return api_reply_json(req, active ? 202 : 200, body);
 }
 

@@ -129,9 +129,11 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
 }
 
 /* The injector's late requests by cause (slicelab-inject(1), "late"), copied only as the counts
- * it promises: the summary is a file the run's user could have written. */
+ * it promises: the summary is a file the run's user could have written. The causes add up to
+ * requests. */
 static void add_late_requests(cJSON *load, const cJSON *late) {
-        static const char *const fields[] = { "threshold_us", "requests", "server", "stalled", "injector" };
+        static const char *const fields[] = { "threshold_us", "requests", "server", "stalled", "injector",
+                                              "stalls", "stalls_ms", "stall_max_ms" };
         double v[ELEMENTSOF(fields)];
         for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
                 const cJSON *n = cJSON_GetObjectItemCaseSensitive(late, fields[i]);

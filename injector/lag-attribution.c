@@ -59,7 +59,7 @@ static void span_record(const struct timeline_record *r, void *userdata) {
 }
 
 static uint64_t bucket_of(const struct activity *a, int64_t t) {
-        return MIN((uint64_t) (t - a->t0) / (uint64_t) a->width, a->n - 1);
+        return MIN(((uint64_t) t - (uint64_t) a->t0) / (uint64_t) a->width, a->n - 1);
 }
 
 static void mark(struct activity *a, unsigned loop, int64_t t) {
@@ -97,6 +97,17 @@ static size_t find_stalls(const struct activity *a, unsigned loop, uint64_t min_
         return found;
 }
 
+/* Lengths saturate: only a timeline written wrong spans long enough to overflow. */
+static int64_t add_saturating(int64_t a, int64_t b) {
+        int64_t sum;
+        return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
+static int64_t stall_length_ns(const struct activity *a, const struct stall *s) {
+        int64_t ns;
+        return __builtin_mul_overflow((int64_t) (s->to - s->from), a->width, &ns) ? INT64_MAX : ns;
+}
+
 /* Whether a request of loop, due at scheduled and sent at submit, waited through a stall; the
  * stalls it waited through go into the loop's debt once each. Requests come in schedule order,
  * so stalls that ended before one was due are passed for good. */
@@ -108,8 +119,13 @@ static bool waited_through_stall(struct replay *p, unsigned loop, int64_t schedu
         while (*next < p->stall_end[loop] && p->stalls[*next].to <= due)
                 (*next)++;
         *counted = MAX(*counted, *next);
-        for (; *counted < p->stall_end[loop] && p->stalls[*counted].from < sent; (*counted)++)
-                p->debt_ns[loop] += (int64_t) (p->stalls[*counted].to - p->stalls[*counted].from) * p->act->width;
+        for (; *counted < p->stall_end[loop] && p->stalls[*counted].from < sent; (*counted)++) {
+                int64_t took = stall_length_ns(p->act, &p->stalls[*counted]);
+                p->debt_ns[loop] = add_saturating(p->debt_ns[loop], took);
+                p->result.stalls++;
+                p->result.stalls_ns = add_saturating(p->result.stalls_ns, took);
+                p->result.stall_max_ns = MAX(p->result.stall_max_ns, took);
+        }
         return *next < p->stall_end[loop] && p->stalls[*next].from < sent;
 }
 
@@ -119,7 +135,7 @@ static bool waited_through_stall(struct replay *p, unsigned loop, int64_t schedu
  * injector's finite pace); beyond that debt, the injector fell behind by itself. */
 static bool late_through_stalls(struct replay *p, unsigned loop, const struct timeline_record *r, int64_t lag) {
         bool through = waited_through_stall(p, loop, r->scheduled_ns, r->submit_ns);
-        return through || (p->debt_ns[loop] > 0 && lag <= p->debt_ns[loop] + LATENCY_LATE_NS);
+        return through || (p->debt_ns[loop] > 0 && lag - LATENCY_LATE_NS <= p->debt_ns[loop]);
 }
 
 static void sift_down(int64_t *h, unsigned n, unsigned i) {
@@ -169,7 +185,8 @@ static int map_activity(const struct timeline_source *src, unsigned threads, str
         int r = timeline_source_for_each(src, span_record, &s);
         if (r < 0 || !s.any)
                 return r;
-        uint64_t span = (uint64_t) (s.last - s.first) + 1, per_loop = LAG_MAP_BITS / threads;
+        /* Unsigned: a span past INT64_MAX, from a record written wrong, must not overflow. */
+        uint64_t span = (uint64_t) s.last - (uint64_t) s.first + 1, per_loop = LAG_MAP_BITS / threads;
         a->t0 = s.first;
         a->width = (int64_t) MAX((uint64_t) LAG_BUCKET_NS, span / per_loop + 1);
         a->threads = threads;

@@ -32,6 +32,9 @@ struct lag_attribution {
         uint64_t late;          /* measured, sent, lag above LATENCY_LATE_NS */
         uint64_t late_server;   /* of them, late from the ideal injector too */
         uint64_t late_stalled;  /* of the others, waited through a stall of their loop */
+        uint64_t stalls;        /* the stalls that late_stalled requests waited through */
+        int64_t stalls_ns;      /* their total length, to a bucket */
+        int64_t stall_max_ns;   /* the longest */
 };
 
 /* Over src (records in schedule order, as the injector writes them), in three passes. *ret

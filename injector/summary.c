@@ -16,6 +16,10 @@ static double us(int64_t ns) {
         return (double) ns / 1000.0;
 }
 
+static double ms(int64_t ns) {
+        return (double) ns / (double) NSEC_PER_MSEC;
+}
+
 static cJSON *latency_json(const struct timeline_stats *st, enum latency_kind k) {
         if (st->latency.n[k] == 0)
                 return cJSON_CreateNull();
@@ -103,6 +107,9 @@ static cJSON *late_json(const struct lag_attribution *late) {
         cJSON_AddNumberToObject(o, "requests", (double) late->late);
         cJSON_AddNumberToObject(o, "server", (double) late->late_server);
         cJSON_AddNumberToObject(o, "stalled", (double) late->late_stalled);
+        cJSON_AddNumberToObject(o, "stalls", (double) late->stalls);
+        cJSON_AddNumberToObject(o, "stalls_ms", ms(late->stalls_ns));
+        cJSON_AddNumberToObject(o, "stall_max_ms", ms(late->stall_max_ns));
         cJSON_AddNumberToObject(o, "injector", (double) (late->late - late->late_server - late->late_stalled));
         return o;
 }

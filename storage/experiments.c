@@ -358,14 +358,32 @@ static int cancel_queued(struct db_conn *c, const char *id, const char *reason, 
         return 0;
 }
 
-int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active) {
+/* The ids of experiment id's runs in progress, into a new array. */
+static int active_run_ids(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT id FROM runs WHERE experiment_id = ? AND state IN " RUN_STATES_ACTIVE_SQL " ORDER BY id";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        db_bind_text(s, 1, id);
+        _cleanup_json_ cJSON *ids = cJSON_CreateArray();
+        if (!ids)
+                return -ENOMEM;
+        while ((r = db_step(s)) > 0)
+                if (!cJSON_AddItemToArray(ids, cJSON_CreateString((const char *) sqlite3_column_text(s, 0))))
+                        return -ENOMEM;
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(ids);
+        return 0;
+}
+
+int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, cJSON **ret_stopping) {
         /* A finished experiment stays as it ended: cancelling it again changes nothing. */
         static const char sql_flag[] =
                 "UPDATE experiments SET cancel_requested = 1 WHERE id = ? AND status IN ('queued','running')";
         static const char sql_exists[] = "SELECT 1 FROM experiments WHERE id = ?";
-        static const char sql_active[] =
-                "SELECT count(*) FROM runs WHERE experiment_id = ? AND state IN"
-                " " RUN_STATES_ACTIVE_SQL;
         struct db_txn t _cleanup_txn_ = { 0 };
         int r = db_txn_begin(c, &t);
         if (r < 0)
@@ -385,26 +403,24 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
                         return r;
                 if (r == 0)
                         return -ENOENT;
+                cJSON *none = cJSON_CreateArray();
+                if (!none)
+                        return -ENOMEM;
                 *ret_cancelled = 0;
-                *ret_active = false;
+                *ret_stopping = none;
                 return 0;
         }
 
         int64_t n = 0;
         if ((r = cancel_queued(c, id, "cancelled", "cancelled before it started", &n)) < 0)
                 return r;
-
-        sqlite3_stmt *active _cleanup_stmt_ = NULL;
-        if ((r = db_stmt(c, sql_active, &active)) < 0)
+        _cleanup_json_ cJSON *stopping = NULL;
+        if ((r = active_run_ids(c, id, &stopping)) < 0)
                 return r;
-        db_bind_text(active, 1, id);
-        if ((r = db_step(active)) < 0)
-                return r;
-        bool has_active = sqlite3_column_int64(active, 0) > 0;
         if ((r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
                 return r;
         *ret_cancelled = n;
-        *ret_active = has_active;
+        *ret_stopping = TAKE_PTR(stopping);
         return 0;
 }
 

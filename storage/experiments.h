@@ -48,8 +48,10 @@ int experiments_list_json(struct db_conn *c, const char *status, const char *lab
                           int64_t cursor, struct cJSON **ret_items, int64_t *ret_next);
 
 /* Cancel: queued runs become cancelled now, cancel_requested is set so the loop stops the run
- * in progress. *ret_active tells whether a run was in progress (the loop must act). */
-int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, bool *ret_active);
+ * in progress. *ret_stopping: a new array of the ids of the runs in progress, which the loop
+ * must stop, read in the same transaction (read after it, the loop may have stopped them
+ * already); empty when none was. Outputs untouched on failure. */
+int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, struct cJSON **ret_stopping);
 
 /* Fail fast: when the experiment's last max_failures runs that ended (succeeded or failed) all
  * failed with the same reason, its queued runs are cancelled (reason "repeated_failure", the

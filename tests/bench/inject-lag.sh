@@ -44,7 +44,7 @@ for i in $(seq "$repeat"); do
         taskset -c 1 "$inject" --url "http://127.0.0.1:$port/work?cpu_us=50" --rate 2000 --warmup 2s \
                 --duration "${seconds}s" --summary "$dir/s.json"
         lag=$(jq .latency_us.lag.p99 "$dir/s.json")
-        jq -r --arg i "$i" '.calibration as $c | "run \($i): calibration \($c.outcome): wakeups late p50 \($c.wakeup_late_p50_us) us, p99 \($c.wakeup_late_p99_us) us; spin \($c.spin_before_warmup_us) us, after the warmup \($c.spin_us) us (\($c.warmup_raises) raise(s) in \($c.warmup_windows) windows; budget \($c.budget_spin_us) us), spinning \($c.spin_cpu_share * 10000 | round / 100)% of the CPU; lag p99 \(.latency_us.lag.p99) us, p50 \(.latency_us.lag.p50) us; late \(.late.requests) (server \(.late.server), stalled \(.late.stalled), injector \(.late.injector))"' "$dir/s.json"
+        jq -r --arg i "$i" '.calibration as $c | "run \($i): calibration \($c.outcome): wakeups late p50 \($c.wakeup_late_p50_us) us, p99 \($c.wakeup_late_p99_us) us; spin \($c.spin_before_warmup_us) us, after the warmup \($c.spin_us) us (\($c.warmup_raises) raise(s) in \($c.warmup_windows) windows; budget \($c.budget_spin_us) us), spinning \($c.spin_cpu_share * 10000 | round / 100)% of the CPU; lag p99 \(.latency_us.lag.p99) us, p50 \(.latency_us.lag.p50) us; late \(.late.requests) (server \(.late.server), stalled \(.late.stalled) in \(.late.stalls) stall(s) of \(.late.stalls_ms) ms, longest \(.late.stall_max_ms) ms, injector \(.late.injector))"' "$dir/s.json"
         worst=$(awk -v a="$worst" -v b="$lag" 'BEGIN { print (b > a) ? b : a }')
 done
 verdict=$(awk -v w="$worst" -v g="$goal_us" 'BEGIN { print (w <= g) ? "met" : "NOT met" }')

@@ -23,7 +23,8 @@
 #     accurately through those silences: a silence of D ms at rate r makes the requests due in
 #     its last D - 1 ms late, and as many again while a backlog of r x D drains at the spare
 #     capacity C - r, so late = r (D - 1 ms) C / (C - r); summed over the silences S it stays
-#     under 1% of r T while r / C < 1 - 100 S / T, where S = sum of (D - 1 ms), T the run;
+#     under 1% of r T while r / C < 1 - 100 S / T, where S = sum of (D - 1 ms), T the run; and
+#     the late requests that model predicts for the probe's rate, beside ours;
 #   - CPU microseconds per request (user + system, from GNU time) of both tools;
 #   - peak RSS per million requests of both tools;
 #   - --threads scaling: at the same total rate (half the best rate that kept pace, at least 24000/s so
@@ -131,7 +132,8 @@ median() { # numbers... -> their median
 
 # Of a timeline: the server's closed-loop capacity per 50 ms window of answers (p5, p25, p50
 # req/s), or the machine's silences: stretches of 1 ms and more in which nothing was sent and no
-# answer arrived (count, total ms), which at these rates only a paused machine explains.
+# answer arrived in the measure phase (count, total ms), which at these rates only a paused machine
+# explains.
 capacity_windows() { # timeline.bin -> "p5 p25 p50"
         "$csv" "$1" "$dir/cap.csv" >/dev/null
         tail -n +2 "$dir/cap.csv" | awk -F, '$4 != 0 { print int($3 / 50000000) }' | uniq -c |
@@ -140,7 +142,7 @@ capacity_windows() { # timeline.bin -> "p5 p25 p50"
 }
 silences() { # timeline.bin -> "count total_ms"
         "$csv" "$1" "$dir/sil.csv" >/dev/null
-        tail -n +2 "$dir/sil.csv" | awk -F, '$5 != 6 { print $2; print $3 }' | sort -n |
+        tail -n +2 "$dir/sil.csv" | awk -F, '$5 != 6 && $8 % 2 == 0 { print $2; print $3 }' | sort -n |
                 awk 'NR > 1 && $1 - p >= 1000000 { n++; t += $1 - p } { p = $1 } END { printf "%d %.1f\n", n, t / 1e6 }'
 }
 
@@ -202,12 +204,14 @@ probe() { # share (per mille of wrk now); leaves figures in probe_*, probe_accur
         probe_rss=$(per_million "$rss_kb" "$probe_n")
         local steal0=$(( $(steal_ms 0) - steal0_before )) steal1=$(( $(steal_ms 1) - steal1_before ))
         read -r sil_n sil_ms < <(silences "$dir/rate.bin")
-        probe_ideal=$(echo "s = 1 - 100 * ($sil_ms - $sil_n) / (($seconds + 1) * 1000); if (s < 0) s = 0; scale = 1; s * 100 / 1" | bc -l)
+        probe_ideal=$(echo "s = 1 - 100 * ($sil_ms - $sil_n) / ($seconds * 1000); if (s < 0) s = 0; scale = 1; s * 100 / 1" | bc -l)
+        local ideal_late=-
+        [ "$1" -lt 1000 ] && ideal_late=$(printf %.0f "$(echo "$probe_rate * ($sil_ms - $sil_n) / 1000 * 1000 / (1000 - $1)" | bc -l)")
         ideals+=("$probe_ideal")
-        printf "    probe %5.1f%% of wrk %8.0f = %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req; late %s (server %s, stalled %s, injector %s); machine silent %s x, %s ms; host steal CPU 0 %s ms, CPU 1 %s ms; an ideal open loop: %s%%\n" \
+        printf "    probe %5.1f%% of wrk %8.0f = %8.0f req/s: achieved %8.0f, lag p99 %8.1f us, %6s us CPU/req; late %s (server %s, stalled %s, injector %s); machine silent %s x, %s ms; host steal CPU 0 %s ms, CPU 1 %s ms; an ideal open loop: %s%%, %s late here\n" \
                 "$(echo "$1 / 10" | bc -l)" "$wrk_now_rps" "$probe_rate" "$probe_achieved" "$probe_lag" "$probe_cpu" \
                 "$(jq .late.requests "$dir/rate.json")" "$(jq .late.server "$dir/rate.json")" "$(jq .late.stalled "$dir/rate.json")" \
-                "$(jq .late.injector "$dir/rate.json")" "$sil_n" "$sil_ms" "$steal0" "$steal1" "$probe_ideal"
+                "$(jq .late.injector "$dir/rate.json")" "$sil_n" "$sil_ms" "$steal0" "$steal1" "$probe_ideal" "$ideal_late"
         probe_accurate=$(jq .saturated "$dir/rate.json" | sed 's/false/yes/; s/true/no/')
         probe_paced=$(jq '(.achieved_rps >= 0.99 * .rate and .late.injector <= 0.01 * .requests) | if . then "yes" else "no" end' -r "$dir/rate.json")
         echo "        accurate: $probe_accurate; kept pace: $probe_paced"

@@ -396,6 +396,9 @@ static void test_late_injector(void **state) {
                       stalled, json_number(r.s, "late.injector"));
         assert_true(late >= 150);   /* about 200 due while it was stopped */
         assert_true(stalled >= 0.9 * late);
+        assert_true(json_number(r.s, "late.stalls") >= 1);
+        assert_true(json_number(r.s, "late.stall_max_ms") >= 190);   /* the stop, to 100 us */
+        assert_true(json_number(r.s, "late.stalls_ms") >= json_number(r.s, "late.stall_max_ms"));
         run_done(&r);
         server_stop(&srv);
 }

@@ -64,6 +64,10 @@ static void test_injector_stopped(void **state) {
         assert_int_equal(a.late, 50);   /* due 100..149 ms, sent 1 to 50 ms late */
         assert_int_equal(a.late_server, 0);
         assert_int_equal(a.late_stalled, 50);
+        /* Silent from 99.11 ms (the last answer before) to 150 ms: buckets 992 to 1499. */
+        assert_int_equal(a.stalls, 1);
+        assert_int_equal(a.stalls_ns, 508 * 100 * US);
+        assert_int_equal(a.stall_max_ns, a.stalls_ns);
 }
 
 /* Stopped 20 ms, then catching up at one request per 0.5 ms where one is due every 1 ms: the
@@ -103,6 +107,8 @@ static void test_stall_then_too_slow(void **state) {
         assert_int_equal(a.late, N - 50);
         assert_int_equal(a.late_server, 0);
         assert_true(a.late_stalled >= 18 && a.late_stalled <= 19);
+        assert_int_equal(a.stalls, 1);
+        assert_int_equal(a.stalls_ns, 58 * 100 * US);
 }
 
 /* An injector that runs all along but sends a request every 110 us where one is due every
@@ -118,6 +124,7 @@ static void test_injector_too_slow(void **state) {
         assert_int_equal(a.late, N - 101);   /* lag k x 10 us, above 1 ms from k = 101 */
         assert_int_equal(a.late_server, 0);
         assert_int_equal(a.late_stalled, 0);
+        assert_int_equal(a.stalls, 0);
 }
 
 /* The server pauses 30 ms holding both connections: the injector is silent meanwhile too, as
@@ -138,6 +145,7 @@ static void test_server_pause_is_not_a_stall(void **state) {
         assert_true(a.late >= 25);
         assert_int_equal(a.late_server, a.late);
         assert_int_equal(a.late_stalled, 0);
+        assert_int_equal(a.stalls, 0);
 }
 
 /* Loop 0 (connections 0 and 2) stops for 20 ms while loop 1 (1 and 3) goes on: loop 0's late
@@ -156,6 +164,7 @@ static void test_stall_of_one_loop(void **state) {
         struct lag_attribution a = attribute(r, N, 4, 2);
         assert_true(a.late >= 15);
         assert_int_equal(a.late_stalled, a.late);
+        assert_int_equal(a.stalls, 1);
         struct lag_attribution pooled = attribute(r, N, 4, 1);
         assert_int_equal(pooled.late, a.late);
         assert_int_equal(pooled.late_stalled, 0);

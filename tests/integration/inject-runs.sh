@@ -45,7 +45,7 @@ check_match "latency from scheduled, from submit and lag are all there" '^[0-9.]
 check "p99 from scheduled is never below p99 from submit" json_true '.metrics.latency_us | .scheduled.p99 >= .submit.p99' "$BODY"
 check_match "the injector's saturation is reported" '^(true|false)$' "$(jq -r .metrics.load.saturated <<<"$BODY")"
 check "the injector's late requests are reported, split into the server's and its own" json_true \
-        '.metrics.load.late | .threshold_us == 1000 and .requests >= 0 and .server + .stalled + .injector == .requests' "$BODY"
+        '.metrics.load.late | .threshold_us == 1000 and .requests >= 0 and .server + .stalled + .injector == .requests and .stall_max_ms <= .stalls_ms' "$BODY"
 check "no slice is left" no_slices_of "$RUN"
 check "no JVM or injector is left" not running_cmd "[-]-port $PORT"
 

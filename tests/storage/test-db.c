@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include "storage/db.h"
 #include "basic/fileio.h"
+#include "basic/json-util.h"
+#include "storage/experiments.h"
 #include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
@@ -281,6 +284,40 @@ static void test_run_rows_saved_twice_keep_one_copy(void **state) {
         storage_close(s);
 }
 
+/* Cancel names the runs it stops from its own transaction: the run in progress, not the queued
+ * one it cancels nor the finished one; a second cancel of the ended experiment stops nothing. */
+static void test_cancel_names_the_runs_it_stops(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "cancel.db");
+        exec_on(path, "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
+                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
+                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
+                      " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'measuring'), ('r2', 'e', 2, 0, 2, 'queued');");
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        int64_t cancelled = -1;
+        cJSON *stopping = NULL;
+        assert_int_equal(experiments_cancel(c, "e", &cancelled, &stopping), 0);
+        _cleanup_free_ char *text = cJSON_PrintUnformatted(stopping);
+        assert_string_equal(text, "[\"r1\"]");
+        assert_int_equal(cancelled, 1);
+        cJSON_Delete(stopping);
+
+        exec_on(path, "UPDATE runs SET state = 'cancelled' WHERE id = 'r1'; UPDATE experiments SET status = 'cancelled'");
+        stopping = NULL;
+        assert_int_equal(experiments_cancel(c, "e", &cancelled, &stopping), 0);
+        assert_int_equal(cJSON_GetArraySize(stopping), 0);
+        assert_int_equal(cancelled, 0);
+        cJSON_Delete(stopping);
+
+        stopping = (cJSON *) 1;   /* untouched on failure */
+        assert_int_equal(experiments_cancel(c, "missing", &cancelled, &stopping), -ENOENT);
+        assert_ptr_equal(stopping, (cJSON *) 1);
+        storage_release(s, c);
+        storage_close(s);
+}
+
 int main(void) {
         if (!mkdtemp(dir))
                 return 1;
@@ -291,6 +328,7 @@ int main(void) {
                 cmocka_unit_test(test_pool_bounded_wait),
                 cmocka_unit_test(test_release_resets_a_forgotten_statement),
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
+                cmocka_unit_test(test_cancel_names_the_runs_it_stops),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         char cmd[300];
