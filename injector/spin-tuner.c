@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "basic/latency.h"
 #include "basic/macro.h"
 
 void spin_tuner_init(struct spin_tuner *t, bool active, int64_t spin_ns, int64_t budget_ns, int64_t goal_ns,
@@ -10,7 +11,6 @@ void spin_tuner_init(struct spin_tuner *t, bool active, int64_t spin_ns, int64_t
         *t = (struct spin_tuner){
                 .active = active,
                 .spin_ns = spin_ns,
-                .start_spin_ns = spin_ns,
                 .budget_ns = budget_ns,
                 .goal_ns = goal_ns,
                 .window = MAX(window, (uint32_t) SPIN_TUNER_WINDOW_MIN),
@@ -21,7 +21,7 @@ void spin_tuner_init(struct spin_tuner *t, bool active, int64_t spin_ns, int64_t
 /* The upper edge of the bucket holding the window's 99th percentile (nearest rank): never
  * below the true value, so a raise is never too small by the histogram's grain. */
 static int64_t window_p99(const struct spin_tuner *t) {
-        uint32_t rank = t->n - t->n / 100, seen = 0;
+        uint64_t rank = percentile_rank(PCT_P99, t->n), seen = 0;
         for (unsigned b = 0; b < SPIN_TUNER_BUCKETS; b++) {
                 seen += t->hist[b];
                 if (seen >= rank)

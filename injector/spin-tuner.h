@@ -18,7 +18,6 @@
 struct spin_tuner {
         bool active;                    /* calibration ran and there is a warmup */
         int64_t spin_ns;                /* what the loop spins before a due request */
-        int64_t start_spin_ns;          /* before the warmup: calibrated or given */
         int64_t budget_ns;
         int64_t goal_ns;
         uint32_t window, n;

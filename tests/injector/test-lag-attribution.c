@@ -29,20 +29,25 @@ static struct timeline_record sent(int64_t scheduled, int64_t submit, int64_t do
                                          .conn = conn };
 }
 
+/* A request due at due, sent delay after the earlier free of connections a and b (free times in
+ * conn_free, by connection) and answered hold later: what an injector bound by its connections
+ * writes. */
+static struct timeline_record on_earlier_free(int64_t *conn_free, uint32_t a, uint32_t b, int64_t due, int64_t delay,
+                                              int64_t hold) {
+        uint32_t c = conn_free[a] <= conn_free[b] ? a : b;
+        int64_t submit = MAX(due, conn_free[c]) + delay;
+        conn_free[c] = submit + hold;
+        return sent(due, submit, conn_free[c], c);
+}
+
 /* 2 connections, answers after 10 ms, a request every 1 ms: the connections carry 200/s of the
  * 1000/s asked, so from the third request on every one waits, the ideal injector's too. */
 static void test_server_slower_than_connections(void **state) {
         enum { N = 100 };
         struct timeline_record r[N];
         int64_t conn_free[2] = { 0, 0 };
-        for (int k = 0; k < N; k++) {
-                int64_t due = k * MS;
-                unsigned c = conn_free[0] <= conn_free[1] ? 0 : 1;
-                int64_t submit = due > conn_free[c] ? due : conn_free[c];
-                submit += 20 * US;   /* our own small delay on top */
-                conn_free[c] = submit + 10 * MS;
-                r[k] = sent(due, submit, conn_free[c], c);
-        }
+        for (int k = 0; k < N; k++)
+                r[k] = on_earlier_free(conn_free, 0, 1, k * MS, 20 * US /* our own small delay */, 10 * MS);
         struct lag_attribution a = attribute(r, N, 2, 1);
         assert_true(a.late > 90);
         assert_int_equal(a.late_server, a.late);
@@ -135,11 +140,8 @@ static void test_server_pause_is_not_a_stall(void **state) {
         struct timeline_record r[N];
         int64_t conn_free[2] = { 0, 0 };
         for (int k = 0; k < N; k++) {
-                int64_t due = k * MS;
-                unsigned c = conn_free[0] <= conn_free[1] ? 0 : 1;
-                int64_t submit = MAX(due, conn_free[c]);
-                conn_free[c] = submit + (k == 50 || k == 51 ? 80 * MS - submit : 100 * US);
-                r[k] = sent(due, submit, conn_free[c], c);
+                int64_t due = k * MS;   /* 50 and 51 go out on time, and are answered at 80 ms */
+                r[k] = on_earlier_free(conn_free, 0, 1, due, 0, k == 50 || k == 51 ? 80 * MS - due : 100 * US);
         }
         struct lag_attribution a = attribute(r, N, 2, 1);
         assert_true(a.late >= 25);
@@ -187,12 +189,8 @@ static void test_threads_replay_apart(void **state) {
         struct timeline_record r[N];
         int64_t conn_free[4] = { 0 };
         for (int k = 0; k < N; k++) {
-                int64_t due = k * MS / 2;
-                unsigned loop = (unsigned) k % 2;
-                unsigned c = loop == 0 ? (conn_free[0] <= conn_free[2] ? 0 : 2) : (conn_free[1] <= conn_free[3] ? 1 : 3);
-                int64_t submit = due > conn_free[c] ? due : conn_free[c];
-                conn_free[c] = submit + (loop == 0 ? 10 * MS : 100 * US);
-                r[k] = sent(due, submit, conn_free[c], c);
+                uint32_t loop = (uint32_t) k % 2;
+                r[k] = on_earlier_free(conn_free, loop, loop + 2, k * MS / 2, 0, loop == 0 ? 10 * MS : 100 * US);
         }
         struct lag_attribution a = attribute(r, N, 4, 2);
         assert_true(a.late > 150);

@@ -43,6 +43,19 @@ static void exec_on(const char *path, const char *sql) {
         sqlite3_close(db);
 }
 
+/* Experiment 'e' with one cell and the runs of runs_values, "(id, experiment_id, position,
+ * cell_idx, iteration, state)" rows. */
+static void seed_experiment(const char *path, const char *runs_values) {
+        char sql[1024];
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                 " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
+                 "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
+                 "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES %s;",
+                 runs_values);
+        exec_on(path, sql);
+}
+
 /* A new store file in the test's directory; its path in path. */
 static struct storage *store_new(char *path, size_t size, const char *name) {
         path_for(path, size, name);
@@ -245,11 +258,7 @@ static int64_t count_of(struct db_conn *c, const char *sql) {
 static void test_run_rows_saved_twice_keep_one_copy(void **state) {
         char path[256];
         struct storage *s = store_new(path, sizeof path, "replace.db");
-        exec_on(path, "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
-                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
-                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state)"
-                      " VALUES ('r', 'e', 0, 0, 0, 'collecting');");
+        seed_experiment(path, "('r', 'e', 0, 0, 0, 'collecting')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
 
@@ -289,11 +298,7 @@ static void test_run_rows_saved_twice_keep_one_copy(void **state) {
 static void test_cancel_names_the_runs_it_stops(void **state) {
         char path[256];
         struct storage *s = store_new(path, sizeof path, "cancel.db");
-        exec_on(path, "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
-                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
-                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
-                      " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'measuring'), ('r2', 'e', 2, 0, 2, 'queued');");
+        seed_experiment(path, "('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'measuring'), ('r2', 'e', 2, 0, 2, 'queued')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         int64_t cancelled = -1;
