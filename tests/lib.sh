@@ -44,6 +44,27 @@ check_eq() {
         if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "want: $2" "got:  $3"; fi
 }
 
+# loopback_port [COUNT]: the first of COUNT consecutive ports that nothing listens on, below the
+# kernel's ephemeral range. A port inside that range can be the local port of any client socket
+# on the host when the test's server binds it, and the bind then fails (EADDRINUSE; a JVM SUT
+# failed to start so in CI). Where a test starts depends on its pid, so that tests side by side
+# start apart.
+loopback_port() {
+        local count=${1:-1} low first span=8000 i p q busy listening
+        read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+        first=$((low - span - 1000 > 1024 ? low - span - 1000 : 1024))
+        listening=" $(ss -Htln | awk '{ n = split($4, a, ":"); print a[n] }' | tr '\n' ' ') "
+        for ((i = 0; i < span; i++)); do
+                p=$((first + ($$ + i) % span))
+                busy=
+                for ((q = p; q < p + count; q++)); do
+                        [[ $listening == *" $q "* ]] && busy=1
+                done
+                [ -z "$busy" ] && { echo "$p"; return 0; }
+        done
+        return 1
+}
+
 # check_match NAME REGEX TEXT
 check_match() {
         if printf '%s' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "want match: $2" "got: $3"; fi
@@ -156,6 +177,15 @@ post_experiment() {
 # run_field RUN_ID JQ: one field of GET /v1/runs/{id}.
 run_field() {
         curl -s "$DAEMON_URL/v1/runs/$1" | jq -r "$2"
+}
+
+# A run's state, and for one that did not succeed its reason and message too, so that a check of
+# "succeeded" says why when it fails (a jq filter on a run object).
+RUN_OUTCOME_JQ='if .state == "succeeded" then .state else "\(.state) \(.reason // "-"): \(.message // "")" end'
+
+# run_outcome RUN_ID: RUN_OUTCOME_JQ of GET /v1/runs/{id}.
+run_outcome() {
+        run_field "$1" "$RUN_OUTCOME_JQ"
 }
 
 run_state_is() {

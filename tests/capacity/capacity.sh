@@ -1,18 +1,20 @@
 #!/bin/bash
 # capacity.sh: load.mode "capacity" with real runs of slicelab-sut (cpu_us=500) on one CPU, free
 # and under a 0.5 quota, SLA p99 <= 20 ms from scheduled, beside each cell's closed-loop maximum
-# (mode max) measured here: each max_rps is at most that maximum (x 1.05); the step at max_rps
-# met the SLA and one within 2 x precision above it missed; the quota cell's capacity is below
-# the free cell's; the steps are listed with their rates and verdicts (at most 8), each with its
-# own timeline (?step=N); the report aggregates capacity per cell. Then the stop conditions:
-# rate_max met, rate_min missed, and the SUT dying mid-search. Assertions are relative to what
-# this test measured: the machine is shared.
+# (mode max) measured here: the step at max_rps served its rate (throughput within 5%) and met the
+# SLA, one within 2 x precision above it missed, and max_rps is at most that maximum x 1.25 (the
+# two runs are minutes apart on a shared machine: seen 1.06 with another test running beside
+# them, so the margin is for the machine, and the bound for a search that believed a rate the
+# server cannot serve); the quota cell's capacity is below the free cell's; the steps are listed
+# with their rates and verdicts (at most 8), each with its own timeline (?step=N); the report
+# aggregates capacity per cell. Then the stop conditions: rate_max met, rate_min missed, and the
+# SUT dying mid-search. Assertions are relative to what this test measured: the machine is shared.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-cap$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((22000 + $$ % 10000))
+PORT=$(loopback_port)
 URL="http://127.0.0.1:$PORT/work?cpu_us=500"
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 CELLS='"cells":[{"name":"free","cpus":"1"},{"name":"quota","cpus":"1","cpu_quota":0.5}]'
@@ -40,7 +42,7 @@ wait_for 900 experiment_finished "$CAPEXP" || not_finished "$CAPEXP"
 read -r MAXFREE MAXQUOTA <<<"$(for r in $(runs_of "$MAXEXP"); do metric "$r" .metrics.throughput_rps; done | tr '\n' ' ')"
 read -r CAPFREE_RUN CAPQUOTA_RUN <<<"$(runs_of "$CAPEXP" | tr '\n' ' ')"
 echo "# closed-loop maximum: free $MAXFREE req/s, quota $MAXQUOTA req/s"
-check_eq "both capacity runs succeed" "succeeded succeeded" "$(run_field "$CAPFREE_RUN" .state) $(run_field "$CAPQUOTA_RUN" .state)"
+check_eq "both capacity runs succeed" "succeeded succeeded" "$(run_outcome "$CAPFREE_RUN") $(run_outcome "$CAPQUOTA_RUN")"
 
 for cell in free quota; do
         if [ $cell = free ]; then RUN=$CAPFREE_RUN MAX=$MAXFREE; else RUN=$CAPQUOTA_RUN MAX=$MAXQUOTA; fi
@@ -49,8 +51,8 @@ for cell in free quota; do
         CAP=$(jq -c .metrics.capacity <<<"$BODY")
         echo "# $cell: capacity $CAP"
         check_eq "$cell: the search found the capacity" found "$(jq -r .outcome <<<"$CAP")"
-        check "$cell: max_rps is at most the closed-loop maximum x 1.05 ($MAX req/s)" \
-                json_true ".max_rps > 0 and .max_rps <= $MAX * 1.05" "$CAP"
+        check "$cell: max_rps is at most the closed-loop maximum x 1.25 ($MAX req/s)" \
+                json_true ".max_rps > 0 and .max_rps <= $MAX * 1.25" "$CAP"
         check "$cell: per_sla has the one SLA at max_rps, critical_rps its geometric mean" \
                 json_true '.per_sla == [{"percentile":99,"max_ms":20,"rps":.max_rps}] and ((.critical_rps - .max_rps) | fabs) < 1e-9' "$CAP"
         api GET "/v1/runs/$RUN/steps"
@@ -63,6 +65,8 @@ for cell in free quota; do
                 json_true '.steps | all(.rate > 0 and (.sla[0].latency_ms | type) == "number" and (.verdict == "met" or .verdict == "missed") and .met == (.verdict == "met"))' "$STEPS"
         check "$cell: the step at max_rps met the SLA" \
                 json_true "[.steps[] | select(.rate == $(jq .max_rps <<<"$CAP"))] | length > 0 and all(.met and .sla[0].latency_ms <= 20)" "$STEPS"
+        check "$cell: the step at max_rps served its rate (throughput within 5%)" \
+                json_true "[.steps[] | select(.rate == $(jq .max_rps <<<"$CAP"))] | length > 0 and all(.throughput_rps >= .rate * 0.95)" "$STEPS"
         check "$cell: a step within 2 x precision above max_rps missed it" \
                 json_true "[.steps[] | select(.rate > $(jq .max_rps <<<"$CAP") and .rate <= $(jq .max_rps <<<"$CAP") * (1 + 2 * $PRECISION) and (.met | not))] | length > 0" "$STEPS"
         api GET "/v1/runs/$RUN/timeline?step=0&limit=100000"

@@ -45,11 +45,11 @@ check_eq "a POST answers during collection" 201 "$HTTP_STATUS"
 BEHIND=$(first_run "$(jq -r .id <<<"$BODY")")
 check_eq "and the run was still collecting meanwhile" collecting "$(run_field "$RUN" .state)"
 wait_for 300 run_finished "$RUN"
-check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run succeeds" succeeded "$(run_outcome "$RUN")"
 check_eq "with every measured record" $((N - WARMUP)) "$(run_field "$RUN" .metrics.requests)"
 grep -o "timeline of $N records loaded, measured and stored in [0-9.]* s" "$TEST_TMP/daemon.log" | sed 's/^/# /'
 wait_for 60 run_finished "$BEHIND"
-check_eq "the run queued behind it succeeds" succeeded "$(run_field "$BEHIND" .state)"
+check_eq "the run queued behind it succeeds" succeeded "$(run_outcome "$BEHIND")"
 
 # --- cancelled while collecting -------------------------------------------------------------
 post_experiment "$EXPERIMENT"

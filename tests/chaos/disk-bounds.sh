@@ -54,7 +54,7 @@ post_experiment "{\"name\":\"limited\",\"sut\":{\"command\":[\"/bin/sleep\",\"60
   \"load\":{\"command\":[\"/bin/sh\",\"$TEST_TMP/load.sh\"],\"timeline\":\"synthetic.bin\"},\"cells\":[{\"name\":\"a\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
-check_eq "the run with an external load succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run with an external load succeeds" succeeded "$(run_outcome "$RUN")"
 check_eq "the load's slice has a memory limit of 1 GiB" "memory limit 1073741824" \
         "$(grep '^memory limit' "$DAEMON_STATE/runs/$RUN/load.log")"
 

@@ -33,7 +33,7 @@ check_eq "the SUT keeps its CPU 1 (it does not inherit the daemon's)" 1 \
         "$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/${sut_pid:-0}/status" 2>/dev/null)"
 check_match "the log says where the daemon's threads went" "the daemon's threads run on CPUs 0$" "$(grep -o "the daemon's threads run on CPUs [0-9,-]*" "$TEST_TMP/daemon.log" | tail -1)"
 wait_for 60 run_finished "$RUN"
-check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run succeeds" succeeded "$(run_outcome "$RUN")"
 check "it has no housekeeping warning" not json_true '.warnings | any(test("daemon.s own threads"))' "$(curl -s "$DAEMON_URL/v1/runs/$RUN")"
 check "after the run, every CPU again" wait_for 10 threads_on "$DAEMON_PID" "$ONLINE"
 
@@ -41,7 +41,7 @@ check "after the run, every CPU again" wait_for 10 threads_on "$DAEMON_PID" "$ON
 post_experiment "{\"name\":\"hk-all\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"$ONLINE\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
-check_eq "the run on every CPU succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run on every CPU succeeds" succeeded "$(run_outcome "$RUN")"
 check_match "its warnings say no CPU was left for the daemon" "no CPU is left over for the daemon's own threads" \
         "$(run_field "$RUN" '.warnings | join(" ")')"
 daemon_stop

@@ -11,7 +11,7 @@
 CGROOT=slicelab-k$$
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 SPIN="$BUILD/contrib/workloads/slicelab-spin"
-PORT=$((30000 + $$ % 10000))
+PORT=$(loopback_port)
 SLEEP_S=$((4000 + $$ % 1000))
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
 
@@ -41,7 +41,7 @@ after_restart() {
                 "$(run_field "$RUN" '[.states[].state] | join(" ")')"
         check "[$state] no process or slice of it is left" nothing_of "$RUN" "${PATTERNS[@]}"
         wait_for 60 run_finished "$BEHIND"
-        check_eq "[$state] the queue goes on: the run behind it succeeds" succeeded "$(run_field "$BEHIND" .state)"
+        check_eq "[$state] the queue goes on: the run behind it succeeds" succeeded "$(run_outcome "$BEHIND")"
 }
 
 # kill_in STATE JSON: post, wait for the state through the API, SIGKILL, restart, check.
@@ -88,7 +88,7 @@ check_match "[preparing] its history ends with preparing, interrupted" "preparin
 check "[preparing] no process or slice of it is left" nothing_of "$RUN" "${PATTERNS[@]}"
 queue_behind
 wait_for 60 run_finished "$BEHIND"
-check_eq "[preparing] the queue goes on: the next run succeeds" succeeded "$(run_field "$BEHIND" .state)"
+check_eq "[preparing] the queue goes on: the next run succeeds" succeeded "$(run_outcome "$BEHIND")"
 
 # --- the states the API can see --------------------------------------------------------------
 kill_in starting "{\"name\":\"start\",$SLEEP_SUT,$CELLS}"

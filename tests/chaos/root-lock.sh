@@ -37,7 +37,7 @@ timeout 30 "$SLICELABD" --listen 127.0.0.1:0 --state-dir "$TEST_TMP/state2" --cg
         >"$TEST_TMP/second.out" 2>&1
 check_eq "on another port it is refused too" 1 "$?"
 wait_for 60 run_finished "$RUN"
-check_eq "the first daemon's run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the first daemon's run succeeds" succeeded "$(run_outcome "$RUN")"
 api GET /v1/health
 check_eq "the first daemon still answers" 200 "$HTTP_STATUS"
 
@@ -46,7 +46,7 @@ for d in /sys/fs/cgroup/*/"$CGROOT"; do rmdir "$d"; done
 check "the root is gone from every hierarchy" test -z "$(ls -d /sys/fs/cgroup/*/"$CGROOT" 2>/dev/null)"
 spin_run after-removal 1
 wait_for 60 run_finished "$RUN"
-check_eq "the next run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the next run succeeds" succeeded "$(run_outcome "$RUN")"
 check_match "the log says the root was repaired" "run $RUN: the cgroup root /$CGROOT was repaired: recreated /sys/fs/cgroup/" \
         "$(cat "$TEST_TMP/daemon.log")"
 check_match "the repair copied the cpuset from the parent" "cpuset.cpus and cpuset.mems of /sys/fs/cgroup/cpuset/$CGROOT copied from /sys/fs/cgroup/cpuset" \
@@ -58,7 +58,7 @@ for d in /sys/fs/cgroup/*/"$CGROOT"; do rmdir "$d"; done
 mkdir "/sys/fs/cgroup/cpuset/$CGROOT"
 spin_run empty-cpuset 1
 wait_for 60 run_finished "$RUN"
-check_eq "a run after the cpuset was emptied succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "a run after the cpuset was emptied succeeds" succeeded "$(run_outcome "$RUN")"
 spin_run intact 1
 wait_for 60 run_finished "$RUN"
 check "an intact root is not reported as repaired" not grep -q "run $RUN: the cgroup root" "$TEST_TMP/daemon.log"

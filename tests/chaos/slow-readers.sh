@@ -21,7 +21,7 @@ post_experiment "{\"name\":\"slow\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"
   \"cells\":[{\"name\":\"a\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
-check_eq "the run with a large timeline succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run with a large timeline succeeds" succeeded "$(run_outcome "$RUN")"
 
 # The readers come from 127.0.0.2: one client's connection limit (64) is theirs alone, and the
 # checks below come from 127.0.0.1.

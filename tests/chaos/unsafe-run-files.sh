@@ -47,7 +47,7 @@ done
 
 # summary.json: the injector writes it as it exits; the SUT, told to stop once the load is done,
 # puts its replacement there before the daemon reads it.
-PORT=$((20000 + $$ % 20000))
+PORT=$(loopback_port)
 SERVER="$TEST_TMP/server"
 cat >"$SERVER" <<'SH'
 #!/bin/sh

@@ -11,7 +11,7 @@
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-f$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((21000 + $$ % 9000))
+PORT=$(loopback_port)
 READY="\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}"
 
 # wait_experiment: until every run of EXP_ID finished.

@@ -22,7 +22,7 @@ post_experiment "{\"name\":\"hlog\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"
   \"cells\":[{\"name\":\"a\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
-check_eq "the synthetic run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the synthetic run succeeds" succeeded "$(run_outcome "$RUN")"
 wait "$JAVAC"
 
 curl -s -H 'Accept: text/csv' "$DAEMON_URL/v1/runs/$RUN/timeline" >"$TEST_TMP/t.csv"

@@ -10,7 +10,7 @@
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-c$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((21000 + $$ % 10000))
+PORT=$(loopback_port)
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 CELLS='"cells":[{"name":"A","cpus":"1"},{"name":"B","cpus":"1","cpu_quota":0.5}]'
 

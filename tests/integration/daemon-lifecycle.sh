@@ -16,7 +16,9 @@ check_eq "health carries the version" "$("$SLICELABD" --version | cut -d' ' -f2)
 check_eq "health reports an empty queue" "0 0" "$(jq -r '"\(.queue.depth) \(.queue.running)"' <<<"$body")"
 check_match "health reports the cgroup mode" '^(v1|v2|hybrid|unknown)$' "$(jq -r .cgroup.mode <<<"$body")"
 
-# Three pings, about 1 s apart (half of 2 s); under sanitizers and load allow slack.
+# Pings about 1 s apart (half of 2 s). What matters is that each comes before systemd's 2 s are
+# up, on a busy machine too, and that the timer does not spin: a late ping shortens the next gap
+# (each is due one interval after the last was due), so the lower bound has room as well.
 stamps=()
 for i in 1 2 3 4; do
         daemon_wait_event 'WATCHDOG=1' 5 || break
@@ -26,8 +28,8 @@ check_eq "four WATCHDOG=1 pings arrive" 4 "${#stamps[@]}"
 if [ "${#stamps[@]}" -eq 4 ]; then
         for i in 2 3; do
                 gap_ms=$(((stamps[i] - stamps[i - 1]) / 1000))
-                if [ "$gap_ms" -ge 800 ] && [ "$gap_ms" -le 1300 ]; then ok "watchdog gap $i is about 1 s ($gap_ms ms)"
-                else not_ok "watchdog gap $i is about 1 s" "gap: $gap_ms ms"; fi
+                if [ "$gap_ms" -ge 500 ] && [ "$gap_ms" -lt 2000 ]; then ok "watchdog gap $i is within WATCHDOG_USEC ($gap_ms ms)"
+                else not_ok "watchdog gap $i is within WATCHDOG_USEC, 500 ms at least" "gap: $gap_ms ms"; fi
         done
 fi
 

@@ -69,7 +69,7 @@ meson install -C "$BUILD" --tags workloads --destdir "$DEST" --no-rebuild --quie
 check "the jar the example names ($named) is where that install puts it" test -f "$DEST$named"
 # The example as it is, but for the jar's DESTDIR, a port of this test's own, short phases and a
 # fifth of its rate (a busy test host, the ASan build's injector).
-PORT=$((30000 + $$ % 10000))
+PORT=$(loopback_port)
 DEF=$(jq -c --arg jar "$DEST$named" --arg port "$PORT" '.iterations = 1 | .load.warmup_s = 3 | .load.measure_s = 4 | .load.rate = 200
         | .cells = [.cells[0]] | .sut.command |= map(if endswith(".jar") then $jar elif . == "9081" then $port else . end)
         | .sut.ready.http |= sub("9081"; $port) | .load.target |= sub("9081"; $port)' "$EX")

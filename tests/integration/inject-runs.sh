@@ -9,7 +9,7 @@
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-i$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((30000 + $$ % 10000))
+PORT=$(loopback_port)
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 
 # slice_pids RUN KIND: the pids in the run's slice (v1 cpu hierarchy).
@@ -34,7 +34,7 @@ check_eq "the SUT slice has the cell's cpuset" 1 "$(cat "/sys/fs/cgroup/cpuset$s
 check_eq "the SUT slice has the cell's memory limit" $((512 << 20)) "$(cat "/sys/fs/cgroup/memory$slice/memory.limit_in_bytes")"
 wait_for 120 run_finished "$RUN"
 api GET "/v1/runs/$RUN"
-check_eq "the JVM run with the injector succeeds" succeeded "$(jq -r .state <<<"$BODY")"
+check_eq "the JVM run with the injector succeeds" succeeded "$(jq -r "$RUN_OUTCOME_JQ" <<<"$BODY")"
 check_schema "the run" getRun 200
 check_eq "the history went through warmup and measuring" "queued preparing starting warmup measuring collecting succeeded" \
         "$(jq -r '[.states[].state] | join(" ")' <<<"$BODY")"

@@ -10,7 +10,7 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 SYNTH="$BUILD/tests/synth-timeline"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-j$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((20000 + $$ % 10000))
+PORT=$(loopback_port)
 
 # --- the seed's cells on 2 CPUs ---------------------------------------------------------
 post_experiment "{\"name\":\"seed-2cpu\",\"order\":\"sequential\",
@@ -24,7 +24,7 @@ check_eq "the seed experiment is accepted" 201 "$HTTP_STATUS"
 last=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[-1].id')
 wait_for 600 run_finished "$last"
 api GET "/v1/experiments/$EXP_ID/runs"
-check_eq "all three JVM runs succeed" "succeeded succeeded succeeded" "$(jq -r '[.runs[].state] | join(" ")' <<<"$BODY")"
+check_eq "all three JVM runs succeed" "succeeded succeeded succeeded" "$(jq -r "[.runs[] | $RUN_OUTCOME_JQ] | join(\" \")" <<<"$BODY")"
 jvm_of() { curl -s "$DAEMON_URL/v1/runs/$(jq -r ".runs[$1].id" <<<"$BODY")" | jq -r ".metrics.jvm | \"\\(.ActiveProcessorCount) \\(.ParallelGCThreads) \\(.UseContainerSupport) \\(.gc)\""; }
 check_eq "1 CPU: the JVM sees 1 CPU, 1 GC thread" "1 1 true ParallelGC" "$(jvm_of 0)"
 check_eq "2 CPUs at quota 1.0: the JVM sees 1 CPU from the quota" "1 1 true ParallelGC" "$(jvm_of 1)"
@@ -75,7 +75,7 @@ post_experiment '{"name":"pf-warn","sut":{"command":["/bin/echo","{\"ops_per_s\"
   "host":{"governor":"performance","on_mismatch":"warn"}}'
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
-check_eq "on_mismatch warn: the run goes on" succeeded "$(run_field "$RUN" .state)"
+check_eq "on_mismatch warn: the run goes on" succeeded "$(run_outcome "$RUN")"
 check_match "and records the mismatch as a warning" "cpu 1" "$(run_field "$RUN" '.warnings | join(" | ")')"
 
 # --- deadline ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ post_experiment "{\"name\":\"synthetic\",\"sut\":{\"command\":[\"/bin/sleep\",\"
   \"cells\":[{\"name\":\"a\"}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
-check_eq "the run with 1.44 M records succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run with 1.44 M records succeeds" succeeded "$(run_outcome "$RUN")"
 curl -s "$DAEMON_URL/v1/runs/$RUN" >"$TEST_TMP/run.json"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 api GET "/v1/runs/$RUN"

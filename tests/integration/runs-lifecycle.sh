@@ -37,7 +37,7 @@ check_eq "the slice has the cell's cpuset" 1 "$(cat "/sys/fs/cgroup/cpuset$slice
 check_eq "the SUT's affinity is the cell's cpus" 1 "$(taskset -pc "$pid" | sed 's/.*: //')"
 check_eq "the slice has the cell's memory limit" $((64 << 20)) "$(cat "/sys/fs/cgroup/memory$slice/memory.limit_in_bytes")"
 wait_for 30 run_finished "$RUN"
-check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run succeeds" succeeded "$(run_outcome "$RUN")"
 check_match "ops_per_s comes from the SUT's last line" '^[0-9.]+$' "$(run_field "$RUN" .metrics.ops_per_s)"
 # Two busy threads for 6 s would use 6 s of CPU on one CPU; the quota allows 3 s.
 usage=$(run_field "$RUN" .metrics.cgroup.cpu_usage_s)

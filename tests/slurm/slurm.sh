@@ -49,13 +49,6 @@ cannot_run() {
         exit 1
 }
 
-free_port() { # a loopback port nobody listens on, from a range of our own
-        local p
-        for p in $(seq $((20000 + $$ % 20000)) $((20100 + $$ % 20000))); do
-                ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-        done
-}
-
 for tool in munged munge unmunge slurmctld slurmd sbatch scontrol scancel sinfo; do
         command -v "$tool" >/dev/null || cannot_run "$tool is not installed (apt-get install slurm-wlm munge)"
 done
@@ -75,7 +68,7 @@ ok "munged runs on a private socket"
 
 # --- slurmctld and slurmd --------------------------------------------------------------------------
 HOST=$(hostname -s)
-CTLD_PORT=$(free_port)
+CTLD_PORT=$(loopback_port 2)
 SLURMD_PORT=$((CTLD_PORT + 1))
 export SLURM_CONF=$SDIR/slurm.conf
 cat >"$SLURM_CONF" <<CONF

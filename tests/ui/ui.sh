@@ -17,7 +17,7 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 SYNTH="$BUILD/tests/synth-timeline"
 XSS='<img src=x onerror=alert(1)>'
 daemon_start --cgroup-root "slicelab-u$$" || { not_ok "daemon starts"; finish; exit 1; }
-PORT=$((20000 + $$ % 10000))
+PORT=$(loopback_port)
 
 # --- the embedded dashboard --------------------------------------------------------------
 headers() { curl -s -D - -o /dev/null "$@" | tr -d '\r'; }
@@ -134,21 +134,26 @@ count_views_output() {
 
 # --- the browser ---------------------------------------------------------------------------
 # An experiment that waits behind another (one run at a time): the list must turn it running.
+# Each holds the machine until it is cancelled: the blocker by views.js once the page has shown
+# the wait, the other here once the page has seen it run. No clock decides what the page sees.
 post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 12\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
 BLOCKER=$EXP_ID
 post_experiment "{\"name\":\"waits\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 12\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
 QUEUED_EXP=$EXP_ID
 wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
-        URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP SHOTS=${UI_SHOTS:-} \
+        URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER \
+                WRITE_TOKEN=$DAEMON_TOKEN SHOTS=${UI_SHOTS:-} \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output
 else
         not_ok "playwright-core installs" "$(cat "$TEST_TMP/npm.log")"
 fi
+api_auth DELETE "/v1/experiments/$BLOCKER" # should views.js have stopped before it did
+api_auth DELETE "/v1/experiments/$QUEUED_EXP"
 wait_for 60 run_finished "$(first_run "$QUEUED_EXP")"
 
 # --- reads that need the token ---------------------------------------------------------------

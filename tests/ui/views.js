@@ -2,11 +2,13 @@
 // playwright-core) against a real daemon with real finished runs. Called by ui.sh with the
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
-//   URL XSS_EXP GC_RUN QUEUED_EXP node views.js
+//   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP WRITE_TOKEN node views.js
+// QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
 'use strict';
 const { chromium } = require('playwright-core');
 
 const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env.GC_RUN, QUEUED_EXP = process.env.QUEUED_EXP;
+const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -80,6 +82,11 @@ async function queuedToRunning(browser) {
   const first = await status();
   ok(first === 'queued', 'experiments: the waiting experiment shows queued', first);
   await v.page.evaluate(() => { window.__noReload = true; });
+  // The blocker ends when the page has shown the wait, never on a clock that a slow start of
+  // the browser could outlast.
+  const cancel = await fetch(`${URL}/v1/experiments/${BLOCKER_EXP}`,
+    { method: 'DELETE', headers: { Authorization: `Bearer ${WRITE_TOKEN}` } });
+  ok(cancel.status === 202, 'experiments: the blocker is cancelled', cancel.status);
   try {
     await v.page.waitForFunction(id => {
       const e = document.querySelector(`tr[data-id="${id}"] .exp-status`);

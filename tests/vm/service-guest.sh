@@ -130,7 +130,7 @@ v1 | hybrid)
     ;;
 esac
 wait_for 120 run_finished "$RUN"
-check_eq "the run succeeds" succeeded "$(run_field "$RUN" .state)"
+check_eq "the run succeeds" succeeded "$(run_outcome "$RUN")"
 throttled=$(run_field "$RUN" .metrics.cgroup.nr_throttled)
 echo "# nr_throttled $throttled, cpu_usage_s $(run_field "$RUN" .metrics.cgroup.cpu_usage_s)"
 check "it was throttled (nr_throttled $throttled > 0)" test "${throttled:-0}" -gt 0 2>/dev/null
@@ -188,8 +188,7 @@ pid=$(sut_pid "$RUN")
 check_eq "--run-as slicelab: the SUT runs as that user" "$(id -u slicelab)" \
     "$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>&1)"
 wait_for 120 run_finished "$RUN"
-check_eq "--run-as slicelab: the run succeeds" succeeded \
-    "$(run_field "$RUN" 'if .state == "succeeded" then .state else "\(.state): \(.message)" end')"
+check_eq "--run-as slicelab: the run succeeds" succeeded "$(run_outcome "$RUN")"
 
 section "leave the guest as found"
 rm -r /run/systemd/system/$UNIT.d
