@@ -184,11 +184,19 @@ static cJSON *child_exit_json(const struct child *c) {
         return o;
 }
 
-static void describe_exit(const struct child *c, char *buf, size_t size) {
+/* How a child ended and the last lines it wrote, for the run's failure message. */
+struct child_end {
+        char how[96];
+        char tail[2048];
+};
+
+static void describe_end(const struct child *c, struct capture *out, struct child_end *ret) {
         if (c->signal)
-                snprintf(buf, size, "killed by signal %d (%s)", c->signal, strsignal(c->signal));
+                snprintf(ret->how, sizeof ret->how, "killed by signal %d (%s)", c->signal, strsignal(c->signal));
         else
-                snprintf(buf, size, "exited with code %d", c->code);
+                snprintf(ret->how, sizeof ret->how, "exited with code %d", c->code);
+        capture_close(out);
+        capture_tail(out, ret->tail, sizeof ret->tail);
 }
 
 static int spawn_child(struct run *r, enum slice_kind kind, struct child *c, char **argv, char **envp,
@@ -398,11 +406,9 @@ static int on_load_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 start_collect(r);
                 return 0;
         }
-        char how[96], tail[2048];
-        describe_exit(&r->load, how, sizeof how);
-        capture_close(&r->load_out);
-        capture_tail(&r->load_out, tail, sizeof tail);
-        run_fail(r, "load_failed", "the load %s; its last output:\n%s", how, tail);
+        struct child_end end;
+        describe_end(&r->load, &r->load_out, &end);
+        run_fail(r, "load_failed", "the load %s; its last output:\n%s", end.how, end.tail);
         return 0;
 }
 
@@ -425,21 +431,19 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
                 start_collect(r);
                 return 0;
         }
-        char how[96], tail[2048];
-        describe_exit(&r->sut, how, sizeof how);
-        capture_close(&r->sut_err);
-        capture_tail(&r->sut_err, tail, sizeof tail);
+        struct child_end end;
+        describe_end(&r->sut, &r->sut_err, &end);
         if (slice_saw_oom(r))
                 run_fail(r, "oom", "the SUT was OOM-killed in its slice (memory_max %llu bytes); it %s",
-                         (unsigned long long) definition_cell_memory_max(r->def, r->cell), how);
+                         (unsigned long long) definition_cell_memory_max(r->def, r->cell), end.how);
         else if (r->capacity)
                 run_fail(r, "sut_exit",
                          "the SUT %s during capacity step %u at %.6g req/s: the search stopped (sut_died) after %u judged "
                          "steps, highest rate met so far %.6g req/s; last lines of its stderr:\n%s",
-                         how, r->search.steps, r->step_rate, r->search.steps, r->search.lo_met ? r->search.lo : 0, tail);
+                         end.how, r->search.steps, r->step_rate, r->search.steps, r->search.lo_met ? r->search.lo : 0, end.tail);
         else
-                run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", how,
-                         run_state_to_string(r->state), tail);
+                run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", end.how,
+                         run_state_to_string(r->state), end.tail);
         return 0;
 }
 

@@ -66,6 +66,13 @@ check_eq "java -version as SUT: failed/sut_exit" "failed sut_exit" "$(run_field 
 check_match "sut_exit says the exit code and shows stderr" "exited with code 0.*openjdk version" "$(run_field "$RUN" .message | tr '\n' ' ')"
 check_eq "sut_exit records the exit status" 0 "$(run_field "$RUN" .exit.sut.code)"
 
+run_one "{\"name\":\"load-exits\",\"sut\":{\"command\":[\"/bin/sleep\",\"$SLEEP_S\"]},
+  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"echo no target here; exit 3\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+check_eq "a load that exits 3: failed/load_failed" "failed load_failed" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
+check_match "load_failed says the exit code and shows its output" "^the load exited with code 3; its last output: no target here" \
+        "$(run_field "$RUN" .message | tr '\n' ' ')"
+check "a failed load leaves nothing" nothing_left
+
 run_one "{\"name\":\"noport\",\"sut\":{\"command\":[\"/bin/sleep\",\"$SLEEP_S\"],\"ready\":{\"tcp\":\"127.0.0.1:1\",\"timeout_s\":2}},\"cells\":[{\"name\":\"a\"}]}"
 check_eq "a port nobody opens: failed/not_ready" "failed not_ready" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "not_ready says what the probe saw" "not ready within 2 s \(Connection refused\)" "$(run_field "$RUN" .message)"
