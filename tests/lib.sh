@@ -46,9 +46,9 @@ check_eq() {
 
 # loopback_port [COUNT]: the first of COUNT consecutive ports that nothing listens on, below the
 # kernel's ephemeral range. A port inside that range can be the local port of any client socket
-# on the host when the test's server binds it, and the bind then fails (EADDRINUSE; a JVM SUT
-# failed to start so in CI). Where a test starts depends on its pid, so that tests side by side
-# start apart.
+# on the host when the test's server binds it, and the bind then fails (EADDRINUSE: a JVM SUT
+# fails to start so, the likely cause of a red CI run). Where a test starts depends on its pid,
+# so that tests side by side start apart.
 loopback_port() {
         local count=${1:-1} low first span=8000 i p q busy listening
         read -r low _ </proc/sys/net/ipv4/ip_local_port_range
