@@ -131,3 +131,18 @@ vm_debootstrap() {
     ln -sf /dev/null "$rootfs.tmp/etc/systemd/system/serial-getty@ttyS0.service"
     mv "$rootfs.tmp" "$rootfs"
 }
+
+# vm_service_rootfs ROOT: a copy in ROOT of the Debian 12 rootfs the service guests boot (cached).
+# The daemon's libraries come from Debian's packages, as on a user's machine; the sanitizer
+# runtimes let an ASan build run too. Its own cache key, so run-systemd.sh's rootfs stays as it is.
+vm_service_rootfs() {
+    local root=$1 include cached
+    include=systemd-sysv,udev,dbus,libmicrohttpd12,libcjson1,libsqlite3-0,libcgroup2,curl,jq,libasan8,libubsan1
+    mkdir -p "$VM_CACHE"
+    cached=$VM_CACHE/rootfs-service-bookworm-$(echo "$include" | md5sum | cut -c1-8)
+    (
+        flock 8 # one builder; the cached tree is only read afterwards
+        vm_debootstrap "$cached" "$include"
+    ) 8> "$cached.lock"
+    cp -a "$cached" "$root"
+}

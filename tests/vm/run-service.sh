@@ -23,21 +23,10 @@ vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs systemd
 KVER=$(vm_kernel_version)
 [ -e "/boot/initrd.img-$KVER" ] || vm_die "no initrd for $KVER (the guest needs virtio_blk from it)"
 
-# The daemon's libraries come from Debian's packages, as on a user's machine; the sanitizer
-# runtimes let an ASan build run too. Its own cache key, so run-systemd.sh's rootfs stays as it is.
-INCLUDE=systemd-sysv,udev,dbus,libmicrohttpd12,libcjson1,libsqlite3-0,libcgroup2,curl,jq,libasan8,libubsan1
-
-mkdir -p "$VM_CACHE"
-CACHED=$VM_CACHE/rootfs-service-bookworm-$(echo "$INCLUDE" | md5sum | cut -c1-8)
-(
-    flock 8 # one builder; the cached tree is only read afterwards
-    vm_debootstrap "$CACHED" "$INCLUDE"
-) 8> "$CACHED.lock"
-
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-service.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 ROOT=$WORK/root
-cp -a "$CACHED" "$ROOT"
+vm_service_rootfs "$ROOT"
 
 # The install, as `meson install` lays it out; tar keeps the rootfs' merged-/usr symlinks
 # (/lib -> usr/lib) where the install has real directories.
