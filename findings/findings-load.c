@@ -13,13 +13,14 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/experiments.h"
+#include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
 
 struct findings_loaded {
         struct findings_input in;
         cJSON *rows, *cell_names, *experiment;
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         struct timeline_record *block;
 };
 
