@@ -84,7 +84,7 @@ cJSON *findings_compute(const struct findings_input *in) {
 }
 
 cJSON *findings_append(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
-                   const char *suggestion) {
+                       const char *suggestion) {
         cJSON *f = cJSON_CreateObject();
         cJSON_AddStringToObject(f, "id", "");
         cJSON_AddStringToObject(f, "kind", kind);
@@ -109,7 +109,7 @@ void findings_add_cell(cJSON *finding, const char *cell) {
 }
 
 void findings_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
-                               double baseline_value, const char *const *run_ids, size_t n_ids) {
+                                double baseline_value, const char *const *run_ids, size_t n_ids) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "metric", metric);
         cJSON_AddStringToObject(e, "cell", cell);
@@ -122,7 +122,7 @@ void findings_add_evidence_runs(cJSON *finding, const char *metric, const char *
 }
 
 void findings_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
-                          double baseline_value) {
+                           double baseline_value) {
         const char *ids[FINDINGS_RUNS_MAX];
         size_t n = MIN(cell->n_runs, (size_t) FINDINGS_RUNS_MAX);
         for (size_t i = 0; i < n; i++)
@@ -131,7 +131,7 @@ void findings_add_evidence(cJSON *finding, const char *metric, const struct find
 }
 
 void findings_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
-                               const char *baseline_value) {
+                                const char *baseline_value) {
         findings_add_evidence(finding, metric, cell, NAN, NAN);
         cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(finding, "evidence"),
                                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(finding, "evidence")) - 1);

@@ -76,17 +76,17 @@ cJSON *findings_compute(const struct findings_input *in);
 /* A new finding appended to out: {"id","kind","severity","cells","claim","evidence":[],
  * "suggestion"}; effect orders findings of one severity (larger first) and is not served. */
 cJSON *findings_append(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
-                   const char *suggestion);
+                       const char *suggestion);
 void findings_add_cell(cJSON *finding, const char *cell);
 /* {"metric","cell","value","baseline_value","runs"} with the ids of cell's runs; NAN gives null. */
 void findings_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
-                          double baseline_value);
+                           double baseline_value);
 /* The same with text values (a collector's name). */
 void findings_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
-                               const char *baseline_value);
+                                const char *baseline_value);
 /* The same naming only the runs given. */
 void findings_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
-                               double baseline_value, const char *const *run_ids, size_t n_ids);
+                                double baseline_value, const char *const *run_ids, size_t n_ids);
 
 /* A number at a dotted path of a run's metrics ("latency_us.scheduled.p99"); false when absent
  * or null. */

@@ -88,7 +88,7 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
                                         metrics[c[i].metric].what, r->ratio);
         }
         cJSON *f = findings_append(out, "difference", FINDING_INFO, 0, claim,
-                               have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
+                                   have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
         for (size_t i = 0; i < n; i++)
@@ -120,7 +120,7 @@ void findings_rule_difference(const struct findings_input *in, cJSON *out) {
                         snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what,
                                  worse ? "worse" : "better");
                         cJSON *f = findings_append(out, "difference", sev, log(c[i].r95.ratio), claim,
-                                               worse ? "see the other findings for this cell: they name the causes the data shows" : NULL);
+                                                   worse ? "see the other findings for this cell: they name the causes the data shows" : NULL);
                         findings_add_cell(f, cell->name);
                         findings_add_cell(f, base->name);
                         findings_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);

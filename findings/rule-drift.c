@@ -36,8 +36,8 @@ void findings_rule_drift(const struct findings_input *in, cJSON *out) {
                         snprintf(claim, sizeof claim, "cell %s's %s %s with every iteration, by %.0f%% from the first to the last of %zu",
                                  cell->name, paths[m], change > 0 ? "rose" : "fell", fabs(change) * 100, n);
                         cJSON *f = findings_append(out, "drift", FINDING_MEDIUM, change, claim,
-                                               "look for what changed during the experiment (other load, heat, a growing data set); "
-                                               "interleaved order spreads such drift over the cells instead of onto one");
+                                                   "look for what changed during the experiment (other load, heat, a growing data set); "
+                                                   "interleaved order spreads such drift over the cells instead of onto one");
                         findings_add_cell(f, cell->name);
                         findings_add_evidence(f, paths[m], cell, x[n - 1], x[0]);
                 }

@@ -67,9 +67,9 @@ void findings_rule_ergonomics(const struct findings_input *in, cJSON *out) {
                 if (len > 0 && (size_t) len < sizeof claim)
                         len += snprintf(claim + len, sizeof claim - (size_t) len, " in %s.%s", base->name, what); /* may cut the explanations */
                 cJSON *f = findings_append(out, "ergonomics", FINDING_MEDIUM, (double) n_diff, claim,
-                                       "pin what should not vary (-XX:ActiveProcessorCount=N, -XX:ParallelGCThreads=N, "
-                                       "-XX:CICompilerCount=N, the collector, -Xmx) so that the cells differ only in the "
-                                       "CPU limits under test, or keep the difference and count it as part of the result");
+                                           "pin what should not vary (-XX:ActiveProcessorCount=N, -XX:ParallelGCThreads=N, "
+                                           "-XX:CICompilerCount=N, the collector, -Xmx) so that the cells differ only in the "
+                                           "CPU limits under test, or keep the difference and count it as part of the result");
                 findings_add_cell(f, cell->name);
                 findings_add_cell(f, base->name);
                 for (size_t i = 0; i < ELEMENTSOF(flags); i++) {

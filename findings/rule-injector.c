@@ -106,7 +106,7 @@ void findings_rule_injector(const struct findings_input *in, cJSON *out) {
                                  "in cell %s run %s (iteration %u) the injector fell behind its schedule (%slag p99 %.2f ms): %s; this cell's results are suspect",
                                  cell->name, run->id, run->iteration, saturated ? "saturated, " : "", isfinite(lag) ? lag / 1000 : 0, cause);
                         cJSON *f = findings_append(out, "injector", FINDING_HIGH, isfinite(lag) ? lag : 0, claim,
-                                               "fix the cause and run the cell again: more connections, more or dedicated CPUs for load.cpus, a lower rate");
+                                                   "fix the cause and run the cell again: more connections, more or dedicated CPUs for load.cpus, a lower rate");
                         findings_add_cell(f, cell->name);
                         const char *ids[] = { run->id };
                         findings_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);

@@ -52,9 +52,9 @@ void findings_rule_jit(const struct findings_input *in, cJSON *out) {
                          "the JIT was still compiling in cell %s's measure window in %zu of %zu runs (up to %.2f s, %.1f%% of the window): the warmup was too short",
                          cell->name, n, cell->n_runs, worst_s, worst * 100);
                 cJSON *f = findings_append(out, "jit", more ? FINDING_MEDIUM : FINDING_INFO, worst, claim,
-                                       "lengthen load.warmup_s until compile time in the measure window is near 0");
+                                           "lengthen load.warmup_s until compile time in the measure window is near 0");
                 findings_add_cell(f, cell->name);
                 findings_add_evidence_runs(f, "jit.compile_time_share", cell->name, worst,
-                                          ci == in->baseline ? NAN : base_worst, ids, n);
+                                           ci == in->baseline ? NAN : base_worst, ids, n);
         }
 }

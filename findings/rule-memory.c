@@ -34,7 +34,7 @@ static void oom_and_peak(const struct findings_input *in, const struct findings_
         snprintf(claim, sizeof claim, "cell %s's SUT peaked at %.0f MiB, %.0f%% of its memory_max of %.0f MiB",
                  cell->name, peak / 1048576, 100 * peak / limit, limit / 1048576);
         cJSON *f = findings_append(out, "memory", FINDING_MEDIUM, peak / limit, claim,
-                               "leave headroom: memory_max well above the heap plus the JVM's native memory");
+                                   "leave headroom: memory_max well above the heap plus the JVM's native memory");
         findings_add_cell(f, cell->name);
         findings_add_evidence(f, "cgroup.memory_peak_bytes", cell, peak, limit);
 }
@@ -67,7 +67,7 @@ static void swap(const struct findings_cell *cell, cJSON *out) {
                 snprintf(claim, sizeof claim, "the host had up to %.1f MiB in swap during the measure of %zu of cell %s's %zu runs: paging may have slowed them",
                          host_max / 1048576, n_host, cell->name, cell->n_runs);
         cJSON *f = findings_append(out, "memory", FINDING_MEDIUM, fmax(sut_max, host_max) / 1048576, claim,
-                               "set memory_max (swap is turned off for the slice then), free memory on the host, or swapoff");
+                                   "set memory_max (swap is turned off for the slice then), free memory on the host, or swapoff");
         findings_add_cell(f, cell->name);
         if (n_sut > 0)
                 findings_add_evidence_runs(f, "cgroup.swap_bytes", cell->name, sut_max, NAN, sut_ids, n_sut);

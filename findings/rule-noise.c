@@ -86,7 +86,7 @@ void findings_rule_noise(const struct findings_input *in, cJSON *out) {
                                  "cell %s's %s varies with a CoV of %.1f%% across its %zu iterations: about %.0f iterations per cell would resolve a 3%% difference",
                                  cell->name, paths[m], s.cov * 100, n, need);
                         cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
-                                               "more iterations, longer measure phases, or a quieter machine (see interference)");
+                                                   "more iterations, longer measure phases, or a quieter machine (see interference)");
                         findings_add_cell(f, cell->name);
                         char metric[96];
                         snprintf(metric, sizeof metric, "%s.cov", paths[m]);
