@@ -124,7 +124,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
         if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
-            definition_check_policy(d, req->config->policy, &err) < 0)
+            definition_policy_check(d, req->config->policy, &err) < 0)
                 return api_reply_error(req, &err);
 
         bool has_seed;

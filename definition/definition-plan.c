@@ -75,12 +75,12 @@ int definition_cell_argv(const struct definition *d, size_t cell, char ***ret) {
         return 0;
 }
 
-static int env_entry(char **ret, const struct definition_env *e, size_t i) {
+static int env_entry(char **ret, const struct definition_kv *e, size_t i) {
         return asprintf(ret, "%s=%s", e->keys[i], e->values[i]) < 0 ? -ENOMEM : 0;
 }
 
 int definition_cell_env(const struct definition *d, size_t cell, char ***ret) {
-        const struct definition_env *a = &d->sut.env, *b = &d->cells[cell].env;
+        const struct definition_kv *a = &d->sut.env, *b = &d->cells[cell].env;
         _cleanup_(definition_strv_freep) char **env = calloc(a->n + b->n + 1, sizeof(char *));
         size_t i = 0, j = 0, k = 0;
 

@@ -148,8 +148,9 @@ struct definition_url {
 /* The URL as canonical JSON writes it: http://host:port/path, an IPv6 host in brackets. */
 void def_format_url(char *buf, size_t size, const struct definition_url *u);
 
-/* Environment variables, sorted by key, keys unique. */
-struct definition_env {
+/* A JSON object of strings (environment variables, labels) sorted by key, keys unique; each use
+ * has its own rule for keys and bounds (definition-kv.c). */
+struct definition_kv {
         size_t n;
         char **keys;
         char **values;
@@ -169,7 +170,7 @@ struct definition_sut {
         char **command;                 /* NULL-terminated; argv[0] absolute or a bare name */
         size_t n_command;
         bool jvm;
-        struct definition_env env;
+        struct definition_kv env;
         struct definition_ready ready;
         uint64_t memory_max;            /* bytes, 0 = none */
 };
@@ -214,7 +215,7 @@ struct definition_cell {
         uint64_t cpu_period_us;         /* 1000..1000000, default 100000 */
         uint64_t cpu_burst_us;          /* 0..cpu_quota_us, default 0 */
         uint64_t memory_max;            /* bytes, 0 = sut.memory_max applies */
-        struct definition_env env;      /* overrides of sut.env */
+        struct definition_kv env;       /* overrides of sut.env */
         char **jvm_args;                /* NULL-terminated, may be empty */
         size_t n_jvm_args;
 };
@@ -224,13 +225,6 @@ struct definition_host_checks {
         enum definition_smt smt;
         enum definition_thp thp;
         enum definition_on_mismatch on_mismatch;
-};
-
-/* labels: string to string, sorted by key, keys unique (definition_label_key_valid()). */
-struct definition_labels {
-        size_t n;
-        char **keys;
-        char **values;
 };
 
 /* A pass/fail check on the report: the cell's mean of metric (or its ratio to ratio_to's) is
@@ -258,7 +252,7 @@ struct definition {
         struct definition_cell *cells;  /* 1..64, names unique */
         size_t n_cells;
         struct definition_host_checks host;
-        struct definition_labels labels;
+        struct definition_kv labels;    /* keys by definition_label_key_valid() */
         struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
         size_t n_checks;
         char **warnings;                /* NULL-terminated, for the experiment's record */
@@ -282,9 +276,10 @@ int definition_parse(const char *body, size_t len, const struct host_limits *hos
 void definition_free(struct definition *d);
 DEFINE_POINTER_CLEANUP(struct definition, definition_free)
 
-/* Canonical JSON of d (as in d->canonical); call again after changing d (e.g. setting the
- * generated seed of a random order) to get the JSON to store. */
-int definition_format_json(const struct definition *d, char **ret);
+/* Canonical JSON of d (as in d->canonical), for free(); call again after changing d (e.g.
+ * setting the generated seed of a random order) to get the JSON to store. Never NULL: an
+ * allocation failure aborts (basic/json-util.h). */
+char *definition_format_json(const struct definition *d);
 
 /* cells x iterations in d->order; seed is used by DEFINITION_ORDER_RANDOM only (pass d->seed
  * when has_seed, else a fresh one that you store). Deterministic for (d, seed). */
