@@ -8,7 +8,7 @@
 /* The numeric run metrics (design.md, "Run metrics") as the report flattens them. A fixed list
  * rather than "whatever a run happens to report", so that a typo is a 400 at submission instead
  * of a check that can never be evaluated. */
-const char *const definition_check_metrics[] = {
+const char *const definition_checks_metrics[] = {
         "throughput_rps", "requests", "errors", "ops_per_s",
         "latency_us.scheduled.p50", "latency_us.scheduled.p90", "latency_us.scheduled.p99",
         "latency_us.scheduled.p999", "latency_us.scheduled.p9999", "latency_us.scheduled.max",
@@ -25,8 +25,8 @@ const char *const definition_check_metrics[] = {
         NULL,
 };
 
-bool definition_check_metric_valid(const char *metric) {
-        for (const char *const *m = definition_check_metrics; *m; m++)
+bool definition_checks_metric_valid(const char *metric) {
+        for (const char *const *m = definition_checks_metrics; *m; m++)
                 if (strcmp(*m, metric) == 0)
                         return true;
         return false;
@@ -64,7 +64,7 @@ static int parse_check(const cJSON *v, const char *path, const struct definition
         r = def_get_string(m, p, DEF_PATH_MAX, 0, &c->metric, err);
         if (r < 0)
                 return r;
-        if (!definition_check_metric_valid(c->metric)) {
+        if (!definition_checks_metric_valid(c->metric)) {
                 char q[96];
                 def_quote(q, sizeof q, c->metric);
                 return def_error(err, "invalid_value", p,

@@ -166,7 +166,7 @@ char *definition_format_json(const struct definition *d) {
         add_string(root, "name", d->name);
         add_uint(root, "iterations", d->iterations);
         add_uint(root, "max_consecutive_failures", d->max_consecutive_failures);
-        add_string(root, "order", definition_order_to_string(d->order));
+        add_string(root, "order", definition_names_order(d->order));
         if (d->has_seed)
                 add_uint(root, "seed", d->seed);
         format_sut(root, &d->sut);

@@ -5,14 +5,14 @@
 
 #include "definition/definition-internal.h"
 
-bool definition_label_key_valid(const char *key) {
+bool definition_kv_label_key_valid(const char *key) {
         size_t n = strlen(key);
         return n >= 1 && n <= DEFINITION_LABEL_KEY_MAX &&
                strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
 static int check_label_key(const char *key, const char *path, struct error *err) {
-        if (definition_label_key_valid(key))
+        if (definition_kv_label_key_valid(key))
                 return 0;
         char q[96];
         def_quote(q, sizeof q, key);

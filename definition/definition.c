@@ -666,6 +666,12 @@ int definition_parse(const char *body, size_t len, const struct host_limits *hos
         return 0;
 }
 
+void definition_strv_free(char **l) {
+        for (char **i = l; i && *i; i++)
+                free(*i);
+        free(l);
+}
+
 void definition_free(struct definition *d) {
         if (!d)
                 return;

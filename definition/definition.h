@@ -53,7 +53,7 @@
  *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
  *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
- *  - checks: at most 64; metric one of definition_check_metrics, cell and ratio_to (another
+ *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
 #pragma once
@@ -230,7 +230,7 @@ struct definition_host_checks {
 /* A pass/fail check on the report: the cell's mean of metric (or its ratio to ratio_to's) is
  * at least min and at most max (at least one of them given). */
 struct definition_check {
-        char *metric;                   /* one of definition_check_metric_valid() */
+        char *metric;                   /* one of definition_checks_metric_valid() */
         size_t cell;                    /* index into cells */
         bool has_ratio_to;
         size_t ratio_to;                /* index into cells, != cell */
@@ -252,7 +252,7 @@ struct definition {
         struct definition_cell *cells;  /* 1..64, names unique */
         size_t n_cells;
         struct definition_host_checks host;
-        struct definition_kv labels;    /* keys by definition_label_key_valid() */
+        struct definition_kv labels;    /* keys by definition_kv_label_key_valid() */
         struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
         size_t n_checks;
         char **warnings;                /* NULL-terminated, for the experiment's record */
@@ -286,7 +286,8 @@ char *definition_format_json(const struct definition *d);
 int definition_plan_runs(const struct definition *d, uint64_t seed, struct planned_run **ret,
                          size_t *n);
 
-/* The SUT argv of a cell: argv[0], the cell's jvm_args (when sut.jvm), then argv[1..].
+/* What a cell runs with (definition-cell.c). The SUT argv of a cell: argv[0], the cell's
+ * jvm_args (when sut.jvm), then argv[1..].
  * NULL-terminated, free with definition_strv_free(). */
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
 /* The SUT environment of a cell as "KEY=VALUE" strings: sut.env with the cell's env on top,
@@ -298,11 +299,13 @@ uint64_t definition_cell_memory_max(const struct definition *d, size_t cell);
 void definition_strv_free(char **l);
 DEFINE_POINTER_CLEANUP(char *, definition_strv_free)
 
-const char *definition_order_to_string(enum definition_order o);
+/* The JSON name of an order (definition-names.c). */
+const char *definition_names_order(enum definition_order o);
 
 /* A label key: 1 to DEFINITION_LABEL_KEY_MAX bytes of [a-z0-9_.-] (also the rule of the
- * ?label=key=value filter). */
-bool definition_label_key_valid(const char *key);
-/* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99"). */
-bool definition_check_metric_valid(const char *metric);
-extern const char *const definition_check_metrics[];
+ * ?label=key=value filter; definition-kv.c). */
+bool definition_kv_label_key_valid(const char *key);
+/* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99";
+ * definition-checks.c). */
+bool definition_checks_metric_valid(const char *metric);
+extern const char *const definition_checks_metrics[];
