@@ -119,7 +119,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
         if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
-            definition_check_policy(d, req->config->policy, &err) < 0)
+            definition_policy_check(d, req->config->policy, &err) < 0)
                 return api_reply_error(req, &err);
 
         bool has_seed;
@@ -152,7 +152,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         struct experiment_new e = {
                 .name = d->name,
                 .definition_json = d->canonical,
-                .order = definition_order_to_string(d->order),
+                .order = definition_names_order(d->order),
                 .has_seed = has_seed,
                 .seed = seed,
                 .warnings_json = warnings,
@@ -254,7 +254,7 @@ static enum MHD_Result label_filter_one(void *userdata, enum MHD_ValueKind kind,
                 memcpy(k, value, n);
                 k[n] = '\0';
         }
-        if (!eq || n >= sizeof k || !definition_label_key_valid(k)) {
+        if (!eq || n >= sizeof k || !definition_kv_label_key_valid(k)) {
                 error_set(f->err, 400, "invalid_parameter", "label",
                           "label must be key=value with a key of 1 to %d of [a-z0-9_.-], got '%.64s'",
                           DEFINITION_LABEL_KEY_MAX, value ? value : "");

@@ -8,7 +8,7 @@
 
 #include "api/handlers.h"
 #include "basic/json-util.h"
-#include "findings/findings.h"
+#include "findings/findings-load.h"
 #include "storage/db.h"
 
 int api_findings_json(struct db_conn *c, const char *id, const char *baseline, cJSON **ret_list,

@@ -683,7 +683,7 @@ static int prepare(struct run *r) {
         }
         /* Stored before a restart with a stricter policy: the policy of now decides. */
         struct error err = { 0 };
-        if (definition_check_policy(r->def, r->ctx.policy, &err) < 0) {
+        if (definition_policy_check(r->def, r->ctx.policy, &err) < 0) {
                 run_fail(r, "preflight", "%s: %s", err.field, err.message);
                 return 0;
         }

@@ -2,7 +2,7 @@
  * succeeded runs' metrics and 1 s series, and per run one streaming pass over the stored
  * timeline (block by block, one block buffer for the whole experiment) against its GC and
  * safepoint pauses and its throttled seconds. */
-#include "findings/findings.h"
+#include "findings/findings-load.h"
 
 #include <errno.h>
 #include <math.h>
