@@ -54,6 +54,18 @@ printf '%s\n' "$lintian_out" | sed 's/^/lintian: /' >&2
 if grep -q '^E:' <<<"$lintian_out"; then vm_die "lintian reports errors (above)"; fi
 step "lintian"
 
+# The examples the client package ships name the jar where slicelab-sut puts it.
+mkdir "$WORK/unpacked"
+for deb in "$WORK"/v1/slicelab_*.deb "$WORK"/v1/slicelab-sut_*.deb; do dpkg-deb -x "$deb" "$WORK/unpacked"; done
+examples=("$WORK"/unpacked/usr/share/slicelab/examples/*.json)
+[ -e "${examples[0]}" ] || vm_die "the slicelab package has no examples in /usr/share/slicelab/examples"
+for ex in "${examples[@]}"; do
+    for jar in $(jq -r '.. | strings | select(endswith(".jar"))' "$ex"); do
+        [ -f "$WORK/unpacked$jar" ] || vm_die "${ex##*/} names $jar, which no package installs"
+    done
+done
+vm_log "the examples name the jar slicelab-sut installs"
+
 # The upgrade: the same source one Debian revision on, as a maintainer's `dch -i` would make it.
 next="${version%-*}-$((${version##*-} + 1))"
 {
