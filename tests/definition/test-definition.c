@@ -395,7 +395,10 @@ static void test_messages(void **state) {
         static const char online[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1-20\"}]}";
         expect_error(online, strlen(online), &host16, &err);
         assert_string_equal(err.code, "not_on_host");
-        assert_non_null(strstr(err.message, "16-20"));
+        assert_string_equal(err.field, "cells[0].cpus");
+        /* the CPUs missing and the ones the host has: a user of a host-specific example sees
+         * what to change it to */
+        assert_non_null(strstr(err.message, "cpus 16-20 not online (this host has 0-15 online)"));
 
         /* hostile strings are quoted, escaped and cut in messages */
         static const char hostile[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\","
