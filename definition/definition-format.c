@@ -213,7 +213,8 @@ int definition_format_json(const struct definition *d, char **ret) {
         _cleanup_json_ cJSON *root = cJSON_CreateObject();
         if (!root)
                 return -ENOMEM;
-        if (!add_string(root, "name", d->name) || !add_uint(root, "iterations", d->iterations) ||
+        if (!add_string(root, "name", d->name) || (d->description && !add_string(root, "description", d->description)) ||
+            !add_uint(root, "iterations", d->iterations) ||
             !add_uint(root, "max_consecutive_failures", d->max_consecutive_failures) ||
             !add_string(root, "order", definition_order_to_string(d->order)) ||
             (d->has_seed && !add_uint(root, "seed", d->seed)) || !format_sut(root, &d->sut) ||
