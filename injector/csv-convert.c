@@ -222,7 +222,7 @@ int csv_convert(const char *in_path, const char *out_path, int64_t warmup_ns, st
         }
         if (r >= 0) {
                 memcpy(im.data, &h, sizeof h);
-                r = replace_file(out_path, im.data, sizeof h + im.n * sizeof(struct timeline_record), 0644);
+                r = output_replace_file(out_path, im.data, sizeof h + im.n * sizeof(struct timeline_record), 0644);
         }
         free(im.data);
         return r;
