@@ -62,6 +62,13 @@ for ((i = 1; i <= BLOCKS; i++)); do
                         "the output from block $i on:" "$(sed -n "/^### block $i /,\$p" "$TEST_TMP/blocks.log" | tail -n 40)"
         fi
 done
+# A block that failed: what became of every run, from the daemon.
+if ! grep -qx "### block $BLOCKS done" "$TEST_TMP/blocks.log"; then
+        for exp in $(curl -s "$DAEMON_URL/v1/experiments" | jq -r '.experiments[].id'); do
+                curl -s "$DAEMON_URL/v1/experiments/$exp/runs" |
+                        jq -r --arg e "$exp" '.runs[] | "# experiment \($e) run \(.id) \(.cell): \(.state) \(.reason // "") \(.message // "")"'
+        done
+fi
 # What the blocks say a user sees.
 LOG=$(cat "$TEST_TMP/blocks.log")
 check_match "the first example's report has both its cells" "cpu1-quota-half" "$LOG"

@@ -117,7 +117,7 @@ async function experimentView(browser) {
   await v.context.close();
 }
 
-// A benchmark held to half a CPU: its throttled periods are a share of its CFS periods, and
+// A benchmark held to a hundredth of a CPU: its throttled periods are a share of its CFS periods, and
 // the chart and the cells' table say it in %.
 async function throttledView(browser) {
   const v = await loadView(browser, `#/experiments/${SPIN_EXP}`, '#metric-charts canvas[data-drawn]', 'throttled');
