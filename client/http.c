@@ -39,9 +39,10 @@ static bool valid_authority(const char *a) {
         return port >= 1 && port <= 65535;
 }
 
-int http_open(struct http *h, const char *url, const char *token) {
+int http_open(struct http *h, const char *url, const char *token, const char *cacert) {
         CURL *c;
-        const char *authority = strncmp(url, "http://", 7) == 0 ? url + 7 : url;
+        bool tls = strncmp(url, "https://", 8) == 0;
+        const char *authority = tls ? url + 8 : strncmp(url, "http://", 7) == 0 ? url + 7 : url;
 
         *h = (struct http) { 0 };
         if (strncmp(url, "unix:", 5) == 0) {
@@ -52,14 +53,14 @@ int http_open(struct http *h, const char *url, const char *token) {
         } else {
                 if (strstr(authority, "://") || !valid_authority(authority))
                         return -EINVAL;
-                if (asprintf(&h->base, "http://%s", authority) < 0)
+                if (asprintf(&h->base, "%s://%s", tls ? "https" : "http", authority) < 0)
                         abort();
                 /* "http://host:port/" and "http://host:port" name the same daemon */
                 size_t n = strlen(h->base);
                 if (h->base[n - 1] == '/')
                         h->base[n - 1] = '\0';
         }
-        if (token && !(h->token = strdup(token)))
+        if ((token && !(h->token = strdup(token))) || (cacert && !(h->cacert = strdup(cacert))))
                 abort();
         c = curl_easy_init();
         if (!c)
@@ -74,6 +75,7 @@ void http_close(struct http *h) {
         free(h->base);
         free(h->unix_path);
         free(h->token);
+        free(h->cacert);
         *h = (struct http) { 0 };
 }
 
@@ -153,6 +155,8 @@ int http_request(struct http *h, const char *method, const char *path, const cha
         curl_easy_setopt(c, CURLOPT_URL, url);
         if (h->unix_path)
                 curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->unix_path);
+        if (h->cacert)
+                curl_easy_setopt(c, CURLOPT_CAINFO, h->cacert);
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -174,6 +178,10 @@ int http_request(struct http *h, const char *method, const char *path, const cha
                 free(b.data);
                 if (b.too_big)
                         snprintf(h->error, sizeof h->error, "answer larger than %u MiB", MAX_BODY >> 20);
+                else if (rc == CURLE_PEER_FAILED_VERIFICATION)
+                        snprintf(h->error, sizeof h->error, "%.200s: the daemon's certificate did not verify "
+                                 "(%.200s); give the CA that signed it with --cacert FILE or $SLICELAB_CACERT",
+                                 h->base, errbuf[0] ? errbuf : curl_easy_strerror(rc));
                 else
                         snprintf(h->error, sizeof h->error, "%.200s: %.256s", str_or(h->unix_path, h->base),
                                  errbuf[0] ? errbuf : curl_easy_strerror(rc));

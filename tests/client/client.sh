@@ -3,11 +3,10 @@
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
 # once the daemon has checks); submit retried through a proxy that drops the first answer
-# creating one experiment; TCP and a unix socket.
+# creating one experiment; TCP and a unix socket. (HTTPS: client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
+. "$SLICELAB_SRC/tests/client/client-lib.sh"
 
-CLIENT="$BUILD/client/slicelab"
-SPIN="$BUILD/contrib/workloads/slicelab-spin"
 SYNTH="$BUILD/tests/synth-timeline"
 CGROOT=slicelab-c$$
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
@@ -15,24 +14,6 @@ export SLICELAB_URL=$DAEMON_URL SLICELAB_STATE_DIR=$DAEMON_STATE
 unset SLICELAB_TOKEN
 # A unique spin duration marks this test's long-running process for pgrep.
 LONG_S=$((5000 + $$ % 1000))
-
-# sl ARGS...: runs the client; RC, OUT and ERR hold what it did.
-sl() {
-        "$CLIENT" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
-        RC=$?
-        OUT=$(cat "$TEST_TMP/out")
-        ERR=$(cat "$TEST_TMP/err")
-}
-
-# check_rc NAME WANT: the last sl's exit status, with its stderr when it differs.
-check_rc() {
-        if [ "$RC" = "$2" ]; then ok "$1 (exit $2)"; else not_ok "$1 (exit $2)" "got exit $RC" "stderr: $ERR" "stdout: $OUT"; fi
-}
-
-# json_ok NAME: the last sl's stdout is JSON.
-json_ok() {
-        if [ -n "$OUT" ] && jq -e . >/dev/null 2>&1 <<<"$OUT"; then ok "$1: --json is valid JSON"; else not_ok "$1: --json is valid JSON" "$OUT"; fi
-}
 
 TWO_CELLS='[{"name":"a","cpus":"0"},{"name":"b","cpus":"1","cpu_quota":0.5}]'
 definition() { # NAME SUT_JSON_ARRAY [CELLS_JSON]
