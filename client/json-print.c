@@ -1,6 +1,7 @@
 /* json-print.c: reading and printing the daemon's JSON for the client's commands (see
  * json-print.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
@@ -23,6 +24,19 @@ bool json_print_num(const cJSON *j, const char *key, double *ret) {
                 return false;
         *ret = n->valuedouble;
         return true;
+}
+
+bool json_print_num_at(const cJSON *j, const char *path, double *ret) {
+        const char *dot;
+        while ((dot = strchr(path, '.'))) {
+                char key[64];
+                if ((size_t) (dot - path) >= sizeof key)
+                        return false;
+                snprintf(key, sizeof key, "%.*s", (int) (dot - path), path);
+                j = cJSON_GetObjectItemCaseSensitive(j, key);
+                path = dot + 1;
+        }
+        return json_print_num(j, path, ret);
 }
 
 struct json_print_progress json_print_progress(const cJSON *exp) {

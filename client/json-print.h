@@ -17,6 +17,9 @@ const char *json_print_str(const cJSON *j, const char *key);
 /* j's number member; false when absent or null (*ret then untouched) */
 bool json_print_num(const cJSON *j, const char *key, double *ret);
 
+/* The number at a dotted path of objects ("latency_us.scheduled.p99"); false when absent or null. */
+bool json_print_num_at(const cJSON *j, const char *path, double *ret);
+
 /* An experiment's (or a summary's) `progress`: runs done of total, 0 where absent. */
 struct json_print_progress {
         double done, total;

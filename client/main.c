@@ -38,6 +38,7 @@ static const struct command commands[] = {
         { "list", 0, OPT_JSON | OPT_STATUS | OPT_LABEL, "list [--status S] [--label k=v]..." },
         { "status", 1, OPT_JSON, "status ID" },
         { "runs", 1, OPT_JSON, "runs ID" },
+        { "run", 1, OPT_JSON, "run RUN" },
         { "wait", 1, OPT_JSON | OPT_RETRY, "wait ID [--retry-for S]" },
         { "report", 1, OPT_JSON | OPT_BASELINE, "report ID [--baseline CELL]" },
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
@@ -191,6 +192,7 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "list")) return cmd_list(h, o);
         if (!strcmp(n, "status")) return cmd_status(h, o, a[0]);
         if (!strcmp(n, "runs")) return cmd_runs(h, o, a[0]);
+        if (!strcmp(n, "run")) return cmd_run(h, o, a[0]);
         if (!strcmp(n, "wait")) return cmd_wait(h, o, a[0]);
         if (!strcmp(n, "report")) return cmd_report(h, o, a[0]);
         if (!strcmp(n, "findings")) return cmd_findings(h, o, a[0]);

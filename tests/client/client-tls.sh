@@ -37,7 +37,8 @@ export SLICELAB_CACERT=$TEST_TMP/cert.pem SLICELAB_URL=$HTTPS
 sl submit "$TEST_TMP/ok.json" --wait; check_rc "submit --wait over HTTPS" 0
 ID=$(head -1 <<<"$OUT")
 check_match "it succeeded" "^$ID succeeded \(1/1 runs\)$" "$(sed -n 2p <<<"$OUT")"
-sl runs "$ID"; check_rc "runs over HTTPS" 0
-check_match "and lists the run, succeeded" " succeeded " "$OUT"
+sl runs "$ID" --json; check_rc "runs over HTTPS" 0
+sl run "$(jq -r '.runs[0].id' <<<"$OUT")"; check_rc "run over HTTPS" 0
+check_match "run shows the state" "^state: +succeeded" "$OUT"
 
 finish

@@ -2,8 +2,8 @@
 # client.sh: slicelab, the client, against a real slicelabd: every subcommand; --json output
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
-# once the daemon has checks); submit retried through a proxy that drops the first answer
-# creating one experiment; TCP and a unix socket. (HTTPS: client-tls.sh.)
+# once the daemon has checks); one run shown whole; submit retried through a proxy that drops
+# the first answer creating one experiment; TCP and a unix socket. (HTTPS: client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
 . "$SLICELAB_SRC/tests/client/client-lib.sh"
 
@@ -33,6 +33,7 @@ sl status; check_rc "a missing argument is a usage error" 2
 sl health --baseline x; check_rc "an option of another command is a usage error" 2
 sl logs RUN stdout; check_rc "logs of neither sut nor load is a usage error" 2
 sl logs RUN sut --tail 0; check_rc "--tail 0 is a usage error" 2
+sl run; check_rc "run without a run is a usage error" 2
 sl submit "$TEST_TMP/ok.json" --key "a b"; check_rc "a key with a space is a usage error" 2
 sl submit "$TEST_TMP/nonexistent.json"; check_rc "a definition that cannot be read is a usage error" 2
 check_match "the file and the reason are printed" "nonexistent.json: No such file" "$ERR"
@@ -40,7 +41,7 @@ sl --url ftp://example health; check_rc "a URL of another scheme is a usage erro
 sl --url 127.0.0.1: health; check_rc "a URL with an empty port is a usage error" 2
 sl --url 127.0.0.1:65536 health; check_rc "a URL with a port out of range is a usage error" 2
 sl --help; check_rc "--help" 0
-check_match "--help lists every command" "submit.*list.*status.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health" "$(tr '\n' ' ' <<<"$OUT")"
+check_match "--help lists every command" "submit.*list.*status.*runs.*run RUN.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health" "$(tr '\n' ' ' <<<"$OUT")"
 
 # --- health, host, over TCP -------------------------------------------------------------------
 sl health; check_rc "health over TCP" 0
@@ -87,6 +88,18 @@ check_eq "list --status running is empty" 0 "$(jq '.experiments | length' <<<"$O
 sl logs "$OK_RUN" sut --tail 2; check_rc "logs --tail" 0
 check_eq "--tail 2 gives two lines" 2 "$(wc -l <<<"$OUT")"
 check_match "the SUT's last lines have spin's result (stdout and stderr interleave)" '"ops_per_s": [0-9.]+' "$OUT"
+
+# --- one run ---------------------------------------------------------------------------------------
+sl run "$OK_RUN"; check_rc "run" 0
+check_match "run names its cell, iteration and experiment" "^run $OK_RUN: cell a, iteration 1 of experiment $OK_ID$" "$(head -1 <<<"$OUT")"
+check_match "run shows the state" "^state: +succeeded$" "$OUT"
+check_match "and how the SUT ended" "^exit: +sut exited 0, load -$" "$OUT"
+check_eq "and every state with its time, oldest first" "queued preparing starting measuring collecting succeeded" \
+        "$(sed -n '/^states:/,/^[a-z]/p' <<<"$OUT" | awk '/^  [0-9]/ {print $3}' | tr '\n' ' ' | sed 's/ $//')"
+check_match "and the benchmark's own figure" "^  ops/s +[0-9]+$" "$OUT"
+sl run "$OK_RUN" --json; check_rc "run --json" 0; json_ok run
+check_eq "run --json is the daemon's run" "$(curl -s "$DAEMON_URL/v1/runs/$OK_RUN" | jq -c .)" "$(jq -c . <<<"$OUT")"
+sl run nosuchrun; check_rc "an unknown run is the daemon's 404" 4
 
 # --- timelines ------------------------------------------------------------------------------
 sl submit "$TEST_TMP/timeline.json" --wait
