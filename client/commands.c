@@ -10,6 +10,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/run-failures.h"
 
 /* --- list: every page, newest first ----------------------------------------------------- */
 
@@ -107,6 +108,8 @@ int cmd_status(struct http *h, const struct client_options *o, const char *id) {
                 printf("\n");
                 cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(exp, "warnings"))
                         printf("warning: %s\n", str_or(cJSON_GetStringValue(s), "?"));
+                if (run_failures_expected(exp) && (k = run_failures_print(h, id, stdout)) != 0)
+                        return k;
         }
         return exit_status_of_experiment(exp);
 }

@@ -238,6 +238,31 @@ int http_get_json(struct http *h, const char *path, cJSON **ret) {
         return http_get_json_retrying(h, path, 0, ret);
 }
 
+int http_get_json_pages(struct http *h, const char *path, const char *key, cJSON **ret) {
+        _cleanup_json_ cJSON *all = cJSON_CreateArray();
+        _cleanup_free_ char *cursor = NULL;
+
+        do {
+                _cleanup_free_ char *p = NULL, *e = cursor ? http_escape(h, cursor) : NULL;
+                _cleanup_json_ cJSON *page = NULL;
+                if (asprintf(&p, "%s%s%s", path, e ? "&cursor=" : "", str_or(e, "")) < 0)
+                        abort();
+                int k = http_get_json(h, p, &page);
+                if (k != 0)
+                        return k;
+                cJSON *item, *list = cJSON_GetObjectItemCaseSensitive(page, key);
+                while ((item = cJSON_DetachItemFromArray(list, 0)))
+                        cJSON_AddItemToArray(all, item);
+                free(cursor);
+                const char *next = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(page, "next_cursor"));
+                cursor = next ? strdup(next) : NULL;
+                if (next && !cursor)
+                        abort();
+        } while (cursor);
+        *ret = TAKE_PTR(all);
+        return 0;
+}
+
 void http_print_error(const struct http_response *r) {
         _cleanup_json_ cJSON *j = r->body ? cJSON_Parse(r->body) : NULL;
         cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");

@@ -49,6 +49,10 @@ int http_get_json(struct http *h, const char *path, cJSON **ret);
 /* The same, trying again for up to retry_for_s while the daemon cannot be reached (restarting). */
 int http_get_json_retrying(struct http *h, const char *path, double retry_for_s, cJSON **ret);
 
+/* GET path (which has a query string) page by page, following next_cursor, and gather the pages'
+ * arrays named key into one array *ret. Exit statuses as http_get_json. */
+int http_get_json_pages(struct http *h, const char *path, const char *key, cJSON **ret);
+
 /* Prints the daemon's error as it gave it: status, code, field and message. */
 void http_print_error(const struct http_response *r);
 

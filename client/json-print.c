@@ -1,6 +1,7 @@
 /* json-print.c: reading and printing the daemon's JSON for the client's commands (see
  * json-print.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "basic/json-util.h"
@@ -39,11 +40,32 @@ bool json_print_num_at(const cJSON *j, const char *path, double *ret) {
         return json_print_num(j, path, ret);
 }
 
+/* Neither waiting nor finished: a phase of a run under way. */
+static bool under_way(const char *state) {
+        static const char *const not[] = { "queued", "succeeded", "failed", "cancelled", "interrupted" };
+        for (size_t i = 0; i < ELEMENTSOF(not); i++)
+                if (strcmp(state, not[i]) == 0)
+                        return false;
+        return true;
+}
+
 struct json_print_progress json_print_progress(const cJSON *exp) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress"), *s;
         struct json_print_progress ret = { 0 };
+        size_t n = 0;
         json_print_num(p, "done", &ret.done);
         json_print_num(p, "total", &ret.total);
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "by_state")) {
+                if (!cJSON_IsNumber(s) || s->valuedouble <= 0 || !under_way(s->string))
+                        continue;
+                int k = snprintf(ret.phases + n, sizeof ret.phases - n, "%s%.0f %s", n ? ", " : "",
+                                 s->valuedouble, s->string);
+                if (k < 0 || (size_t) k >= sizeof ret.phases - n) {
+                        ret.phases[n] = '\0';
+                        break;
+                }
+                n += (size_t) k;
+        }
         return ret;
 }
 

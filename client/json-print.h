@@ -20,9 +20,11 @@ bool json_print_num(const cJSON *j, const char *key, double *ret);
 /* The number at a dotted path of objects ("latency_us.scheduled.p99"); false when absent or null. */
 bool json_print_num_at(const cJSON *j, const char *path, double *ret);
 
-/* An experiment's (or a summary's) `progress`: runs done of total, 0 where absent. */
+/* An experiment's (or a summary's) `progress`: runs done of total (0 where absent), and how many
+ * runs are in which phase now ("1 measuring", "" when none is under way). */
 struct json_print_progress {
         double done, total;
+        char phases[96];
 };
 struct json_print_progress json_print_progress(const cJSON *exp);
 

@@ -9,6 +9,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/run-failures.h"
 
 #define ROW_FORMAT "%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
 
@@ -202,6 +203,11 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
         if (cJSON_IsObject(verdict)) {
                 printf("\n");
                 print_verdict(verdict);
+        }
+        if (run_failures_expected(report)) {
+                printf("\n");
+                if ((k = run_failures_print(h, id, stdout)) != 0)
+                        return k;
         }
         return exit_status_of_experiment(report);
 }

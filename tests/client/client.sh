@@ -2,8 +2,10 @@
 # client.sh: slicelab, the client, against a real slicelabd: every subcommand; --json output
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
-# once the daemon has checks); one run shown whole; submit retried through a proxy that drops
-# the first answer creating one experiment; TCP and a unix socket. (HTTPS: client-tls.sh.)
+# once the daemon has checks); one run shown whole; a failed run's reason and message printed by
+# wait, status, report and run; the phase of a run under way; submit retried through a proxy
+# that drops the first answer creating one experiment; TCP and a unix socket. (HTTPS:
+# client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
 . "$SLICELAB_SRC/tests/client/client-lib.sh"
 
@@ -23,6 +25,7 @@ definition ok "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]" >"$TEST_TMP/
 definition fails '["/bin/false"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/fail.json"
 definition long "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"$LONG_S\"]" '[{"name":"a","cpus":"1"}]' >"$TEST_TMP/long.json"
 definition bad '["/bin/true"]' '[{"name":"a","cpus":"4095"}]' >"$TEST_TMP/bad.json"
+definition nojar '["/bin/true","-jar","missing.jar"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/nojar.json"
 printf '{"name":"timeline","iterations":1,"sut":{"command":["/bin/sleep","600"]},"load":{"command":["%s","tl.bin","3000","1000","500"],"timeline":"tl.bin"},"cells":[{"name":"a"}]}\n' \
         "$SYNTH" >"$TEST_TMP/timeline.json"
 
@@ -125,6 +128,25 @@ check_match "wait says failed" "^$FAIL_ID failed \(1/1 runs\)$" "$OUT"
 sl status "$FAIL_ID"; check_rc "status of a failed experiment" 1
 sl report "$FAIL_ID"; check_rc "report of a failed experiment" 1
 
+# A jar that is not there: the run fails preflight, and every command says so with the field.
+sl submit "$TEST_TMP/nojar.json" --wait; check_rc "submit --wait of a definition whose jar is missing" 1
+NOJAR_ID=$(head -1 <<<"$OUT")
+NOJAR_RUN=$(first_run "$NOJAR_ID")
+WHY="run $NOJAR_RUN: failed \(preflight\): sut\.command\[2\]: -jar file missing\.jar: No such file or directory"
+check_match "submit --wait prints the failed run's reason and message" "^$WHY$" "$OUT"
+sl wait "$NOJAR_ID"; check_rc "wait" 1
+check_match "wait prints them" "^$WHY$" "$OUT"
+sl status "$NOJAR_ID"; check_rc "status" 1
+check_match "status prints them" "^$WHY$" "$OUT"
+sl report "$NOJAR_ID"; check_rc "report" 1
+check_match "report prints them" "^$WHY$" "$OUT"
+sl run "$NOJAR_RUN"; check_rc "run of the failed run" 0
+check_match "run shows the state and reason" "^state: +failed \(preflight\)$" "$OUT"
+check_match "and the message naming the field" "^message: sut\.command\[2\]: -jar file missing\.jar: No such file or directory$" "$OUT"
+check_match "and that the SUT never started" "^exit: +sut -, load -$" "$OUT"
+sl status "$OK_ID"
+check "a succeeded experiment prints no failed run" not grep -q '^run ' <<<"$OUT"
+
 # --- a cancelled experiment ------------------------------------------------------------------
 sl submit "$TEST_TMP/long.json" --json; check_rc "submit --json" 0; json_ok submit
 LONG_ID=$(jq -r .id <<<"$OUT")
@@ -132,6 +154,8 @@ LONG_RUN=$(first_run "$LONG_ID")
 wait_for 30 run_state_is "$LONG_RUN" measuring
 "$CLIENT" wait "$LONG_ID" >"$TEST_TMP/wait.out" 2>"$TEST_TMP/wait.err" &
 WAITER=$!
+wait_for 30 grep -q "running, 0/1 runs done" "$TEST_TMP/wait.err"
+check_match "waiting says which phase the run is in" "^experiment $LONG_ID: running, 0/1 runs done, 1 measuring$" "$(cat "$TEST_TMP/wait.err")"
 SLICELAB_STATE_DIR=/nonexistent sl cancel "$LONG_ID"
 check_rc "cancel without a token is the daemon's 401" 4
 check_match "the 401 is printed" "HTTP 401" "$ERR"
