@@ -167,6 +167,30 @@ int cmd_timeline(struct http *h, const struct client_options *o, const char *run
         return stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
+/* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,
+ * which its rotation bounds (64 MiB at most). */
+static int print_log_json(struct http *h, const char *path, const char *run, const char *stream, long tail) {
+        struct http_response r;
+        int k = http_request(h, "GET", path, NULL, NULL, "text/plain", NULL, &r);
+        if (k < 0) {
+                fprintf(stderr, "slicelab: %s\n", h->error);
+                return EXIT_DAEMON;
+        }
+        if (r.status / 100 != 2) {
+                http_print_error(&r);
+                http_response_done(&r);
+                return EXIT_DAEMON;
+        }
+        _cleanup_json_ cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "run", run);
+        cJSON_AddStringToObject(doc, "stream", stream);
+        json_add_number_or_null(doc, "tail", tail > 0, (double) tail);
+        cJSON_AddItemToObject(doc, "text", json_print_text(r.body, r.size));
+        http_response_done(&r);
+        json_print(doc);
+        return EXIT_OK;
+}
+
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run,
                                               strcmp(stream, "sut") == 0 ? "/logs/sut" : "/logs/load");
@@ -175,6 +199,8 @@ int cmd_logs(struct http *h, const struct client_options *o, const char *run, co
                 if (asprintf(&path, "%s?tail=%ld", old, o->tail) < 0)
                         abort();
         }
+        if (o->json)
+                return print_log_json(h, path, run, stream, o->tail);
         return stream_to(h, path, "text/plain", NULL);
 }
 

@@ -28,6 +28,10 @@ struct json_print_progress {
 };
 struct json_print_progress json_print_progress(const cJSON *exp);
 
+/* A cJSON string of n bytes of s (a log: not necessarily UTF-8), each byte that is not part of
+ * valid UTF-8, and each NUL, replaced by U+FFFD, so that the JSON printed is valid. */
+cJSON *json_print_text(const char *s, size_t n);
+
 /* GET path; with json print it as the daemon gave it, else hand it to show. An exit status
  * (exit-status.h). */
 int json_print_get(struct http *h, bool json, const char *path, void (*show)(const cJSON *j));

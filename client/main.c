@@ -43,7 +43,7 @@ static const struct command commands[] = {
         { "report", 1, OPT_JSON | OPT_BASELINE, "report ID [--baseline CELL]" },
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
         { "timeline", 1, OPT_JSON | OPT_FORMAT | OPT_OUTPUT, "timeline RUN [--csv|--ndjson] [-o FILE]" },
-        { "logs", 2, OPT_TAIL, "logs RUN sut|load [--tail N]" },
+        { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "host", 0, OPT_JSON, "host" },

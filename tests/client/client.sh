@@ -3,7 +3,7 @@
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
 # once the daemon has checks); one run shown whole; a failed run's reason and message printed by
-# wait, status, report and run; the phase of a run under way; submit retried through a proxy
+# wait, status, report and run; the phase of a run under way; logs as JSON; submit retried through a proxy
 # that drops the first answer creating one experiment; TCP and a unix socket. (HTTPS:
 # client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
@@ -91,6 +91,17 @@ check_eq "list --status running is empty" 0 "$(jq '.experiments | length' <<<"$O
 sl logs "$OK_RUN" sut --tail 2; check_rc "logs --tail" 0
 check_eq "--tail 2 gives two lines" 2 "$(wc -l <<<"$OUT")"
 check_match "the SUT's last lines have spin's result (stdout and stderr interleave)" '"ops_per_s": [0-9.]+' "$OUT"
+TAIL=$OUT
+sl logs "$OK_RUN" sut --tail 2 --json; check_rc "logs --json" 0; json_ok logs
+check_eq "logs --json holds the same text, the run, the stream and the tail" "$TAIL|$OK_RUN sut 2" \
+        "$(jq -r '.text | rtrimstr("\n")' <<<"$OUT")|$(jq -r '"\(.run) \(.stream) \(.tail)"' <<<"$OUT")"
+# A log is bytes: what is not UTF-8 becomes U+FFFD, so that the JSON stays JSON.
+cat >"$TEST_TMP/bytes.json" <<'EOF'
+{"name":"bytes","iterations":1,"sut":{"command":["/usr/bin/printf","ok \\377\\n"]},"cells":[{"name":"a"}]}
+EOF
+sl submit "$TEST_TMP/bytes.json" --wait
+sl logs "$(first_run "$(head -1 <<<"$OUT")")" sut --json; check_rc "logs --json of a log that is not UTF-8" 0; json_ok "logs of bytes"
+check_eq "the byte that is not UTF-8 is U+FFFD" "$(printf 'ok \xef\xbf\xbd')" "$(jq -r .text <<<"$OUT")"
 
 # --- one run ---------------------------------------------------------------------------------------
 sl run "$OK_RUN"; check_rc "run" 0
