@@ -70,6 +70,22 @@ struct json_print_progress json_print_progress(const cJSON *exp) {
         return ret;
 }
 
+char *json_print_labels(const cJSON *labels) {
+        const cJSON *l;
+        char *s = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&s, &size);
+        if (!f)
+                abort();
+        cJSON_ArrayForEach(l, labels)
+                fprintf(f, "%s%s=%s", l == labels->child ? "" : ", ", l->string, json_print_str(labels, l->string));
+        if (!labels || !labels->child)
+                fputc('-', f);
+        if (fclose(f) != 0)
+                abort();
+        return s;
+}
+
 /* The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when there is none. */
 static size_t utf8_sequence(const unsigned char *s, size_t n) {
         size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
@@ -111,6 +127,43 @@ cJSON *json_print_text(const char *s, size_t n) {
         if (!j)
                 abort();
         return j;
+}
+
+/* "MEAN req/s (LOW-HIGH)" of a Stats, or "-" */
+static const char *stats_rps(const cJSON *stats, char *buf, size_t size) {
+        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(stats, "ci95");
+        double mean, lo, hi;
+        if (!json_print_num(stats, "mean", &mean))
+                snprintf(buf, size, "-");
+        else if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
+                snprintf(buf, size, "%.0f req/s (%.0f-%.0f)", mean, lo, hi);
+        else
+                snprintf(buf, size, "%.0f req/s", mean);
+        return buf;
+}
+
+void json_print_capacity(const cJSON *cells) {
+        static const char per_sla[] = "capacity.per_sla.";
+        const cJSON *cell, *m;
+        bool any = false;
+        char buf[96];
+
+        cJSON_ArrayForEach(cell, cells) {
+                const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(cell, "metrics");
+                const cJSON *max = cJSON_GetObjectItemCaseSensitive(metrics, "capacity.max_rps");
+                if (!max)
+                        continue;
+                if (!any)
+                        printf("\ncapacity (the highest rate that met every SLA, mean and 95%% interval):\n");
+                any = true;
+                printf("  %s: max %s", json_print_str(cell, "name"), stats_rps(max, buf, sizeof buf));
+                printf(", critical %s", stats_rps(cJSON_GetObjectItemCaseSensitive(metrics, "capacity.critical_rps"),
+                                                   buf, sizeof buf));
+                cJSON_ArrayForEach(m, metrics)
+                        if (strncmp(m->string, per_sla, sizeof per_sla - 1) == 0)
+                                printf(", %s %s", m->string + sizeof per_sla - 1, stats_rps(m, buf, sizeof buf));
+                printf("\n");
+        }
 }
 
 int json_print_get(struct http *h, bool json, const char *path, void (*show)(const cJSON *j)) {

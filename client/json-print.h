@@ -28,9 +28,17 @@ struct json_print_progress {
 };
 struct json_print_progress json_print_progress(const cJSON *exp);
 
+/* Labels {"k": "v", ...} as "k=v, k=v", or "-" when none. free() the result. */
+char *json_print_labels(const cJSON *labels);
+
 /* A cJSON string of n bytes of s (a log: not necessarily UTF-8), each byte that is not part of
  * valid UTF-8, and each NUL, replaced by U+FFFD, so that the JSON printed is valid. */
 cJSON *json_print_text(const char *s, size_t n);
+
+/* For a report's cells (each with `metrics` of `capacity.*` Stats) that ran a
+ * capacity search, a "capacity:" block: per cell the mean highest rate that met every SLA with
+ * its 95% interval, the critical rate and each SLA's rate. Nothing when no cell has one. */
+void json_print_capacity(const cJSON *cells);
 
 /* GET path; with json print it as the daemon gave it, else hand it to show. An exit status
  * (exit-status.h). */

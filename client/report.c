@@ -194,6 +194,7 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
                 print_row(h, cell, runs);
         printf("\n(* = the 95%% interval of the ratio excludes 1; throughput in req/s, or ops/s for a benchmark without load)\n");
+        json_print_capacity(cJSON_GetObjectItemCaseSensitive(report, "cells"));
         const cJSON *findings = cJSON_GetObjectItemCaseSensitive(report, "findings");
         if (cJSON_GetArraySize(findings) > 0) {
                 printf("\nfindings:\n");

@@ -3,9 +3,10 @@
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
 # once the daemon has checks); one run shown whole; a failed run's reason and message printed by
-# wait, status, report and run; the phase of a run under way; logs as JSON; submit retried through a proxy
-# that drops the first answer creating one experiment; TCP and a unix socket. (HTTPS:
-# client-tls.sh.)
+# wait, status, report and run; the phase of a run under way; logs as JSON; columns sized to
+# long names; a capacity search's result and labels without --json; compare naming each side's
+# cell; submit retried through a proxy that drops the first answer creating one experiment; TCP
+# and a unix socket. (HTTPS: client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
 . "$SLICELAB_SRC/tests/client/client-lib.sh"
 
@@ -115,6 +116,11 @@ sl run "$OK_RUN" --json; check_rc "run --json" 0; json_ok run
 check_eq "run --json is the daemon's run" "$(curl -s "$DAEMON_URL/v1/runs/$OK_RUN" | jq -c .)" "$(jq -c . <<<"$OUT")"
 sl run nosuchrun; check_rc "an unknown run is the daemon's 404" 4
 
+# --- compare with A:CELL: each side named by its own cell ------------------------------------------
+sl compare "$OK_ID:a" "$OK_ID:b"; check_rc "compare of two cells" 0
+check_match "the differing cpus are named by both cells" '^differs \(definition\) cells\[a\|b\]\.cpus: "0" vs "1"$' "$OUT"
+check_match "and so is the table's heading" "^cell a vs b:$" "$OUT"
+
 # --- timelines ------------------------------------------------------------------------------
 sl submit "$TEST_TMP/timeline.json" --wait
 check_rc "an experiment with a timeline" 0
@@ -157,6 +163,35 @@ check_match "and the message naming the field" "^message: sut\.command\[2\]: -ja
 check_match "and that the SUT never started" "^exit: +sut -, load -$" "$OUT"
 sl status "$OK_ID"
 check "a succeeded experiment prints no failed run" not grep -q '^run ' <<<"$OUT"
+
+# --- capacity and labels without --json; columns sized to long values -------------------------------
+CAP_PORT=$(loopback_port)
+CAP_NAME="an experiment whose name is long enough to run past any column of the list"
+CAP_CELL="a cell name longer than the twenty columns"
+printf '{"name":"%s","iterations":1,"labels":{"team":"perf","build":"42"},
+  "sut":{"command":["python3","-m","http.server","%s","--bind","127.0.0.1"],"ready":{"http":"http://127.0.0.1:%s/","timeout_s":60}},
+  "load":{"target":"http://127.0.0.1:%s/","mode":"capacity","sla":[{"percentile":99,"max_ms":3000}],"rate_min":20,"rate_max":40,
+          "step":{"warmup_s":1,"measure_s":1},"precision":0.5,"connections":4},
+  "cells":[{"name":"%s"}]}\n' "$CAP_NAME" "$CAP_PORT" "$CAP_PORT" "$CAP_PORT" "$CAP_CELL" >"$TEST_TMP/cap.json"
+sl submit "$TEST_TMP/cap.json" --wait; check_rc "a small capacity search with labels" 0
+CAP_ID=$(head -1 <<<"$OUT")
+CAP_RUN=$(first_run "$CAP_ID")
+sl run "$CAP_RUN"; check_rc "run of a capacity search" 0
+check_match "run shows the search's outcome and rate" "^  capacity +rate_max_met, max 40 req/s, critical 40 req/s$" "$OUT"
+check_match "and each SLA's rate" "^    p99 <= 3000 ms: 40 req/s$" "$OUT"
+sl report "$CAP_ID"; check_rc "report of a capacity search" 0
+check_match "report shows the cell's capacity" "^  $CAP_CELL: max 40 req/s, critical 40 req/s, p99_3000ms 40 req/s$" "$OUT"
+sl status "$CAP_ID"; check_rc "status of a capacity search" 0
+check_match "status shows the labels" "^labels: (build=42, team=perf|team=perf, build=42)$" "$OUT"
+check_match "and the capacity" "^  $CAP_CELL: max 40 req/s" "$OUT"
+sl list; check_rc "list with a long name" 0
+COL=$(head -1 <<<"$OUT" | grep -bo STATUS | cut -d: -f1)
+check_eq "every row's status starts under STATUS" "" "$(tail -n +2 <<<"$OUT" | cut -c$((COL + 1))- | grep -Ev '^(queued|running|succeeded|failed|partial|cancelled) ')"
+check_match "the long name is cut with an ellipsis, the labels follow" "^$CAP_ID .* an experiment whose name .*… +(build=42, team=perf|team=perf, build=42)$" "$OUT"
+sl runs "$CAP_ID"; check_rc "runs with a long cell name" 0
+COL=$(head -1 <<<"$OUT" | grep -bo STATE | cut -d: -f1)
+check_match "the cell is shown whole and the state under STATE" "^$CAP_RUN +$CAP_CELL +1 +succeeded " "$(tail -1 <<<"$OUT")"
+check_eq "at STATE's column" "succeeded" "$(tail -1 <<<"$OUT" | cut -c$((COL + 1))- | awk '{print $1}')"
 
 # --- a cancelled experiment ------------------------------------------------------------------
 sl submit "$TEST_TMP/long.json" --json; check_rc "submit --json" 0; json_ok submit
