@@ -290,6 +290,8 @@ wait_for 30 run_state_is "$(first_run "$RESTART_ID")" measuring
 WAITER=$!
 PORT=$DAEMON_PORT
 daemon_stop
+# Restarted once the waiter has met the daemon down: a restart quicker than its poll would not be.
+wait_for 30 grep -q "trying again for up to 60 s" "$TEST_TMP/wait.err"
 check "the waiter waits while the daemon is down" alive "$WAITER"
 DAEMON_LISTEN=127.0.0.1:$PORT daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon restarts on its port"; finish; exit 1; }
 wait "$WAITER"; RC=$? ERR=$(cat "$TEST_TMP/wait.err") OUT=$(cat "$TEST_TMP/wait.out")
