@@ -88,11 +88,12 @@ static int parse_query(struct api_request *req, struct series_query *q, struct e
 }
 
 /* Which way the metric gets worse, where its name says it: "higher" (latencies, errors, pauses,
- * throttling), "lower" (throughputs, capacities), NULL when it does not. */
+ * throttling, the SUT's CPU time for the same load), "lower" (throughputs, capacities), NULL when
+ * it does not. */
 static const char *worse_when(const char *metric) {
         static const char *const lower[] = { "throughput_rps", "ops_per_s", "capacity." };
         static const char *const higher[] = { "latency_us.", "errors", "gc.", "jit.", "cgroup.throttled_s",
-                                              "cgroup.nr_throttled", "cgroup.oom_kills" };
+                                              "cgroup.nr_throttled", "cgroup.oom_kills", "cgroup.cpu_usage_s" };
         for (size_t i = 0; i < ELEMENTSOF(lower); i++)
                 if (strncmp(metric, lower[i], strlen(lower[i])) == 0)
                         return "lower";

@@ -20,11 +20,7 @@ static char *list_path(struct http *h, const struct client_options *o, const cha
         for (int i = -2; i < o->n_labels; i++) {
                 const char *name = i == -2 ? "status" : i == -1 ? "cursor" : "label";
                 const char *v = i == -2 ? o->status : i == -1 ? cursor : o->labels[i];
-                if (!v)
-                        continue;
-                _cleanup_free_ char *e = http_escape(h, v), *old = p;
-                if (asprintf(&p, "%s&%s=%s", old, name, e) < 0)
-                        abort();
+                p = http_path_add(h, p, name, v);
         }
         return p;
 }

@@ -217,6 +217,13 @@ static int add_progress(struct db_conn *c, const char *id, cJSON *o) {
         "   WHERE r.experiment_id = experiments.id AND ev.state = 'preparing')," \
         " coalesce(json_extract(definition, '$.labels'), '{}')"
 
+/* SQL: every [key, value] of the JSON array bound at `param` is among the labels of the
+ * definition of `table` (NULL binds: any labels). */
+#define LABELS_INCLUDE(param, table)                                                                      \
+        "NOT EXISTS (SELECT 1 FROM json_each(" param ") f WHERE NOT EXISTS ("                              \
+        "   SELECT 1 FROM json_each(" table ".definition, '$.labels') l"                                   \
+        "    WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+
 /* One row of EXPERIMENT_COLUMNS as the API's experiment object: the full one (with the
  * definition as stored) or the summary of a list. */
 static cJSON *experiment_from_row(sqlite3_stmt *s, bool full) {
@@ -287,10 +294,7 @@ int experiments_list_json(struct db_conn *c, const char *status, const char *lab
         static const char sql[] =
                 "SELECT " EXPERIMENT_COLUMNS " FROM experiments"
                 " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
-                /* every [key, value] of ?4 is among the definition's labels */
-                "   AND NOT EXISTS (SELECT 1 FROM json_each(?4) f WHERE NOT EXISTS ("
-                "         SELECT 1 FROM json_each(experiments.definition, '$.labels') l"
-                "          WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+                "   AND " LABELS_INCLUDE("?4", "experiments")
                 " ORDER BY rowid DESC LIMIT ?3";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, status, &s);
@@ -538,9 +542,7 @@ int experiments_series_json(struct db_conn *c, const char *labels_json, const ch
                 "  SELECT e.rowid AS rid, e.id, e.name, e.status, e.created_wall_ns, e.finished_wall_ns, c.idx"
                 "    FROM experiments e JOIN cells c ON c.experiment_id = e.id AND c.name = ?1"
                 "   WHERE e.status IN ('succeeded','partial','failed','cancelled')"
-                "     AND NOT EXISTS (SELECT 1 FROM json_each(?2) f WHERE NOT EXISTS ("
-                "           SELECT 1 FROM json_each(e.definition, '$.labels') l"
-                "            WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+                "     AND " LABELS_INCLUDE("?2", "e")
                 "   ORDER BY e.created_wall_ns DESC, e.rowid DESC LIMIT ?3)"
                 " SELECT ch.id, ch.name, ch.status, ch.created_wall_ns, ch.finished_wall_ns,"
                 "        ?1, ch.idx, r.id, r.iteration, r.state, r.reason, r.metrics"

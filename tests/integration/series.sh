@@ -4,9 +4,10 @@
 # report's mean, one change point between the 4th and the 5th, its shift near +50%, and why naming
 # the definition field that changed (sut.command); a flat series has none; bad parameters are 400s
 # naming the parameter. Then slicelab-sut.jar labelled as one app, four experiments at cpu_us=100
-# and four at cpu_us=10000: the change point in p50 latency is between them, worse (up), and its
-# why names load.target. (The step is large because this machine is shared: a JVM a second old on
-# a busy core answered cpu_us=100 in 4 to 8 ms, so 400 us more would drown in that.) alpha and min_segment are set low in the query: eight experiments cannot reach
+# and four at cpu_us=10000: the change point in the SUT's CPU time during the measure phase is
+# between them, worse (up), and its why names load.target. (CPU time, not latency, and a large
+# step: on this shared 2-core machine a JVM a second old answered cpu_us=100 in 4 to 8 ms, and
+# its p50 moved by more than 400 us from one experiment to the next.) alpha and min_segment are set low in the query: eight experiments cannot reach
 # the default significance (0.01 needs p <= 1/100; 4 of 8 apart is 1 of 35 orders).
 . "$SLICELAB_SRC/tests/lib.sh"
 
@@ -29,7 +30,10 @@ STEP=("${IDS[@]}")
 IDS=()
 for ops in 100 100 101 100 99 100 101 100; do echo_experiment "$ops" "flat-$$"; done
 FLAT=("${IDS[@]}")
-for id in "${STEP[@]}" "${FLAT[@]}"; do
+IDS=()
+for ops in 150 151 149 150 100 101 99 100; do echo_experiment "$ops" "drop-$$"; done
+DROP=("${IDS[@]}")
+for id in "${STEP[@]}" "${FLAT[@]}" "${DROP[@]}"; do
         wait_for 120 experiment_finished "$id" || not_finished "$id"
 done
 
@@ -71,6 +75,33 @@ bad "a malformed label" "label=app&cell=B&metric=ops_per_s" label
 api GET "/v1/series?cell=B&metric=ops_per_s&x=1"
 check_eq "an unknown parameter is a 400" 400 "$HTTP_STATUS"
 
+# --- the client: slicelab series, exit 3 on a regression beyond --threshold ------------------
+CLIENT="$BUILD/client/slicelab"
+client_series() { # LABEL ARGS...: the output in OUT, the exit status in RC
+        local label=$1
+        shift
+        RC=0
+        OUT=$("$CLIENT" --url "$DAEMON_URL" series --label "app=$label" --cell B --metric ops_per_s \
+          --alpha 0.1 --min-segment 2 "$@" 2>&1) || RC=$?
+}
+client_series "$APP"
+check_eq "a throughput that rose is no regression: exit 0" 0 "$RC"
+check_match "the client prints the change point between #3 and #4 with its shift" "change point between #3 \\(${STEP[3]}\\) and #4 \\(${STEP[4]}\\): \\+50" "$OUT"
+check_match "and why: the definition field that changed" "definition field sut.command" "$OUT"
+client_series "drop-$$" --threshold 10
+check_eq "a throughput that fell by a third, beyond --threshold 10: exit 3" 3 "$RC"
+check_match "saying so" "regression: .* -33\\.[0-9]% .* beyond --threshold 10%" "$OUT"
+client_series "drop-$$" --threshold 40
+check_eq "the same fall within --threshold 40: exit 0" 0 "$RC"
+client_series "drop-$$" --threshold 10 --json
+check_eq "--json prints the daemon's answer and keeps the exit status" "3 1" "$RC $(jq '.change_points | length' <<<"$OUT")"
+client_series "flat-$$" --threshold 0
+check_eq "a flat series: exit 0, no change point" "0 1" "$RC $(grep -c '^no change point' <<<"$OUT")"
+RC=0; "$CLIENT" --url "$DAEMON_URL" series --label "app=$APP" --metric ops_per_s >/dev/null 2>&1 || RC=$?
+check_eq "series without --cell is a usage error" 2 "$RC"
+client_series "$APP" --alpha 2
+check_eq "a bad --alpha is the daemon's 400 naming alpha: exit 4" "4 1" "$RC $(grep -c 'alpha' <<<"$OUT")"
+
 # --- slicelab-sut.jar: cpu_us rises partway -------------------------------------------------
 PORT=$(loopback_port)
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
@@ -87,11 +118,12 @@ SHOP=("${IDS[@]}")
 for id in "${SHOP[@]}"; do
         wait_for 300 experiment_finished "$id" || not_finished "$id"
 done
-api GET "/v1/series?label=app=shop-$$&cell=B&metric=latency_us.scheduled.p50&alpha=0.1&min_segment=2"
+api GET "/v1/series?label=app=shop-$$&cell=B&metric=cgroup.cpu_usage_s&alpha=0.1&min_segment=2"
+echo "# the SUT's CPU seconds: $(jq -r '[.experiments[].value] | join(" ")' <<<"$BODY")"
 check_eq "the JVM series answers 200 with its eight experiments" "200 8" "$HTTP_STATUS $(jq -r '.experiments | length' <<<"$BODY")"
 check_eq "one change point, where cpu_us rose" "1 ${SHOP[3]} ${SHOP[4]}" \
   "$(jq -r '"\(.change_points | length) \(.change_points[0].before.experiment_id) \(.change_points[0].after.experiment_id)"' <<<"$BODY")"
-check "p50 latency went up (worse), and its interval says so" json_true '.worse_when == "higher" and .change_points[0].shift > 0 and .change_points[0].shift_ci95.low > 0' "$BODY"
+check "the SUT's CPU time went up (worse), and its interval says so" json_true '.worse_when == "higher" and .change_points[0].shift > 0 and .change_points[0].shift_ci95.low > 0' "$BODY"
 check_eq "why names the definition field that changed: the load's target" "load.target" \
   "$(jq -r '[.change_points[0].why.differences[] | select(.source == "definition") | .field] | join(" ")' <<<"$BODY")"
 check "both sides' host facts were compared" json_true '.change_points[0].why.hosts_compared' "$BODY"
