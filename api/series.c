@@ -304,6 +304,25 @@ static enum MHD_Result reply_empty(struct api_request *req, const struct series_
                                 n_experiments, q->metric);
 }
 
+/* Each change point with its why, read under a lease taken again for them. */
+static int add_change_points(struct api_request *req, struct storage *storage, const struct change_point *cps,
+                             size_t n_cp, const size_t *valued, const struct series_point *points, const char *cell,
+                             cJSON *out) {
+        int r;
+        if (n_cp > 0 && (r = db_lease_take(storage, &req->lease)) < 0)
+                return r;
+        for (size_t k = 0; k < n_cp; k++) {
+                cJSON *cp = change_point_json(&cps[k], valued, points), *why = NULL;
+                cJSON_AddItemToArray(out, cp);
+                r = why_json(req->lease.conn, point_id(&points[valued[cps[k].index - 1]]),
+                             point_id(&points[valued[cps[k].index]]), cell, &why);
+                if (r < 0)
+                        return r;
+                cJSON_AddItemToObject(cp, "why", why);
+        }
+        return 0;
+}
+
 enum MHD_Result api_get_series(struct api_request *req) {
         struct error err = { 0 };
         struct series_query q = { 0 };
@@ -342,21 +361,10 @@ enum MHD_Result api_get_series(struct api_request *req) {
         cJSON *experiments = cJSON_AddArrayToObject(body, "experiments");
         for (size_t i = 0; i < n; i++)
                 cJSON_AddItemToArray(experiments, point_json(&points[i], i));
-        cJSON *out = cJSON_AddArrayToObject(body, "change_points");
-        if (n_cp > 0 && (r = db_lease_take(storage, &req->lease)) < 0) {
+        r = add_change_points(req, storage, cps, n_cp, valued, points, q.cell, cJSON_AddArrayToObject(body, "change_points"));
+        if (r < 0) {
                 cJSON_Delete(body);
-                return api_reply_errno(req, r, "series");
-        }
-        for (size_t k = 0; k < n_cp; k++) {
-                cJSON *cp = change_point_json(&cps[k], valued, points), *why = NULL;
-                cJSON_AddItemToArray(out, cp);
-                r = why_json(req->lease.conn, point_id(&points[valued[cps[k].index - 1]]),
-                             point_id(&points[valued[cps[k].index]]), q.cell, &why);
-                if (r < 0) {
-                        cJSON_Delete(body);
-                        return api_reply_errno(req, r, "experiment");
-                }
-                cJSON_AddItemToObject(cp, "why", why);
+                return api_reply_errno(req, r, r == -ENOENT ? "experiment" : "series");
         }
         db_lease_release(&req->lease);
         return api_reply_json_cached(req, body, false);

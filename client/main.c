@@ -217,17 +217,11 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         return cmd_health(h, o);
 }
 
-int main(int argc, char **argv) {
-        struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
-        const char *url = getenv("SLICELAB_URL");
+/* The command named at argv[optind], checked against what was given, run. */
+static int run(const struct client_options *o, const char *url, unsigned seen, int argc, char **argv) {
         _cleanup_free_ char *token = NULL;
-        unsigned seen = 0;
         struct http h;
-        int k;
 
-        json_setup();
-        if ((k = parse_options(argc, argv, &o, &url, &seen)) != 0)
-                return k;
         if (optind >= argc)
                 return usage_error("%s", "a command is needed");
         const struct command *cmd = find_command(argv[optind]);
@@ -237,7 +231,7 @@ int main(int argc, char **argv) {
                 return usage_error("usage: slicelab %s", cmd->usage);
         if (seen & ~cmd->allowed)
                 return usage_error("an option given does not apply to %s", cmd->name);
-        if (!strcmp(cmd->name, "series") && (!o.cell || !o.metric))
+        if (!strcmp(cmd->name, "series") && (!o->cell || !o->metric))
                 return usage_error("series needs --cell CELL and --metric PATH");
         if (!strcmp(cmd->name, "logs") && strcmp(argv[optind + 2], "sut") && strcmp(argv[optind + 2], "load"))
                 return usage_error("logs: the stream is sut or load, got '%s'", argv[optind + 2]);
@@ -249,9 +243,22 @@ int main(int argc, char **argv) {
                 curl_global_cleanup();
                 return usage_error("--url wants http://HOST:PORT, HOST:PORT or unix:/PATH, got '%s'", url);
         }
-        k = dispatch(&h, &o, cmd, argv + optind + 1);
+        int k = dispatch(&h, o, cmd, argv + optind + 1);
         http_close(&h);
         curl_global_cleanup();
+        return k;
+}
+
+int main(int argc, char **argv) {
+        struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
+        const char *url = getenv("SLICELAB_URL");
+        unsigned seen = 0;
+
+        json_setup();
+        int k = parse_options(argc, argv, &o, &url, &seen);
+        if (k == 0)
+                k = run(&o, url, seen, argc, argv);
+        /* Every way out, usage errors included, so that a sanitizer sees no leak. */
         free(o.labels);
         return k;
 }
