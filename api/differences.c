@@ -82,8 +82,12 @@ void differences_cells(const cJSON *a, const char *ca, const cJSON *b, const cha
         _cleanup_json_ cJSON *db = cJSON_Duplicate(differences_cell_definition(b, cb), true);
         cJSON_DeleteItemFromObjectCaseSensitive(da, "name");
         cJSON_DeleteItemFromObjectCaseSensitive(db, "name");
+        /* each side's own cell: cells[A], or cells[A|B] when they are named apart */
         char path[FIELD_MAX];
-        snprintf(path, sizeof path, "cells[%s]", ca);
+        if (strcmp(ca, cb) == 0)
+                snprintf(path, sizeof path, "cells[%s]", ca);
+        else
+                snprintf(path, sizeof path, "cells[%s|%s]", ca, cb);
         diff("definition", path, da, db, false, out);
 }
 

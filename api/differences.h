@@ -14,7 +14,7 @@ const cJSON *differences_cell_definition(const cJSON *definition, const char *na
  * and "cells". */
 void differences_definitions(const cJSON *a, const cJSON *b, cJSON *out);
 /* The fields of cell ca of definition a against those of cell cb of b (their names aside), as
- * "cells[ca].field". */
+ * "cells[ca].field", or "cells[ca|cb].field" when the cells' names differ. */
 void differences_cells(const cJSON *a, const char *ca, const cJSON *b, const char *cb, cJSON *out);
 /* The host facts; false (nothing added) when either side recorded none. */
 bool differences_hosts(const cJSON *a, const cJSON *b, cJSON *out);
