@@ -164,6 +164,8 @@ static void format_check(cJSON *checks, const struct definition *d, const struct
 char *definition_format_json(const struct definition *d) {
         _cleanup_json_ cJSON *root = cJSON_CreateObject();
         add_string(root, "name", d->name);
+        if (d->description)
+                add_string(root, "description", d->description);
         add_uint(root, "iterations", d->iterations);
         add_uint(root, "max_consecutive_failures", d->max_consecutive_failures);
         add_string(root, "order", definition_names_order(d->order));

@@ -469,7 +469,7 @@ int def_parse_cpulist(const cJSON *v, const char *path, const struct cpulist *on
                         snprintf(m, sizeof m, "(many)");
                 if (cpulist_format(online, o, sizeof o) < 0)
                         snprintf(o, sizeof o, "(many)");
-                return def_error(err, "not_on_host", path, "%s %s not online on this host (online: %s), got %s",
+                return def_error(err, "not_on_host", path, "%s %s not online (this host has %s online), got %s",
                                  what, m, o, q);
         }
         *ret = c;

@@ -540,9 +540,9 @@ static int fill_defaults(struct definition *d) {
 
 static int parse_root(const cJSON *root, const struct host_limits *host, struct definition *d,
                       struct error *err) {
-        static const char *const known[] = { "name", "iterations", "max_consecutive_failures", "order",
-                                             "seed", "sut",        "load",                     "cells",
-                                             "host", "labels",     "checks" };
+        static const char *const known[] = { "name", "description", "iterations", "max_consecutive_failures",
+                                             "order", "seed",       "sut",        "load",
+                                             "cells", "host",       "labels",     "checks" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -555,6 +555,11 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
         r = def_get_string(c, "name", DEFINITION_NAME_MAX, DEF_STRING_NAME, &d->name, err);
         if (r < 0)
                 return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "description"))) {
+                r = def_get_string(c, "description", DEFINITION_DESCRIPTION_MAX, DEF_STRING_NAME, &d->description, err);
+                if (r < 0)
+                        return r;
+        }
         r = get_unsigned_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &d->iterations, err);
         if (r < 0)
                 return r;
@@ -676,6 +681,7 @@ void definition_free(struct definition *d) {
         if (!d)
                 return;
         free(d->name);
+        free(d->description);
         definition_strv_free(d->sut.command);
         def_kv_done(&d->sut.env);
         free(d->sut.ready.tcp_host);

@@ -51,6 +51,8 @@
  *    0.001..0.5 (0.05); rate, warmup_s and measure_s are refused with it, and so are its fields
  *    with the other modes; a range the search could need more than CAPACITY_STEPS_MAX steps for
  *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
+ *  - description: optional, for people (what the experiment needs and how long it runs); a name's
+ *    character rules, at most DEFINITION_DESCRIPTION_MAX bytes, echoed in the canonical JSON.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
  *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
  *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
@@ -70,6 +72,7 @@
 #define DEFINITION_BODY_MAX (1024 * 1024)
 #define DEFINITION_DEPTH_MAX 8             /* a valid definition nests 4 deep */
 #define DEFINITION_NAME_MAX 128            /* bytes, experiment name */
+#define DEFINITION_DESCRIPTION_MAX 1024    /* bytes, the optional description */
 #define DEFINITION_CELL_NAME_MAX 64        /* bytes */
 #define DEFINITION_CELLS_MAX 64
 #define DEFINITION_ITERATIONS_MAX 1000
@@ -240,6 +243,7 @@ struct definition_check {
 
 struct definition {
         char *name;
+        char *description;              /* NULL when absent; a name's rules, at most 1024 bytes */
         unsigned iterations;            /* 1..1000, default 1 */
         /* 0..1000, default 3: after this many runs in a row failed with the same reason the
          * experiment's queued runs are cancelled; 0 = never */

@@ -134,7 +134,10 @@ static void assert_plan_shape(const struct definition *d) {
         }
 }
 
-static void check_good_dir(const char *dir, const struct host_limits *const *hosts, size_t n_hosts) {
+/* Every .json in dir parses on each of hosts and round-trips; with need_description, each also
+ * carries a description. */
+static void check_good_dir(const char *dir, const struct host_limits *const *hosts, size_t n_hosts,
+                           bool need_description) {
         _cleanup_free_ char *path = src_path(dir);
         DIR *dd = opendir(path);
         unsigned files = 0;
@@ -152,6 +155,8 @@ static void check_good_dir(const char *dir, const struct host_limits *const *hos
                 print_message("%s\n", rel);
                 for (size_t h = 0; h < n_hosts; h++) {
                         _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, hosts[h]);
+                        if (need_description)
+                                assert_non_null(d->description);
                         assert_roundtrip(d, hosts[h]);
                         assert_plan_shape(d);
                 }
@@ -164,8 +169,36 @@ static void check_good_dir(const char *dir, const struct host_limits *const *hos
 static void test_good(void **state) {
         const struct host_limits *all[] = { &host2, &host16, &host_real, NULL };
         const struct host_limits *big[] = { &host16, NULL };
-        check_good_dir("good", all, ELEMENTSOF(all));
-        check_good_dir("good-16cpu", big, ELEMENTSOF(big));
+        check_good_dir("good", all, ELEMENTSOF(all), false);
+        check_good_dir("good-16cpu", big, ELEMENTSOF(big), false);
+}
+
+/* The shipped examples (contrib/examples) parse, and each says in its description what it needs
+ * and how long it runs: first-try.json and gc-latency.json on any 2-CPU host, all on 16 CPUs. */
+static void test_examples(void **state) {
+        static const char *const two_cpus[] = { "first-try.json", "gc-latency.json" };
+        const struct host_limits *big[] = { &host16, NULL };
+        check_good_dir("../../contrib/examples", big, ELEMENTSOF(big), true);
+        for (size_t i = 0; i < ELEMENTSOF(two_cpus); i++) {
+                char rel[128];
+                size_t len;
+                snprintf(rel, sizeof rel, "../../contrib/examples/%s", two_cpus[i]);
+                _cleanup_free_ char *body = read_src(rel, &len);
+                _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        }
+}
+
+/* description: optional, echoed in the canonical JSON only when given. */
+static void test_description(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/description.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        assert_non_null(d->description);
+        assert_non_null(strstr(d->canonical, "\"name\":\"described\",\"description\":\"Needs CPUs 0-1"));
+        _cleanup_free_ char *minimal = read_src("good/minimal.json", &len);
+        _cleanup_(definition_freep) struct definition *m = expect_ok(minimal, len, &host2);
+        assert_null(m->description);
+        assert_null(strstr(m->canonical, "description"));
 }
 
 static void test_design_example(void **state) {
@@ -394,7 +427,10 @@ static void test_messages(void **state) {
         static const char online[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1-20\"}]}";
         expect_error(online, strlen(online), &host16, &err);
         assert_string_equal(err.code, "not_on_host");
-        assert_non_null(strstr(err.message, "16-20"));
+        assert_string_equal(err.field, "cells[0].cpus");
+        /* the CPUs missing and the ones the host has: a user of a host-specific example sees
+         * what to change it to */
+        assert_non_null(strstr(err.message, "cpus 16-20 not online (this host has 0-15 online)"));
 
         /* hostile strings are quoted, escaped and cut in messages */
         static const char hostile[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\","
@@ -546,6 +582,7 @@ int main(void) {
                 cmocka_unit_test(test_warnings),       cmocka_unit_test(test_body_level),
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
+                cmocka_unit_test(test_examples),       cmocka_unit_test(test_description),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }
