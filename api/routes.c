@@ -17,6 +17,7 @@ const struct api_route api_routes[] = {
         { "GET", "/ui/{}", api_get_ui, NULL, true },
         { "GET", "/v1/health", api_get_health, NULL, false },
         { "GET", "/v1/host", api_get_host, NULL, false },
+        { "GET", "/v1/clock", api_get_clock, NULL, true },
         { "GET", "/metrics", api_get_metrics, NULL, false },
         { "POST", "/v1/experiments", api_post_experiment, NULL, false },
         { "GET", "/v1/experiments", api_list_experiments, list_query, false },

@@ -12,6 +12,7 @@
 #include "basic/host-limits.h"
 
 struct definition_policy;
+struct peer_config;
 
 struct storage;
 struct cJSON;
@@ -34,6 +35,7 @@ struct api_config {
         const char *tls_key_pem;
         struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
         const struct definition_policy *policy; /* --allow-exec, --allow-jvm-option; outlives the server */
+        const struct peer_config *peers;        /* --peer-*: who may ask this daemon for loads, and aim where */
 };
 
 struct api_server;
