@@ -108,6 +108,15 @@ enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers);
 
+/* A file's bytes [off, off + len) as the body (fd is the reply's, closed with it; also on
+ * failure), with content_type and more headers (name, value, ..., NULL). */
+enum MHD_Result api_reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
+                             const char *content_type, const char *const *headers);
+/* 304 for a file that no longer changes (fd closed). */
+enum MHD_Result api_reply_not_modified_fd(struct api_request *req, int fd, const char *etag);
+/* Tell the event loop that work was queued or cancelled (the eventfd). */
+void api_wake_loop(struct api_request *req);
+
 /* Query parameters. */
 const char *api_query(struct api_request *req, const char *name);
 /* ?cursor=: opaque to clients, the hex of where the next page starts; absent -> 0. */
