@@ -233,9 +233,10 @@ enum MHD_Result api_post_load(struct api_request *req) {
         _cleanup_json_ cJSON *body = cJSON_ParseWithLength(req->body, req->body_len);
         struct load_request l = { 0 };
         _cleanup_(definition_freep) struct definition *d = NULL;
-        if (parse_request(body, req->config, &l, &err) < 0 ||
-            definition_parse_peer_load(l.load, &req->config->host, &d, &err) < 0 || check_schedule(&l, d, &err) < 0 ||
-            check_coordinator(req, l.coordinator, &err) < 0 || check_target(req, d, &err) < 0)
+        /* Who asks is settled before what is asked is looked at closely. */
+        if (parse_request(body, req->config, &l, &err) < 0 || check_coordinator(req, l.coordinator, &err) < 0 ||
+            definition_parse_peer_load(l.load, &req->config->host, &d, &err) < 0 || check_target(req, d, &err) < 0 ||
+            check_schedule(&l, d, &err) < 0)
                 return api_reply_error(req, &err);
 
         struct load_new n = {
