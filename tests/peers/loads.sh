@@ -209,6 +209,41 @@ check "its injector is gone" not injector_of_load "$C"
 papi 1 GET /v1/loads/nosuchload00
 check_eq "an unknown load: 404" 404 "$HTTP_STATUS"
 
+# ---- runs and loads share no CPUs ----------------------------------------------------------------
+# A run on CPUs a load holds waits for it (and says so once); a load asked for while a run is in
+# progress is refused with 409.
+papi 1 POST /v1/loads --data "$(load_body 1 "$(peer_now)" 30 60)"
+E=$(jq -r .id <<<"$BODY")
+wait_for 30 load_state_is "$E" running || true
+quick_sut='{"name":"beside-a-load","sut":{"command":["/usr/bin/printf","{\"ops_per_s\": 1}\\n"]},"cells":[{"name":"one","cpus":"1"}]}'
+papi 1 POST /v1/experiments --data "$quick_sut"
+check_eq "an experiment on the load's CPUs is taken: 201" 201 "$HTTP_STATUS"
+EXP=$(jq -r .id <<<"$BODY")
+papi 1 GET "/v1/experiments/$EXP/runs"
+RUN=$(jq -r '.runs[0].id' <<<"$BODY")
+check "the daemon says the run waits for the load's CPUs" wait_for 30 grep -q "run $RUN waits: a load run for another host holds" "$TEST_TMP/peer1.log"
+papi 1 GET "/v1/runs/$RUN"
+field_is "so it is still queued" queued .state
+released=$(peer_now)
+papi 1 DELETE "/v1/loads/$E"
+run_done() { papi 1 GET "/v1/runs/$RUN"; case $(jq -r .state <<<"$BODY") in succeeded | failed | cancelled | interrupted) return 0 ;; esac; return 1; }
+wait_for 60 run_done || true
+check_eq "once the load is stopped the run runs" succeeded "$(jq -r "$RUN_OUTCOME_JQ" <<<"$BODY")"
+check "and it started only after the load was stopped" \
+        test "$(jq -r '[.states[] | select(.state == "preparing") | .mono_ns][0]' <<<"$BODY")" -ge "$released"
+slow_sut='{"name":"holds-the-cpus","sut":{"command":["/bin/sh","-c","sleep 120; echo {\"ops_per_s\": 1}"]},"cells":[{"name":"one","cpus":"1"}]}'
+papi 1 POST /v1/experiments --data "$slow_sut"
+EXP=$(jq -r .id <<<"$BODY")
+papi 1 GET "/v1/experiments/$EXP/runs"
+RUN=$(jq -r '.runs[0].id' <<<"$BODY")
+run_in_progress() { papi 1 GET "/v1/runs/$RUN"; case $(jq -r .state <<<"$BODY") in starting | warmup | measuring) return 0 ;; esac; return 1; }
+wait_for 60 run_in_progress || true
+papi 1 POST /v1/loads --data "$(load_body 0 "$(peer_now)" 10 60)"
+check_eq "a load while a run is in progress: 409" 409 "$HTTP_STATUS"
+check_match "409 names the run" "run $RUN is in progress" "$(jq -r .error.message <<<"$BODY")"
+papi 1 DELETE "/v1/experiments/$EXP"
+wait_for 60 run_done || true
+
 # ---- kill -9 of the peer mid-load ----------------------------------------------------------------
 papi 1 POST /v1/loads --data "$(load_body 1 "$(peer_now)" 30 60)"
 check_schema "the created load" createLoad 201
