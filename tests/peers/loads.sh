@@ -260,6 +260,9 @@ check "nothing of it is left: no injector" not injector_of_load "$D"
 check "the restart said what it cleaned" grep -q "removed .*load-$D" "$TEST_TMP/peer1.log"
 
 root1=slicelab-test$$-h1
+peer_stop 1
+check "the peer stops cleanly on SIGTERM (exit 0)" grep -q '^EXIT 0' "${PEER_EVENTS[1]}"
+check "no sanitizer report in the peer's log" not grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$TEST_TMP/peer1.log"
 netns_teardown
 check "the stopped peer leaves no cgroup root behind" test -z "$(find /sys/fs/cgroup -maxdepth 2 -name "$root1")"
 check "no namespace of the test is left" test -z "$(ip netns list | grep "sl$$-h")"
