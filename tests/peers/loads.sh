@@ -110,6 +110,7 @@ papi 1 GET "/v1/loads/$A"
 field_is "the load succeeded" succeeded .state
 check "its summary is the injector's" json_true '.summary.requests > 0 and .summary.start_ns != null' "$BODY"
 field_is "the summary's schedule starts at start_at" "$start_at" .summary.start_ns
+check_match "peer_load_get: the load's body" '"state":"succeeded"' "$("${TOOL[@]}" get "$A" 2>&1)"
 if "${TOOL[@]}" timeline "$A" "$TEST_TMP" a.bin; then ok "peer_load_fetch_timeline: the file"; else not_ok "peer_load_fetch_timeline"; fi
 tl=$TEST_TMP/a.bin
 head_start=$(od -An -t d8 -j 16 -N 8 "$tl" 2>/dev/null | tr -d ' ')
