@@ -194,6 +194,7 @@ wait_for 30 load_finished "$B" || true
 papi 1 GET "/v1/loads/$B"
 field_is "a load whose lease lapsed ends expired" expired .state
 field_is "its reason says so" lease_expired .reason
+field_is "its injector was stopped, not killed: its summary says stopped" true .summary.stopped
 check "its slice is gone" test -z "$(slice_of_load "$B")"
 check "its injector is gone" not injector_of_load "$B"
 
@@ -205,6 +206,12 @@ check "peer_load_delete: 202" "${TOOL[@]}" delete "$C"
 wait_for 30 load_finished "$C" || true
 papi 1 GET "/v1/loads/$C"
 field_is "a deleted load ends cancelled" cancelled .state
+field_is "stopped by SIGTERM, its injector wrote its summary whole" true .summary.stopped
+if "${TOOL[@]}" timeline "$C" "$TEST_TMP" c.bin; then
+        check "and its partial timeline, whole records only" test $((($(stat -c %s "$TEST_TMP/c.bin") - 32) % 40)) -eq 0
+else
+        not_ok "a cancelled load's partial timeline can be fetched"
+fi
 check "its slice is gone" test -z "$(slice_of_load "$C")"
 check "its injector is gone" not injector_of_load "$C"
 papi 1 GET /v1/loads/nosuchload00
