@@ -113,6 +113,23 @@ static bool format_capacity(cJSON *o, const struct definition_load *l) {
                add_uint(step, "measure_s", l->measure_s) && add_double(o, "precision", l->precision);
 }
 
+static bool format_load_hosts(cJSON *o, const struct definition_load *l) {
+        cJSON *hosts = cJSON_AddArrayToObject(o, "hosts");
+        if (!hosts)
+                return false;
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                cJSON *e = cJSON_CreateObject();
+                if (!e || !cJSON_AddItemToArray(hosts, e)) {
+                        cJSON_Delete(e);
+                        return false;
+                }
+                if (!add_string(e, "host", l->hosts[i].host) || !add_cpulist(e, "cpus", &l->hosts[i].cpus) ||
+                    !add_double(e, "share", l->hosts[i].share))
+                        return false;
+        }
+        return true;
+}
+
 static bool format_load(cJSON *root, const struct definition_load *l) {
         if (l->kind == DEFINITION_LOAD_NONE)
                 return true;
@@ -138,6 +155,8 @@ static bool format_load(cJSON *root, const struct definition_load *l) {
                 } else if (!add_uint(o, "warmup_s", l->warmup_s) || !add_uint(o, "measure_s", l->measure_s))
                         return false;
         }
+        if (l->n_hosts > 0 && !format_load_hosts(o, l))
+                return false;
         return !l->has_cpus || add_cpulist(o, "cpus", &l->cpus);
 }
 

@@ -53,6 +53,14 @@
  *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
  *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
+ *  - load.hosts (1..64): each host a host name (RFC 1123) or an IPv4/IPv6 literal (no brackets,
+ *    no port), unique, lower-cased in canonical JSON; cpus required (a cpulist of the peer, not
+ *    checked here); share (0, 1e6], default 1. Only with the built-in injector in mode rate or
+ *    max (capacity: conflict on load.mode; an external command: conflict on load.hosts);
+ *    load.cpus is refused with it (the local host runs no injector: each host names its own
+ *    cpus); load.target must not be loopback, unspecified or localhost (the peers must reach
+ *    it). connections and timeout_ms apply to each host's injector. Which hosts a daemon may
+ *    use is its policy (--peer-allow, definition-policy.h), not the parser's.
  *  - checks: at most 64; metric one of definition_check_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
@@ -96,6 +104,9 @@
 #define DEFINITION_LABEL_KEY_MAX 63        /* bytes of [a-z0-9_.-] */
 #define DEFINITION_LABEL_VALUE_MAX 256     /* bytes */
 #define DEFINITION_CHECKS_MAX 64
+/* Load hosts of one run: a merged timeline record keeps its host as index + 1 in 8 bits. */
+#define DEFINITION_LOAD_HOSTS_MAX 64
+#define DEFINITION_SHARE_MAX 1000000.0
 
 enum definition_order {
         DEFINITION_ORDER_INTERLEAVED,
@@ -174,6 +185,14 @@ struct definition_sut {
         uint64_t memory_max;            /* bytes, 0 = none */
 };
 
+/* A load host: a peer slicelabd (reached through this daemon's --peer-url-template) that runs
+ * its share of the load on its own CPUs. */
+struct definition_load_host {
+        char *host;                     /* lower-cased host name or IP literal (IPv6 without brackets) */
+        struct cpulist cpus;            /* the peer's CPUs: never checked against this host's */
+        double share;                   /* (0, DEFINITION_SHARE_MAX], default 1 */
+};
+
 struct definition_load {
         enum definition_load_kind kind;
         /* INJECTOR */
@@ -200,6 +219,10 @@ struct definition_load {
         /* both */
         bool has_cpus;                  /* false: the injector's slice gets no cpuset */
         struct cpulist cpus;
+        /* INJECTOR, modes RATE and MAX: the load runs on these peers instead of here, each with
+         * rate x share / sum of shares (RATE) and its own connections; none here */
+        struct definition_load_host *hosts;
+        size_t n_hosts;                 /* 0..DEFINITION_LOAD_HOSTS_MAX, hosts unique */
 };
 
 struct definition_cell {
