@@ -323,6 +323,18 @@ int definition_cell_env(const struct definition *d, size_t cell, char ***ret);
 /* The cell's memory_max, else sut.memory_max; 0 = none. */
 uint64_t definition_cell_memory_max(const struct definition *d, size_t cell);
 
+/* One load host's part of a load spread over hosts (definition-split.c). */
+struct definition_host_load {
+        double rate;            /* mode RATE: rate x share / sum of shares; else 0 */
+        int64_t phase_ns;       /* arrival uniform: its schedule starts this late, in [0, 1e9 / rate) */
+        uint64_t seed;          /* arrival poisson: its own, distinct per host, 1..DEFINITION_SEED_MAX */
+};
+/* Each of l->n_hosts hosts' part into ret[n_hosts], seeds derived from seed. *ret_even: the
+ * hosts together send the definition's schedule (always, but for uniform arrivals whose shares
+ * do not tile evenly spaced slots: definition-split.c says which do and what the others get). */
+int definition_load_split(const struct definition_load *l, uint64_t seed, struct definition_host_load *ret,
+                          bool *ret_even);
+
 void definition_strv_free(char **l);
 DEFINE_POINTER_CLEANUP(char *, definition_strv_free)
 
