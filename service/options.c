@@ -30,6 +30,9 @@ enum {
         OPT_TLS_KEY,
         OPT_SOCKET_MODE,
         OPT_SOCKET_GROUP,
+        OPT_PEER_URL_TEMPLATE,
+        OPT_PEER_ALLOW,
+        OPT_PEER_TOKEN_FILE,
         OPT_HELP,
         OPT_VERSION,
 };
@@ -51,6 +54,9 @@ static const struct option long_options[] = {
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "socket-mode", required_argument, NULL, OPT_SOCKET_MODE },
         { "socket-group", required_argument, NULL, OPT_SOCKET_GROUP },
+        { "peer-url-template", required_argument, NULL, OPT_PEER_URL_TEMPLATE },
+        { "peer-allow", required_argument, NULL, OPT_PEER_ALLOW },
+        { "peer-token-file", required_argument, NULL, OPT_PEER_TOKEN_FILE },
         { "help", no_argument, NULL, OPT_HELP },
         { "version", no_argument, NULL, OPT_VERSION },
         { 0 },
@@ -78,6 +84,12 @@ static void usage(FILE *f) {
                 "  --tls-key FILE       ... and this PEM private key\n"
                 "  --socket-mode MODE   octal mode of a unix:/PATH socket (default 0660)\n"
                 "  --socket-group GROUP group of a unix:/PATH socket (default the daemon's)\n"
+                "  --peer-url-template T  how to reach a lab host's slicelabd, e.g. http://{host}:7878\n"
+                "                       ({host} replaced by the host's name; http or https)\n"
+                "  --peer-allow PATTERN lab hosts (fnmatch patterns on names or addresses) this daemon\n"
+                "                       sends loads to, takes loads from and aims loads at (repeat, or a\n"
+                "                       comma list)\n"
+                "  --peer-token-file FILE  the bearer token sent to peers (their state dir's token)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
                 DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
@@ -186,6 +198,50 @@ static int set_absolute_path(char **field, const char *value, const char *where)
         return set_string(field, value);
 }
 
+static char *strip(char *s);
+
+/* A lab host pattern: the characters of host names, IP literals and fnmatch(3)'s wildcards. */
+static bool valid_peer_pattern(const char *s) {
+        if (!*s || strlen(s) > 253)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr(".-_:*?[]!", *p))
+                        return false;
+        return true;
+}
+
+static int add_peer_allow_list(struct options *o, const char *value, const char *where) {
+        _cleanup_free_ char *copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        char *save = NULL;
+        bool any = false;
+        for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+                p = strip(p);
+                if (!valid_peer_pattern(p))
+                        return fail_usage("%s: '%s' is not a host pattern (letters, digits, '.', '-', '_', ':' "
+                                          "and the wildcards *?[]!, at most 253 characters)", where, p);
+                int r = strv_push(&o->peer_allow, &o->n_peer_allow, p);
+                if (r < 0)
+                        return r;
+                any = true;
+        }
+        return any ? 0 : fail_usage("%s: '%s' names no host pattern", where, value);
+}
+
+/* http[s]://...{host}...: one {host}, no spaces or control characters, a sane length. */
+static int set_peer_url_template(struct options *o, const char *value, const char *where) {
+        const char *h = strstr(value, "{host}");
+        bool ok = (strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0) && strlen(value) <= 512 &&
+                  h && !strstr(h + 1, "{host}");
+        for (const char *p = value; ok && *p; p++)
+                ok = (unsigned char) *p > ' ' && *p != 0x7f;
+        if (!ok)
+                return fail_usage("%s: '%s' must be an http:// or https:// URL with {host} once, such as "
+                                  "http://{host}:7878", where, value);
+        return set_string(&o->peer_url_template, value);
+}
+
 /* Apply one setting, from a flag or from the config file (where is "--name" or "FILE:LINE"). */
 static int apply(struct options *o, int opt, const char *name, const char *value, const char *where) {
         switch (opt) {
@@ -248,6 +304,12 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 o->has_housekeeping = true;
                 return 0;
         }
+        case OPT_PEER_URL_TEMPLATE:
+                return set_peer_url_template(o, value, where);
+        case OPT_PEER_ALLOW:
+                return add_peer_allow_list(o, value, where);
+        case OPT_PEER_TOKEN_FILE:
+                return set_absolute_path(&o->peer_token_file, value, where);
         case OPT_LOG_LEVEL: {
                 int l = log_parse_level(value);
                 if (l < 0)
@@ -387,5 +449,8 @@ void options_done(struct options *o) {
         free(o->socket_group);
         strv_free(o->allow_exec);
         strv_free(o->allow_jvm_option);
+        free(o->peer_url_template);
+        strv_free(o->peer_allow);
+        free(o->peer_token_file);
         *o = (struct options){ 0 };
 }
