@@ -25,6 +25,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/preflight.h"
+#include "daemon/run-peers.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
@@ -80,6 +81,8 @@ struct run {
         int best_step;                  /* the step at max_rps, or -1 */
         sd_event_source *step_defer;
         struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
+        struct run_peers *remote;               /* load.hosts: the peers' loads, on a thread */
+        bool remote_done;                       /* its thread has finished (FINISHED told) */
         struct {                                /* a stop asked for while the worker ran */
                 bool asked;
                 int state;
@@ -321,6 +324,9 @@ static void on_collected(struct collect_worker *w, void *userdata) {
         else {
                 if (r->capacity)
                         cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(r->def, &r->search, r->steps));
+                cJSON *load = cJSON_GetObjectItemCaseSensitive(metrics, "load");
+                if (r->remote && cJSON_IsObject(load))
+                        cJSON_AddItemToObject(load, "hosts", run_peers_hosts_json(r->remote));
                 run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
         }
 }
@@ -561,6 +567,56 @@ static void start_search(struct run *r) {
         start_step(r);
 }
 
+/* ---- load on load hosts ------------------------------------------------------------------ */
+
+static int arm_timer_at(struct run *r, sd_event_source **s, int64_t at_ns, sd_event_time_handler_t cb) {
+        *s = sd_event_source_disable_unref(*s);
+        return sd_event_add_time(r->ctx.event, s, CLOCK_MONOTONIC, (uint64_t) MAX(at_ns, 0) / 1000, 1000, cb, r);
+}
+
+static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        const struct definition_load *l = &r->def->load;
+        advance(r, RUN_WARMUP, "the load hosts' schedules started");
+        arm_timer_at(r, &r->phase_timer, run_peers_start_ns(r->remote) + (int64_t) l->warmup_s * NSEC_PER_SEC, on_measure);
+        return 0;
+}
+
+/* The thread has the loads posted (STARTED: the phases follow the instant they start at on this
+ * host's clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop
+ * asked for meanwhile waited for it, the peers' loads are deleted). */
+static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userdata) {
+        struct run *r = userdata;
+        if (ev == RUN_PEERS_STARTED) {
+                run_peers_clock_warnings(p, r->warnings);
+                if (r->stop.asked)
+                        return;
+                int64_t at = run_peers_start_ns(p);
+                arm_timer_at(r, &r->phase_timer, at, r->def->load.warmup_s > 0 ? on_remote_warmup : on_measure);
+                log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: %zu load hosts start in %.3f s", r->id,
+                         r->def->load.n_hosts, seconds_from_ns(at - now_mono_ns()));
+                return;
+        }
+        r->remote_done = true;
+        const char *reason, *message;
+        int k = run_peers_result(p, &reason, &message);
+        if (r->stop.asked)
+                run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
+        else if (k < 0)
+                run_fail(r, reason, "%s", message);
+        else
+                start_collect(r);
+}
+
+static void start_remote_load(struct run *r) {
+        int k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
+        if (k < 0) {
+                run_fail(r, "load_failed", "cannot start the load hosts' thread: %s", strerror(-k));
+                return;
+        }
+        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
+}
+
 /* ---- load --------------------------------------------------------------------------------- */
 
 static void start_load(struct run *r) {
@@ -568,6 +624,10 @@ static void start_load(struct run *r) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY) {
                 start_search(r);
+                return;
+        }
+        if (l->n_hosts > 0) {
+                start_remote_load(r);
                 return;
         }
         int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
@@ -829,11 +889,18 @@ static void defer_stop(struct run *r, int state, const char *reason, const char 
         r->stop.state = state;
         snprintf(r->stop.reason, sizeof r->stop.reason, "%s", reason ? reason : "");
         snprintf(r->stop.message, sizeof r->stop.message, "%s", message ? message : "");
-        collect_worker_cancel(r->collector);
+        if (r->collector)
+                collect_worker_cancel(r->collector);
+        run_peers_stop(r->remote);
+}
+
+/* The load hosts' thread still talks to the peers: it deletes their loads before the run ends. */
+static bool remote_busy(const struct run *r) {
+        return r->remote && !r->remote_done;
 }
 
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
-        if (r->tearing_down || r->collector) {
+        if (r->tearing_down || r->collector || remote_busy(r)) {
                 if (!r->tearing_down)
                         defer_stop(r, state, reason, message);
                 cJSON_Delete(metrics);
@@ -901,6 +968,13 @@ void run_free(struct run *r) {
                 collect_worker_wait(r->collector);
                 on_collected(r->collector, r);
         }
+        if (remote_busy(r)) {
+                /* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is
+                 * joined here; a peer it cannot reach stops its load when the lease lapses. */
+                defer_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped");
+                r->remote = run_peers_free(r->remote);
+                r->remote_done = true;
+        }
         if (!r->tearing_down)
                 run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
@@ -909,6 +983,7 @@ void run_free(struct run *r) {
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
+        run_peers_free(r->remote);
         definition_free(r->def);
         cJSON_Delete(r->steps);
         cJSON_Delete(r->warnings);
