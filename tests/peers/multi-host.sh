@@ -115,6 +115,7 @@ RUN=$(first_run "$EXP_ID")
 wait_for 240 run_finished "$RUN" || not_finished "$EXP_ID"
 check_eq "a peer unreachable: failed/preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the message names the host" "load host $H2 " "$(run_field "$RUN" .message)"
+echo "# preflight: $(run_field "$RUN" .message)"
 ip -n "$(netns_name 2)" link set eth0 up
 
 # ---- a peer killed mid-run ----------------------------------------------------------------------
@@ -125,6 +126,7 @@ peer_kill9 2
 wait_for 120 run_finished "$RUN" || not_finished "$EXP_ID"
 check_eq "a peer killed -9: failed/load_failed" "failed load_failed" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the message names the host" "load host $H2 " "$(run_field "$RUN" .message)"
+echo "# load_failed: $(run_field "$RUN" .message)"
 check "the other peer's load is stopped (no injector of host 1 left)" not running_cmd "[s]licelab-inject .*$TEST_TMP/peer1/"
 # The killed daemon's restart ends what it left (its load interrupted, its slice removed).
 peer_start 2 2000 --peer-allow "$ALLOW" || not_ok "peer 2 restarts"
