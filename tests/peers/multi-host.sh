@@ -17,7 +17,7 @@ set -u
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 cleanup_coordinator() { daemon_stop; }
-NETNS_AFTER_TEARDOWN=cleanup_coordinator
+export NETNS_AFTER_TEARDOWN=cleanup_coordinator # netns.sh calls it
 
 netns_setup 2 || { echo "Bail out! cannot make the namespaces"; exit 1; }
 ME=$(netns_gateway)
