@@ -268,9 +268,8 @@ static int watch(struct run_peers *p) {
         }
 }
 
-/* Every load still running is stopped; a deleted one gets a moment to end so that its partial
- * timeline can be fetched. */
-static void stop_loads(struct run_peers *p) {
+/* Every load still running is stopped. */
+static void delete_loads(struct run_peers *p) {
         for (size_t i = 0; i < p->n; i++) {
                 struct host_state *h = &p->hosts[i];
                 struct error err = { 0 };
@@ -278,6 +277,10 @@ static void stop_loads(struct run_peers *p) {
                         log_full(LOG_WARNING, 0, NULL, p->run_id, "run %s: cannot stop the load on %s: %s", p->run_id, h->host,
                                  err.message);
         }
+}
+
+/* A deleted load gets a moment to end, so that its partial timeline can be fetched. */
+static void await_partial(struct run_peers *p) {
         int64_t until = now_mono_ns() + PARTIAL_WAIT_NS;
         for (size_t i = 0; i < p->n; i++) {
                 const char *message;
@@ -438,8 +441,11 @@ static void *worker_main(void *arg) {
                 r = watch(p);
         } else if (r >= 0)
                 r = fail(p, "cancelled", "the run was stopped");
-        if (r < 0) {
-                stop_loads(p);
+        if (r < 0 && stop_asked(p))
+                delete_loads(p); /* the run ends now: a cancel, a deadline, the daemon stopping */
+        else if (r < 0) {
+                delete_loads(p);
+                await_partial(p);
                 (void) fetch_timelines(p, false); /* kept for a look at what happened, never merged */
         } else if ((r = fetch_timelines(p, true)) >= 0) {
                 r = merge_timelines(p);
