@@ -226,11 +226,6 @@ static int check_target(struct api_request *req, const struct definition *d, str
 
 /* ---- the routes ---------------------------------------------------------------------------- */
 
-static const char *load_id(struct api_request *req) {
-        const char *id = req->path_params[0];
-        return id && id_valid(id) ? id : NULL;
-}
-
 enum MHD_Result api_post_load(struct api_request *req) {
         struct error err = { 0 };
         if (definition_json_check(req->body, req->body_len, &err) < 0)
@@ -238,9 +233,10 @@ enum MHD_Result api_post_load(struct api_request *req) {
         _cleanup_json_ cJSON *body = cJSON_ParseWithLength(req->body, req->body_len);
         struct load_request l = { 0 };
         _cleanup_(definition_freep) struct definition *d = NULL;
-        if (parse_request(body, req->config, &l, &err) < 0 ||
-            definition_parse_peer_load(l.load, &req->config->host, &d, &err) < 0 || check_schedule(&l, d, &err) < 0 ||
-            check_coordinator(req, l.coordinator, &err) < 0 || check_target(req, d, &err) < 0)
+        /* Who asks is settled before what is asked is looked at closely. */
+        if (parse_request(body, req->config, &l, &err) < 0 || check_coordinator(req, l.coordinator, &err) < 0 ||
+            definition_parse_peer_load(l.load, &req->config->host, &d, &err) < 0 || check_target(req, d, &err) < 0 ||
+            check_schedule(&l, d, &err) < 0)
                 return api_reply_error(req, &err);
 
         struct load_new n = {
@@ -276,14 +272,9 @@ static enum MHD_Result reply_finished_conflict(struct api_request *req, const ch
 }
 
 enum MHD_Result api_renew_load(struct api_request *req) {
-        const char *id = load_id(req);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "load");
+        const char *id = req->path_params[0];
         int64_t now = now_mono_ns(), expires = 0;
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = loads_renew(lease.conn, id, now, &expires);
+        int r = loads_renew(req->lease.conn, id, now, &expires);
         if (r == -EALREADY)
                 return reply_finished_conflict(req, id);
         if (r < 0)
@@ -294,32 +285,21 @@ enum MHD_Result api_renew_load(struct api_request *req) {
 }
 
 enum MHD_Result api_get_load(struct api_request *req) {
-        const char *id = load_id(req);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "load");
         cJSON *o = NULL;
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = loads_get_json(lease.conn, id, &o);
+        int r = loads_get_json(req->lease.conn, req->path_params[0], &o);
         if (r < 0)
                 return api_reply_errno(req, r, "load");
         return api_reply_json(req, 200, o);
 }
 
 enum MHD_Result api_delete_load(struct api_request *req) {
-        const char *id = load_id(req);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "load");
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = loads_request_cancel(lease.conn, id);
+        const char *id = req->path_params[0];
+        int r = loads_request_cancel(req->lease.conn, id);
         if (r == -EALREADY)
                 return reply_finished_conflict(req, id);
         if (r < 0)
                 return api_reply_errno(req, r, "load");
-        db_lease_release(&lease);
+        db_lease_release(&req->lease);
         api_wake_loop(req);
         cJSON *reply = cJSON_CreateObject();
         cJSON_AddStringToObject(reply, "id", id);
@@ -330,15 +310,10 @@ enum MHD_Result api_delete_load(struct api_request *req) {
 /* The injector's timeline.bin as it wrote it (this host's clock). The load's directory is the
  * run user's: no symlink followed, no FIFO opened blocking, regular files only. */
 enum MHD_Result api_get_load_timeline(struct api_request *req) {
-        const char *id = load_id(req);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "load");
+        const char *id = req->path_params[0];
         bool finished = false;
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = loads_is_finished(lease.conn, id, &finished);
-        db_lease_release(&lease);
+        int r = loads_is_finished(req->lease.conn, id, &finished);
+        db_lease_release(&req->lease);    /* the file is served without the store */
         if (r < 0)
                 return api_reply_errno(req, r, "load");
         if (!finished)

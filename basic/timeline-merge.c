@@ -54,7 +54,7 @@ static int part_fill(struct part *p) {
         return p->n > 0;
 }
 
-void timeline_header_shift(struct timeline_header *h, int64_t shift_ns) {
+void timeline_merge_header_shift(struct timeline_header *h, int64_t shift_ns) {
         h->start_ns -= shift_ns;
         h->measure_start_ns -= shift_ns;
 }
@@ -94,7 +94,7 @@ int timeline_merge(int out, const struct timeline_merge_input *in, unsigned n, u
         return 0;
 }
 
-int timeline_part_open(int fd) {
+int timeline_merge_part_open(int fd) {
         char link[64], target[PATH_MAX];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t len = readlink(link, target, sizeof target - 1);

@@ -23,8 +23,8 @@ struct timeline_merge_input {
 int timeline_merge(int out, const struct timeline_merge_input *in, unsigned n, uint64_t *ret);
 
 /* Shift a timeline's header into another clock (start_ns and measure_start_ns minus shift_ns). */
-void timeline_header_shift(struct timeline_header *h, int64_t shift_ns);
+void timeline_merge_header_shift(struct timeline_header *h, int64_t shift_ns);
 
 /* An anonymous file next to the file fd refers to (so a large timeline's parts are on the same
  * file system, not in a tmpfs counted as memory): the fd, or a negative errno. */
-int timeline_part_open(int fd);
+int timeline_merge_part_open(int fd);

@@ -87,12 +87,12 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
                         len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio %.3f)", i ? ";" : "",
                                         metrics[c[i].metric].what, r->ratio);
         }
-        cJSON *f = finding_new(out, "difference", FINDING_INFO, 0, claim,
-                               have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
-        finding_add_cell(f, cell->name);
-        finding_add_cell(f, base->name);
+        cJSON *f = findings_append(out, "difference", FINDING_INFO, 0, claim,
+                                   have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
         for (size_t i = 0; i < n; i++)
-                finding_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
+                findings_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
 }
 
 void findings_rule_difference(const struct findings_input *in, cJSON *out) {
@@ -119,11 +119,11 @@ void findings_rule_difference(const struct findings_input *in, cJSON *out) {
                         describe(what, sizeof what, metrics[c[i].metric].what, base->name, &c[i].r95);
                         snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what,
                                  worse ? "worse" : "better");
-                        cJSON *f = finding_new(out, "difference", sev, log(c[i].r95.ratio), claim,
-                                               worse ? "see the other findings for this cell: they name the causes the data shows" : NULL);
-                        finding_add_cell(f, cell->name);
-                        finding_add_cell(f, base->name);
-                        finding_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
+                        cJSON *f = findings_append(out, "difference", sev, log(c[i].r95.ratio), claim,
+                                                   worse ? "see the other findings for this cell: they name the causes the data shows" : NULL);
+                        findings_add_cell(f, cell->name);
+                        findings_add_cell(f, base->name);
+                        findings_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
                 }
                 if (n_same > 0)
                         report_same(out, cell, base, same, n_same, have_ci);

@@ -63,10 +63,10 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         snprintf(claim, sizeof claim,
                  "the 95%% intervals of cell %s's ratios to %s are too wide to decide a 3%% difference: %s; about %.0f iterations per cell would decide it",
                  cell->name, base->name, list, need);
-        cJSON *f = finding_new(out, "noise", FINDING_INFO, need, claim, "more iterations per cell");
-        finding_add_cell(f, cell->name);
-        finding_add_cell(f, base->name);
-        finding_add_evidence(f, "iterations_needed", cell, need, NAN);
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, need, claim, "more iterations per cell");
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
+        findings_add_evidence(f, "iterations_needed", cell, need, NAN);
 }
 
 void findings_rule_noise(const struct findings_input *in, cJSON *out) {
@@ -85,12 +85,12 @@ void findings_rule_noise(const struct findings_input *in, cJSON *out) {
                         snprintf(claim, sizeof claim,
                                  "cell %s's %s varies with a CoV of %.1f%% across its %zu iterations: about %.0f iterations per cell would resolve a 3%% difference",
                                  cell->name, paths[m], s.cov * 100, n, need);
-                        cJSON *f = finding_new(out, "noise", FINDING_INFO, s.cov, claim,
-                                               "more iterations, longer measure phases, or a quieter machine (see interference)");
-                        finding_add_cell(f, cell->name);
+                        cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
+                                                   "more iterations, longer measure phases, or a quieter machine (see interference)");
+                        findings_add_cell(f, cell->name);
                         char metric[96];
                         snprintf(metric, sizeof metric, "%s.cov", paths[m]);
-                        finding_add_evidence(f, metric, cell, s.cov, NAN);
+                        findings_add_evidence(f, metric, cell, s.cov, NAN);
                 }
         }
 }

@@ -57,19 +57,19 @@ struct inject_options {
 
 /* Parse argv into *ret. On a usage error, say what is wrong on stderr and return -EINVAL (*ret
  * is then unspecified); the caller prints the usage and exits 2. */
-int inject_options_parse(int argc, char **argv, struct inject_options *ret);
-void inject_usage(FILE *f);
+int options_parse(int argc, char **argv, struct inject_options *ret);
+void options_usage(FILE *f);
 
 /* "60", "60s", "1.5s", "250ms", "100us", "2m", "1h" -> ns. Rejects signs, spaces, empty
  * strings, more than 9 fractional digits and anything above INJECT_MAX_DURATION_NS. */
-int parse_duration_ns(const char *s, int64_t *ret);
+int options_parse_duration_ns(const char *s, int64_t *ret);
 
 /* How far in the past --start-at may be when the injector starts (the schedule then begins
  * late, its requests' lag says by how much); further is refused. */
 #define INJECT_START_AT_PAST_MAX_NS NSEC_PER_SEC
 /* 0 when --start-at is absent, in the future or within INJECT_START_AT_PAST_MAX_NS of now;
  * else says so on stderr and returns -ERANGE. */
-int inject_check_start_at(const struct inject_options *o, int64_t now_ns);
+int options_check_start_at(const struct inject_options *o, int64_t now_ns);
 
-const char *inject_mode_name(enum inject_mode m);
-const char *inject_arrival_name(enum inject_arrival a);
+const char *options_mode_name(enum inject_mode m);
+const char *options_arrival_name(enum inject_arrival a);

@@ -51,6 +51,13 @@ static int check_id(const char *host, const char *id, struct error *err) {
         return 0;
 }
 
+/* Exchanges about the load id with host. */
+static int open_load(const struct peer_config *c, const char *host, const char *id, struct peer_http **ret,
+                     struct error *err) {
+        int r = check_id(host, id, err);
+        return r < 0 ? r : peer_http_new(c, host, ret, err);
+}
+
 /* One request that must answer want; the body stays in h. */
 static int call(struct peer_http *h, const char *method, const char *path, const char *body, long want,
                 struct error *err) {
@@ -63,22 +70,18 @@ static int call(struct peer_http *h, const char *method, const char *path, const
 /* method /v1/loads/{id}{suffix} answering want. */
 static int call_load(const struct peer_config *c, const char *host, const char *id, const char *method,
                      const char *suffix, long want, char **ret_body, struct error *err) {
-        _cleanup_(peer_http_closep) struct peer_http *hp = NULL;
-        struct peer_http h;
-        int r = check_id(host, id, err);
-        if (r >= 0)
-                r = peer_http_open(&h, c, host, err);
+        _cleanup_(peer_http_freep) struct peer_http *h = NULL;
+        int r = open_load(c, host, id, &h, err);
         if (r < 0)
                 return r;
-        hp = &h;
         char path[128];
         snprintf(path, sizeof path, "/v1/loads/%s%s", id, suffix);
-        r = call(&h, method, path, NULL, want, err);
+        r = call(h, method, path, NULL, want, err);
         if (r < 0)
                 return r;
         if (ret_body) {
-                *ret_body = h.body ? h.body : strdup("");
-                h.body = NULL;
+                *ret_body = h->body ? h->body : strdup("");
+                h->body = NULL;
                 if (!*ret_body)
                         return -ENOMEM;
         }
@@ -87,16 +90,14 @@ static int call_load(const struct peer_config *c, const char *host, const char *
 
 int peer_load_start(const struct peer_config *c, const char *host, const char *body_json,
                     char **ret_id, struct error *err) {
-        _cleanup_(peer_http_closep) struct peer_http *hp = NULL;
-        struct peer_http h;
-        int r = peer_http_open(&h, c, host, err);
+        _cleanup_(peer_http_freep) struct peer_http *h = NULL;
+        int r = peer_http_new(c, host, &h, err);
         if (r < 0)
                 return r;
-        hp = &h;
-        r = call(&h, "POST", "/v1/loads", body_json, 201, err);
+        r = call(h, "POST", "/v1/loads", body_json, 201, err);
         if (r < 0)
                 return r;
-        _cleanup_(json_freep) cJSON *j = cJSON_Parse(h.body ? h.body : "");
+        _cleanup_(json_freep) cJSON *j = cJSON_Parse(h->body ? h->body : "");
         const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "id"));
         r = check_id(host, id, err);
         if (r < 0)
@@ -123,29 +124,25 @@ int peer_load_delete(const struct peer_config *c, const char *host, const char *
 
 int peer_load_fetch_timeline(const struct peer_config *c, const char *host, const char *id,
                              int dir_fd, const char *name, struct error *err) {
-        _cleanup_(peer_http_closep) struct peer_http *hp = NULL;
-        struct peer_http h;
-        int r = check_id(host, id, err);
-        if (r >= 0)
-                r = peer_http_open(&h, c, host, err);
+        _cleanup_(peer_http_freep) struct peer_http *h = NULL;
+        int r = open_load(c, host, id, &h, err);
         if (r < 0)
                 return r;
-        hp = &h;
         char tmp[300];
         if (snprintf(tmp, sizeof tmp, ".%s.part", name) >= (int) sizeof tmp || strchr(name, '/'))
                 return error_set(err, 500, "internal", NULL, "peer %s: bad timeline file name", host);
         _cleanup_close_ int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return error_set(err, 500, "internal", NULL, "peer %s: cannot create %s: %s", host, tmp, strerror(errno));
-        h.sink_fd = fd;
-        h.sink_max = PEER_TIMELINE_MAX;
-        curl_easy_setopt(h.curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-        curl_easy_setopt(h.curl, CURLOPT_LOW_SPEED_TIME, 10L);
+        h->sink_fd = fd;
+        h->sink_max = PEER_TIMELINE_MAX;
+        curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+        curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, 10L);
         char path[128];
         snprintf(path, sizeof path, "/v1/loads/%s/timeline", id);
-        r = peer_http_exchange(&h, "GET", path, NULL, TIMELINE_TOTAL_TIMEOUT_MS, err);
+        r = peer_http_exchange(h, "GET", path, NULL, TIMELINE_TOTAL_TIMEOUT_MS, err);
         if (r >= 0)
-                r = peer_http_expect(&h, "GET", path, 200, err);
+                r = peer_http_expect(h, "GET", path, 200, err);
         if (r >= 0 && fsync(fd) < 0)
                 r = error_set(err, 500, "internal", NULL, "peer %s: cannot write %s: %s", host, name, strerror(errno));
         if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)

@@ -42,23 +42,21 @@ int peer_clock_measure(const struct peer_config *c, const char *host, unsigned s
                        struct peer_clock *ret, struct error *err) {
         if (samples == 0 || samples > PEER_CLOCK_SAMPLES_MAX)
                 return error_set(err, 500, "internal", NULL, "peer %s: %u clock samples asked", host, samples);
-        _cleanup_(peer_http_closep) struct peer_http *hp = NULL;
-        struct peer_http h;
-        int r = peer_http_open(&h, c, host, err);
+        _cleanup_(peer_http_freep) struct peer_http *h = NULL;
+        int r = peer_http_new(c, host, &h, err);
         if (r < 0)
                 return r;
-        hp = &h;
         struct peer_clock best = { .rtt_ns = INT64_MAX };
         unsigned answered = 0;
         for (unsigned i = 0; i < samples; i++) {
                 int64_t t1 = now_mono_ns();
-                r = peer_http_exchange(&h, "GET", "/v1/clock", NULL, PEER_TOTAL_TIMEOUT_MS, err);
+                r = peer_http_exchange(h, "GET", "/v1/clock", NULL, PEER_TOTAL_TIMEOUT_MS, err);
                 int64_t t2 = now_mono_ns();
                 if (r < 0)
                         continue;
-                r = peer_http_expect(&h, "GET", "/v1/clock", 200, err);
+                r = peer_http_expect(h, "GET", "/v1/clock", 200, err);
                 int64_t peer_ns = 0;
-                if (r >= 0 && parse_monotonic(h.body, &peer_ns) < 0)
+                if (r >= 0 && parse_monotonic(h->body, &peer_ns) < 0)
                         r = error_set(err, 502, "peer_failed", NULL, "peer %s: GET /v1/clock: no monotonic_ns in the answer",
                                       host);
                 if (r < 0)

@@ -67,7 +67,8 @@ static int make_base(struct peer_http *h, struct error *err) {
         return 0;
 }
 
-int peer_http_open(struct peer_http *h, const struct peer_config *c, const char *host, struct error *err) {
+/* Fills *h; on failure what it made is freed by http_done(). */
+static int http_setup(struct peer_http *h, const struct peer_config *c, const char *host, struct error *err) {
         *h = (struct peer_http){ .config = c, .host = host, .sink_fd = -1 };
         if (!peer_host_valid(host))
                 return error_set(err, 400, "invalid_host", NULL, "peer '%.64s' is not a host name or IP literal", host);
@@ -92,10 +93,8 @@ int peer_http_open(struct peer_http *h, const struct peer_config *c, const char 
                 } else
                         hd = more;
         }
-        if (!hd) {
-                peer_http_close(h);
+        if (!hd)
                 return error_set(err, 500, "internal", NULL, "peer %s: out of memory", host);
-        }
         h->headers = hd;
         curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hd);
         curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -111,12 +110,32 @@ int peer_http_open(struct peer_http *h, const struct peer_config *c, const char 
         return 0;
 }
 
-void peer_http_close(struct peer_http *h) {
+static void http_done(struct peer_http *h) {
         if (h->curl)
                 curl_easy_cleanup(h->curl);
         curl_slist_free_all(h->headers);
         free(h->body);
-        *h = (struct peer_http){ .sink_fd = -1 };
+}
+
+void peer_http_free(struct peer_http *h) {
+        if (!h)
+                return;
+        http_done(h);
+        free(h);
+}
+
+int peer_http_new(const struct peer_config *c, const char *host, struct peer_http **ret, struct error *err) {
+        struct peer_http *h = malloc(sizeof *h);
+        if (!h)
+                return error_set(err, 500, "internal", NULL, "peer %s: out of memory", host);
+        int r = http_setup(h, c, host, err);
+        if (r < 0) {
+                http_done(h);
+                free(h);
+                return r;
+        }
+        *ret = h;
+        return 0;
 }
 
 int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,

@@ -31,10 +31,10 @@ struct peer_http {
 };
 
 /* Prepare exchanges with host: -EINVAL (err filled) when the host is invalid, not allowed, or
- * the template is missing. */
-int peer_http_open(struct peer_http *h, const struct peer_config *c, const char *host, struct error *err);
-void peer_http_close(struct peer_http *h);
-DEFINE_POINTER_CLEANUP(struct peer_http, peer_http_close)
+ * the template is missing; *ret untouched then. */
+int peer_http_new(const struct peer_config *c, const char *host, struct peer_http **ret, struct error *err);
+void peer_http_free(struct peer_http *h);
+DEFINE_POINTER_CLEANUP(struct peer_http, peer_http_free)
 /* method path [body]: 0 once an answer came (any status: see h->status), else a negative errno
  * with err naming the host, the request and libcurl's reason. */
 int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,

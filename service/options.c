@@ -144,22 +144,31 @@ static void strv_free(char **v) {
         free(v);
 }
 
-/* PATH[,PATH...]: absolute paths, each added to the allowlist. */
-static int add_exec_list(struct options *o, const char *value, const char *where) {
+static char *strip(char *s);
+
+/* VALUE[,VALUE...]: each item (spaces around it dropped) that valid() accepts appended to *v;
+ * the usage error says what an item must be (rule). */
+static int add_list(const char *value, const char *where, bool (*valid)(const char *), const char *rule,
+                    char ***v, size_t *n) {
         _cleanup_free_ char *copy = strdup(value);
         if (!copy)
                 return -ENOMEM;
         char *save = NULL;
         bool any = false;
         for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-                if (p[0] != '/' || strlen(p) >= PATH_MAX)
-                        return fail_usage("%s: '%s' must be an absolute path (or a comma list of them)", where, p);
-                int r = strv_push(&o->allow_exec, &o->n_allow_exec, p);
+                p = strip(p);
+                if (!valid(p))
+                        return fail_usage("%s: '%s' must be %s (or a comma list of them)", where, p, rule);
+                int r = strv_push(v, n, p);
                 if (r < 0)
                         return r;
                 any = true;
         }
-        return any ? 0 : fail_usage("%s: '%s' names no executable", where, value);
+        return any ? 0 : fail_usage("%s: '%s' names nothing", where, value);
+}
+
+static bool valid_exec_path(const char *p) {
+        return p[0] == '/' && strlen(p) < PATH_MAX;
 }
 
 static int parse_bool(const char *value, bool *ret) {
@@ -198,8 +207,6 @@ static int set_absolute_path(char **field, const char *value, const char *where)
         return set_string(field, value);
 }
 
-static char *strip(char *s);
-
 /* A lab host pattern: the characters of host names, IP literals and fnmatch(3)'s wildcards. */
 static bool valid_peer_pattern(const char *s) {
         if (!*s || strlen(s) > 253)
@@ -208,25 +215,6 @@ static bool valid_peer_pattern(const char *s) {
                 if (!isalnum((unsigned char) *p) && !strchr(".-_:*?[]!", *p))
                         return false;
         return true;
-}
-
-static int add_peer_allow_list(struct options *o, const char *value, const char *where) {
-        _cleanup_free_ char *copy = strdup(value);
-        if (!copy)
-                return -ENOMEM;
-        char *save = NULL;
-        bool any = false;
-        for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-                p = strip(p);
-                if (!valid_peer_pattern(p))
-                        return fail_usage("%s: '%s' is not a host pattern (letters, digits, '.', '-', '_', ':' "
-                                          "and the wildcards *?[]!, at most 253 characters)", where, p);
-                int r = strv_push(&o->peer_allow, &o->n_peer_allow, p);
-                if (r < 0)
-                        return r;
-                any = true;
-        }
-        return any ? 0 : fail_usage("%s: '%s' names no host pattern", where, value);
 }
 
 /* http[s]://...{host}...: one {host}, no spaces or control characters, a sane length. */
@@ -289,7 +277,7 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                         return fail_usage("%s: '%s' is not true or false", where, value);
                 return 0;
         case OPT_ALLOW_EXEC:
-                return add_exec_list(o, value, where);
+                return add_list(value, where, valid_exec_path, "an absolute path", &o->allow_exec, &o->n_allow_exec);
         case OPT_ALLOW_JVM_OPTION:
                 if (value[0] != '-' && value[0] != '@')
                         return fail_usage("%s: '%s' is not a JVM option (it begins with '-' or '@')", where, value);
@@ -307,7 +295,9 @@ static int apply(struct options *o, int opt, const char *name, const char *value
         case OPT_PEER_URL_TEMPLATE:
                 return set_peer_url_template(o, value, where);
         case OPT_PEER_ALLOW:
-                return add_peer_allow_list(o, value, where);
+                return add_list(value, where, valid_peer_pattern,
+                                "a host pattern: letters, digits, '.', '-', '_', ':' and the wildcards *?[]!, at most 253 "
+                                "characters", &o->peer_allow, &o->n_peer_allow);
         case OPT_PEER_TOKEN_FILE:
                 return set_absolute_path(&o->peer_token_file, value, where);
         case OPT_LOG_LEVEL: {

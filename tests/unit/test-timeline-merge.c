@@ -72,7 +72,7 @@ static void test_peers(void **state) {
         close(out);
 
         struct timeline_header h = timeline_header_make(offset[0] + 5, offset[0] + 2005);
-        timeline_header_shift(&h, offset[0]);
+        timeline_merge_header_shift(&h, offset[0]);
         assert_int_equal(h.start_ns, 5);
         assert_int_equal(h.measure_start_ns, 2005);
 }
