@@ -9,8 +9,10 @@
 # the run (a missing or wrong-sign correction is 500 s or more off); the request count is the sum
 # of the peers'; the SUT's p99 from the merged run equals the one recomputed from the peers'
 # files. Failure paths: a peer unreachable at preflight (its link down) fails 'preflight' naming
-# it; a peer killed -9 mid-run fails 'load_failed' naming it and the other peer's load is stopped.
-# The token never appears in a log.
+# it; a peer killed -9 mid-run fails 'load_failed' naming it and the other peer's load is stopped;
+# the coordinator killed -9 mid-run: the peers stop their loads within the lease (expired) and its
+# restart marks the run interrupted. The token never appears in a log. Prints the start skew
+# between the hosts beside their error bounds.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -70,7 +72,7 @@ done
 
 # The peers' files shifted by hand against the run's merged timeline.
 verdict=$(python3 - "$DAEMON_STATE/runs/$RUN/timeline.bin" "$TEST_TMP/peer1.bin" "$TEST_TMP/peer2.bin" \
-        "$TEST_TMP/run.json" "$before" "$after" <<'EOF'
+        "$TEST_TMP/run.json" "$before" "$after" 2>"$TEST_TMP/skew" <<'EOF'
 import json, math, struct, sys
 merged_path, p1, p2, run_path, before, after = sys.argv[1:7]
 before, after = int(before), int(after)
@@ -103,10 +105,19 @@ want = p99(shifted)
 got = run["metrics"]["latency_us"]["scheduled"]["p99"] * 1000
 if abs(got - want) > 1:
     problems.append("p99 from scheduled: the run says %.0f ns, the peers' files %d ns" % (got, want))
+# The start skew between the hosts (their first scheduled times on our clock), a figure printed
+# beside the error bounds, not a check.
+first = {}
+for r in merged:
+    first.setdefault(r[7] >> 8 & 0xff, r[0])
+# host 2's uniform phase is 1/(200 req/s): 5 ms after host 1 by design
+print("start skew between the hosts: %d ns (first scheduled times, less host 2's 5 ms phase); error bounds %s ns"
+      % (first.get(2, 0) - first.get(1, 0) - 5000000, [int(h["error_ns"]) for h in hosts]), file=sys.stderr)
 print("; ".join(problems) or "ok %d records" % len(merged))
 EOF
 )
 check_match "the merged timeline is the peers' shifted into our clock, in order, with the same p99" '^ok [0-9]+ records$' "$verdict"
+echo "# $(cat "$TEST_TMP/skew")"
 
 # ---- a peer unreachable at preflight ------------------------------------------------------------
 ip -n "$(netns_name 2)" link set eth0 down
@@ -131,6 +142,24 @@ check "the other peer's load is stopped (no injector of host 1 left)" not runnin
 # The killed daemon's restart ends what it left (its load interrupted, its slice removed).
 peer_start 2 2000 --peer-allow "$ALLOW" || not_ok "peer 2 restarts"
 wait_for 30 not running_cmd "[s]licelab-inject .*$TEST_TMP/peer2/"
+
+# ---- the coordinator killed mid-run ------------------------------------------------------------
+post_experiment "$(experiment coordinator-killed 30)"
+RUN=$(first_run "$EXP_ID")
+wait_for 240 run_state_is "$RUN" measuring
+load1=$(pgrep -af "[s]licelab-inject .*$TEST_TMP/peer1/" | grep -o 'runs/load-[a-z0-9]*' | head -1)
+load1=${load1#runs/load-}
+check_match "host 1 runs the load" '^[a-z0-9]+$' "$load1"
+kill -KILL "$DAEMON_PID"
+wait "$NL_PID" 2>/dev/null
+DAEMON_PID=
+check "without the coordinator the peers stop their loads within the lease" \
+        wait_for 60 not running_cmd "[s]licelab-inject .*$TEST_TMP/peer[12]/"
+check_eq "host 1's load ended expired" expired "$(curl -s --max-time 10 -H "Authorization: Bearer $TOKEN" \
+        "http://$H1:7878/v1/loads/$load1" | jq -r .state)"
+daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" --peer-token-file "$TEST_TMP/peer.token" ||
+        not_ok "the coordinator starts again"
+check_eq "the coordinator's restart marks the run interrupted" interrupted "$(run_field "$RUN" .state)"
 
 # ---- the token --------------------------------------------------------------------------------
 check "the token is in no log" not grep -rqF "$TOKEN" "$TEST_TMP/daemon.log" "$TEST_TMP/peer1.log" "$TEST_TMP/peer2.log"
