@@ -55,6 +55,7 @@ struct run_peers {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool stop;                      /* under lock */
+        bool go;                        /* under lock: the SUT is ready, start the loads */
         unsigned pending;               /* under lock: 1 << enum run_peers_event not yet told */
         int efd;
         sd_event_source *source;
@@ -91,6 +92,16 @@ static bool wait_or_stop(struct run_peers *p, unsigned ms) {
         bool stop = p->stop;
         pthread_mutex_unlock(&p->lock);
         return stop;
+}
+
+/* Until the run says go (its SUT is ready): false when it asked to stop instead. */
+static bool wait_go(struct run_peers *p) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->stop && !p->go)
+                pthread_cond_wait(&p->cond, &p->lock);
+        bool go = !p->stop;
+        pthread_mutex_unlock(&p->lock);
+        return go;
 }
 
 static bool stop_asked(struct run_peers *p) {
@@ -432,6 +443,14 @@ static void *worker_main(void *arg) {
         for (size_t i = 0; r >= 0 && i < p->n; i++)
                 p->hosts[i].part = parts[i];
         free(parts);
+        /* In preflight: every peer answers, before the SUT starts; again when it is ready, so
+         * that the offsets are fresh when the schedules start. */
+        if (r >= 0)
+                r = measure_clocks(p);
+        if (r >= 0)
+                post_event(p, RUN_PEERS_CHECKED);
+        if (r >= 0 && !wait_go(p))
+                r = fail(p, "cancelled", "the run was stopped");
         if (r >= 0)
                 r = measure_clocks(p);
         if (r >= 0)
@@ -469,6 +488,8 @@ static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata
         p->pending = 0;
         pthread_mutex_unlock(&p->lock);
         /* in order, and the callback may free p only on the last */
+        if (pending & (1u << RUN_PEERS_CHECKED))
+                p->cb(p, RUN_PEERS_CHECKED, p->userdata);
         if (pending & (1u << RUN_PEERS_STARTED))
                 p->cb(p, RUN_PEERS_STARTED, p->userdata);
         if (pending & (1u << RUN_PEERS_FINISHED))
@@ -506,6 +527,15 @@ int run_peers_start(sd_event *event, const struct peer_config *peers, const stru
         p->thread_started = true;
         *ret = TAKE_PTR(p);
         return 0;
+}
+
+void run_peers_go(struct run_peers *p) {
+        if (!p)
+                return;
+        pthread_mutex_lock(&p->lock);
+        p->go = true;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
 }
 
 void run_peers_stop(struct run_peers *p) {

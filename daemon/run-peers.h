@@ -1,6 +1,9 @@
 /* run-peers.h: a run's load on its load hosts (load.hosts, issue 25), driven from a thread of its
  * own so that the peers' blocking HTTP calls (peer/peer-client.h, each bounded at 10 s) never
- * hold the event loop and its watchdog. The thread measures every peer's clock, picks one start
+ * hold the event loop and its watchdog. Started in the run's preflight, the thread measures every
+ * peer's clock (checked: the run goes on to start its SUT; a peer that does not answer fails
+ * the run in preflight) and waits for run_peers_go() (the SUT is ready); then it measures the
+ * clocks again, picks one start
  * instant on this daemon's CLOCK_MONOTONIC (now + 2 s + the largest round trip) and posts each
  * peer its part of the load (definition_load_split()) to start at that instant in the peer's
  * own clock; then it renews the leases every 3 s and watches the loads' states every 0.5 s until
@@ -30,6 +33,7 @@ struct run_peers;
 #define RUN_PEERS_CLOCK_ERROR_WARN_NS 1000000   /* 1 ms */
 
 enum run_peers_event {
+        RUN_PEERS_CHECKED,      /* preflight: every peer answered for its clock */
         RUN_PEERS_STARTED,      /* every peer has its load; run_peers_start_ns() is the instant */
         RUN_PEERS_FINISHED,     /* the thread is done: run_peers_result() */
 };
@@ -40,6 +44,8 @@ typedef void (*run_peers_fn)(struct run_peers *p, enum run_peers_event ev, void 
  * timeline go there); run_id and d must outlive the thread (run_peers_free()). */
 int run_peers_start(sd_event *event, const struct peer_config *peers, const struct definition *d, const char *run_id,
                     const char *dir, run_peers_fn cb, void *userdata, struct run_peers **ret);
+/* The SUT is ready: start the loads. */
+void run_peers_go(struct run_peers *p);
 /* Ask the thread to stop the peers' loads (DELETE) and finish; returns at once. */
 void run_peers_stop(struct run_peers *p);
 /* Joins the thread (after a stop, within the bounded calls in flight). */

@@ -94,6 +94,7 @@ struct run {
 static void run_fail(struct run *r, const char *reason, const char *fmt, ...) _printf_(3, 4);
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics);
 static int on_step_done(sd_event_source *s, void *userdata);
+static int prepare_slices(struct run *r);
 
 const char *run_get_id(const struct run *r) {
         return r->id;
@@ -529,11 +530,17 @@ static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The thread has the loads posted (STARTED: the phases follow the instant they start at on this
- * host's clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop
- * asked for meanwhile waited for it, the peers' loads are deleted). */
+/* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
+ * has the loads posted (STARTED: the phases follow the instant they start at on this host's
+ * clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop asked
+ * for meanwhile waited for it, the peers' loads are deleted). */
 static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userdata) {
         struct run *r = userdata;
+        if (ev == RUN_PEERS_CHECKED) {
+                if (!r->stop.asked && !r->tearing_down)
+                        (void) prepare_slices(r);
+                return;
+        }
         if (ev == RUN_PEERS_STARTED) {
                 run_peers_clock_warnings(p, r->warnings);
                 if (r->stop.asked)
@@ -556,11 +563,7 @@ static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userda
 }
 
 static void start_remote_load(struct run *r) {
-        int k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
-        if (k < 0) {
-                run_fail(r, "load_failed", "cannot start the load hosts' thread: %s", strerror(-k));
-                return;
-        }
+        run_peers_go(r->remote);
         arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
 }
 
@@ -756,6 +759,18 @@ static int prepare(struct run *r) {
         if (k < 0)
                 return 0;
         record_host(r);
+        if (r->def->load.n_hosts == 0)
+                return prepare_slices(r);
+        /* In preflight: the thread checks every peer's clock; the slices and the SUT follow
+         * (RUN_PEERS_CHECKED). */
+        k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
+        if (k < 0)
+                run_fail(r, "preflight", "cannot start the load hosts' thread: %s", strerror(-k));
+        return 0;
+}
+
+static int prepare_slices(struct run *r) {
+        int k;
         struct slice_limits sut, load;
         run_plan_limits(r->def, r->cell, &sut, &load);
         k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);

@@ -18,6 +18,7 @@ set -u
 . "$(dirname "$0")/netns.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 cleanup_coordinator() { daemon_stop; }
 export NETNS_AFTER_TEARDOWN=cleanup_coordinator # netns.sh calls it
 
@@ -59,6 +60,7 @@ after=$(mono_ns)
 api GET "/v1/runs/$RUN"
 cp "$TEST_TMP/body" "$TEST_TMP/run.json"
 check_eq "the run on two load hosts succeeds" succeeded "$(jq -r "$RUN_OUTCOME_JQ" <<<"$BODY")"
+check_schema "the run with metrics.load.hosts" getRun 200
 check_eq "metrics.load.hosts names both hosts" "$H1 $H2" "$(jq -r '[.metrics.load.hosts[].host] | join(" ")' <<<"$BODY")"
 check "each host's offset is its time namespace's, within its error bound (+500 s, +2000 s)" json_true \
         '.metrics.load.hosts as $h | ([500, 2000] | to_entries | all(. as $e | ($h[$e.key].offset_ns - $e.value * 1e9 | fabs) <= $h[$e.key].error_ns + 5e6))' "$BODY"
@@ -128,6 +130,8 @@ RUN=$(first_run "$EXP_ID")
 wait_for 240 run_finished "$RUN" || not_finished "$EXP_ID"
 check_eq "a peer unreachable: failed/preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the message names the host" "load host $H2 " "$(run_field "$RUN" .message)"
+check_eq "the SUT never started: the run failed in preflight" "queued preparing failed" \
+        "$(run_field "$RUN" '[.states[].state] | join(" ")')"
 echo "# preflight: $(run_field "$RUN" .message)"
 ip -n "$(netns_name 2)" link set eth0 up
 
