@@ -78,14 +78,7 @@ static void post_event(struct run_peers *p, enum run_peers_event ev) {
 
 /* Sleep ms unless a stop comes first: true when the run asked to stop. */
 static bool wait_or_stop(struct run_peers *p, unsigned ms) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += ms / 1000;
-        until.tv_nsec += (long) (ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = timespec_from_ns(now_mono_ns() + (int64_t) ms * NSEC_PER_MSEC);
         pthread_mutex_lock(&p->lock);
         while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
                 ;
@@ -529,22 +522,22 @@ int run_peers_start(sd_event *event, const struct peer_config *peers, const stru
         return 0;
 }
 
-void run_peers_go(struct run_peers *p) {
+/* Set one of the flags the thread waits on, and wake it. */
+static void signal_flag(struct run_peers *p, bool *flag) {
         if (!p)
                 return;
         pthread_mutex_lock(&p->lock);
-        p->go = true;
+        *flag = true;
         pthread_cond_broadcast(&p->cond);
         pthread_mutex_unlock(&p->lock);
 }
 
+void run_peers_go(struct run_peers *p) {
+        signal_flag(p, p ? &p->go : NULL);
+}
+
 void run_peers_stop(struct run_peers *p) {
-        if (!p)
-                return;
-        pthread_mutex_lock(&p->lock);
-        p->stop = true;
-        pthread_cond_broadcast(&p->cond);
-        pthread_mutex_unlock(&p->lock);
+        signal_flag(p, p ? &p->stop : NULL);
 }
 
 struct run_peers *run_peers_free(struct run_peers *p) {
