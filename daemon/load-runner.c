@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,9 @@
 #include "storage/loads.h"
 
 #define LOADS_MAX 64
+/* A stopped injector (SIGTERM) closes its files within a second (its drain); past this the
+ * slice kill ends it. */
+#define STOP_GRACE_USEC (2 * USEC_PER_SEC)
 
 struct load {
         struct load_runner *runner;
@@ -36,7 +41,13 @@ struct load {
         bool running;           /* the injector has not been reaped */
         sd_event_source *exit_source;
         sd_event_source *lease_timer;
+        sd_event_source *grace_timer;   /* while stopping */
         struct capture out;     /* load.log: the injector's stdout and stderr */
+        struct {                /* the end decided when it was asked to stop */
+                bool asked;
+                const char *state, *reason;
+                char message[256];
+        } stop;
 };
 
 struct load_runner {
@@ -73,6 +84,7 @@ void load_runner_cpus(const struct load_runner *lr, struct cpulist *ret) {
 static void load_free(struct load *l) {
         l->exit_source = sd_event_source_disable_unref(l->exit_source);
         l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
+        l->grace_timer = sd_event_source_disable_unref(l->grace_timer);
         capture_close(&l->out);
         if (l->pidfd >= 0)
                 close(l->pidfd);
@@ -93,6 +105,7 @@ static void load_end(struct load *l, const char *state, const char *reason, cons
         struct load_runner *lr = l->runner;
         l->exit_source = sd_event_source_disable_unref(l->exit_source);
         l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
+        l->grace_timer = sd_event_source_disable_unref(l->grace_timer);
         if (l->cg) {
                 int k = cgroup_run_destroy(l->cg);
                 if (k < 0)
@@ -145,19 +158,51 @@ static int on_injector_exit(sd_event_source *s, const siginfo_t *si, void *userd
                 snprintf(how, sizeof how, "was killed by signal %d (%s)", si->si_status, strsignal(si->si_status));
         else
                 snprintf(how, sizeof how, "exited with code %d", code);
+        char why[512] = "";
+        if (l->stop.asked) {
+                /* Stopped by us: the end was decided then; its files are complete (the summary
+                 * says "stopped"), kept for a coordinator that wants the partial timeline. */
+                _cleanup_free_ char *partial = code == 0 ? read_summary(l, why, sizeof why) : NULL;
+                load_end(l, l->stop.state, l->stop.reason, l->stop.message, partial);
+                return 0;
+        }
         if (code != 0) {
                 char message[3072];
                 snprintf(message, sizeof message, "the injector %s; its last output:\n%s", how, tail);
                 load_end(l, "failed", "load_failed", message, NULL);
                 return 0;
         }
-        char why[512] = "";
         _cleanup_free_ char *summary = read_summary(l, why, sizeof why);
         if (!summary)
                 load_end(l, "failed", "collect", why, NULL);
         else
                 load_end(l, "succeeded", NULL, NULL, summary);
         return 0;
+}
+
+static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct load *l = userdata;
+        load_end(l, l->stop.state, l->stop.reason, l->stop.message, NULL);
+        return 0;
+}
+
+/* Cancel or a lapsed lease: SIGTERM first, so the injector sends nothing more at once and closes
+ * its timeline and summary whole (what a coordinator keeps of a failed run); the slice kill
+ * follows when it has exited, or after STOP_GRACE_USEC. */
+static void load_stop(struct load *l, const char *state, const char *reason, const char *message) {
+        if (l->stop.asked)
+                return;
+        l->stop.asked = true;
+        l->stop.state = state;
+        l->stop.reason = reason;
+        snprintf(l->stop.message, sizeof l->stop.message, "%s", message);
+        l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
+        uint64_t now;
+        if (!l->running || syscall(SYS_pidfd_send_signal, l->pidfd, SIGTERM, NULL, 0) < 0 ||
+            sd_event_now(l->runner->ctx.event, CLOCK_MONOTONIC, &now) < 0 ||
+            sd_event_add_time(l->runner->ctx.event, &l->grace_timer, CLOCK_MONOTONIC, now + STOP_GRACE_USEC, 1000,
+                              on_grace_over, l) < 0)
+                load_end(l, state, reason, message, NULL);
 }
 
 /* ---- the lease ---------------------------------------------------------------------------- */
@@ -174,7 +219,7 @@ static int on_lease(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         if (cancel) {
-                load_end(l, "cancelled", "cancelled", "the load was cancelled (DELETE)", NULL);
+                load_stop(l, "cancelled", "cancelled", "the load was cancelled (DELETE)");
                 return 0;
         }
         int64_t now = now_mono_ns();
@@ -183,7 +228,7 @@ static int on_lease(sd_event_source *s, uint64_t usec, void *userdata) {
                 snprintf(message, sizeof message,
                          "the coordinator did not renew the lease: it lapsed %.3f s ago, and the load was stopped",
                          (double) (now - expires) / (double) NSEC_PER_SEC);
-                load_end(l, "expired", "lease_expired", message, NULL);
+                load_stop(l, "expired", "lease_expired", message);
                 return 0;
         }
         k = sd_event_source_set_time(s, (uint64_t) expires / NSEC_PER_USEC);
@@ -339,10 +384,11 @@ static void honour_cancels(struct load_runner *lr) {
                 struct load *l = lr->active[i];
                 int64_t expires;
                 bool cancel = false;
-                if (loads_lease(lr->ctx.db, l->id, &expires, &cancel) >= 0 && cancel) {
-                        load_end(l, "cancelled", "cancelled", "the load was cancelled (DELETE)", NULL);
-                        continue;   /* the array moved: look at index i again */
-                }
+                size_t before = lr->n_active;
+                if (!l->stop.asked && loads_lease(lr->ctx.db, l->id, &expires, &cancel) >= 0 && cancel)
+                        load_stop(l, "cancelled", "cancelled", "the load was cancelled (DELETE)");
+                if (lr->n_active < before)
+                        continue;   /* it ended and the array moved: look at index i again */
                 i++;
         }
 }

@@ -37,6 +37,7 @@ struct scheduler {
         sd_event_source *kick_defer;
         struct cpulist housekeeping;    /* applied to the daemon's threads; empty before the first */
         struct load_runner *loads;      /* loads run for other hosts (issue 25) */
+        char waiting_for_load[ID_LEN + 1];      /* the run last said to wait for a load's CPUs */
 };
 
 static void kick_later(struct scheduler *s);
@@ -303,6 +304,16 @@ static bool clear_of_loads(const struct scheduler *s, const struct cpulist *cpus
         return !cpulist_intersects(cpus, &held) && !cpulist_intersects(cpus, &queued);
 }
 
+/* Said once per run: a run held back by another host's load is not a run that is stuck. */
+static void note_waiting(struct scheduler *s, const struct queued_run *q) {
+        struct cpulist cpus;
+        if (strcmp(s->waiting_for_load, q->id) == 0 || queued_cpus(q, &cpus) < 0 || clear_of_loads(s, &cpus))
+                return;
+        snprintf(s->waiting_for_load, sizeof s->waiting_for_load, "%s", q->id);
+        log_full(LOG_INFO, 0, q->experiment_id, q->id, "run %s waits: a load run for another host holds some of its CPUs",
+                 q->id);
+}
+
 static bool fits_beside_active(const struct scheduler *s, const struct queued_run *q) {
         struct cpulist cpus, held;
         if (s->n_active == 0 && load_runner_active(s->loads) == 0 && loads_holding_cpus(s->ctx.db, &held) >= 0 &&
@@ -327,6 +338,7 @@ static void start_due(struct scheduler *s) {
                 /* Only the head of the queue may start: runs keep their order (interleaving is
                  * part of the experiment's design), so a head that overlaps waits. */
                 if (!fits_beside_active(s, &q[0])) {
+                        note_waiting(s, &q[0]);
                         queued_runs_free(q, n);
                         return;
                 }
