@@ -67,18 +67,20 @@ int timeline_merge(int out, const struct timeline_merge_input *in, unsigned n, u
         for (unsigned i = 0; i < n; i++)
                 parts[i] = (struct part){ .fd = in[i].fd, .offset = in[i].offset, .shift_ns = in[i].shift_ns,
                                           .flags = in[i].flags };
+        for (unsigned i = 0; i < n; i++) {
+                int r = part_fill(&parts[i]);
+                if (r < 0)
+                        return r;
+        }
         uint64_t total = 0;
         size_t used = 0;
         for (;;) {
+                /* only the part a record was taken from can run out: it alone is refilled */
                 int best = -1;
-                for (unsigned i = 0; i < n; i++) {
-                        int r = part_fill(&parts[i]);
-                        if (r < 0)
-                                return r;
-                        if (r > 0 && (best < 0 || parts[i].block[parts[i].pos].scheduled_ns <
-                                                  parts[best].block[parts[best].pos].scheduled_ns))
+                for (unsigned i = 0; i < n; i++)
+                        if (parts[i].pos < parts[i].n &&
+                            (best < 0 || parts[i].block[parts[i].pos].scheduled_ns < parts[best].block[parts[best].pos].scheduled_ns))
                                 best = (int) i;
-                }
                 if (best < 0 || used == MERGE_BLOCK_RECORDS) {
                         int r = write_full(out, buf, used * sizeof *buf);
                         if (r < 0)
@@ -89,6 +91,9 @@ int timeline_merge(int out, const struct timeline_merge_input *in, unsigned n, u
                                 break;
                 }
                 buf[used++] = parts[best].block[parts[best].pos++];
+                int r = part_fill(&parts[best]);
+                if (r < 0)
+                        return r;
         }
         *ret = total;
         return 0;
