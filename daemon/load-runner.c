@@ -26,9 +26,10 @@
 #include "storage/loads.h"
 
 #define LOADS_MAX 64
-/* A stopped injector (SIGTERM) closes its files within a second (its drain); past this the
- * slice kill ends it. */
-#define STOP_GRACE_USEC (2 * USEC_PER_SEC)
+/* A stopped injector (SIGTERM) sends nothing more at once and closes its files after at most a
+ * second of drain; one stopped while it still calibrates finishes that first (a fraction of a
+ * second, seen above 2 s on a loaded machine). Past this the slice kill ends it. */
+#define STOP_GRACE_USEC (10 * USEC_PER_SEC)
 
 struct load {
         struct load_runner *runner;
