@@ -245,5 +245,6 @@ uint64_t run_plan_deadline_s(const struct definition *d) {
         if (l->kind != DEFINITION_LOAD_INJECTOR)
                 return NO_LOAD_DEADLINE_S;
         uint64_t phases = (uint64_t) l->warmup_s + l->measure_s;
-        return phases + MAX(DEADLINE_GRACE_MIN_S, phases / 4);
+        /* load hosts: each peer's clock, start and fetch are calls of up to 10 s (peer/) */
+        return phases + MAX(DEADLINE_GRACE_MIN_S, phases / 4) + 10 * l->n_hosts;
 }

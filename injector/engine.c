@@ -9,7 +9,7 @@
  * that backlog is the queue, and the time an arrival spends there shows up as lag (submit -
  * scheduled). In the closed loop, a request is claimed and sent whenever a connection is free.
  * With N > 1 each loop writes its own file, merged in schedule order at the end
- * (timeline-merge.h); with one loop the ring writes the run's timeline directly.
+ * (basic/timeline-merge.h); with one loop the ring writes the run's timeline directly.
  *
  * What a connection is and what happens on its socket is in connection.h: a request costs one
  * send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per second
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "basic/time-util.h"
+#include "basic/timeline-merge.h"
 #include "injector/connection.h"
 #include "injector/worker.h"
 #include "injector/http-parser.h"
@@ -39,7 +40,6 @@
 #include "basic/macro.h"
 #include "injector/recv-stamp.h"
 #include "injector/schedule.h"
-#include "injector/timeline-merge.h"
 #include "injector/timeline-ring.h"
 
 #define EVENTS_MAX 256
@@ -578,12 +578,12 @@ static int engine_start(struct engine *e) {
 
 /* With several loops: their files joined in schedule order after the run's header. */
 static int merge_parts(struct engine *e) {
-        _cleanup_free_ int *fds = calloc(e->n_workers, sizeof *fds);
-        if (!fds)
+        _cleanup_free_ struct timeline_merge_input *in = calloc(e->n_workers, sizeof *in);
+        if (!in)
                 return -ENOMEM;
         for (unsigned i = 0; i < e->n_workers; i++)
-                fds[i] = e->workers[i].part_fd;
-        return timeline_merge(e->cfg->timeline_fd, fds, e->n_workers, &e->records);
+                in[i] = (struct timeline_merge_input){ .fd = e->workers[i].part_fd };
+        return timeline_merge(e->cfg->timeline_fd, in, e->n_workers, &e->records);
 }
 
 static int engine_loop(struct engine *e) {

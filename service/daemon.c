@@ -112,10 +112,13 @@ static int resolve_run_as(const struct options *o, struct run_user *ret) {
         return 0;
 }
 
-/* --allow-exec entries compared as the kernel will run them: symlinks resolved. */
+/* --allow-exec entries compared as the kernel will run them: symlinks resolved; --peer-allow's
+ * patterns decide which load hosts a definition may name. */
 static int make_policy(const struct options *o, struct definition_policy *p) {
         *p = (struct definition_policy){ .allow_jvm_option = o->allow_jvm_option,
-                                         .n_allow_jvm_option = o->n_allow_jvm_option };
+                                         .n_allow_jvm_option = o->n_allow_jvm_option,
+                                         .peer_allow = o->peer_allow,
+                                         .n_peer_allow = o->n_peer_allow };
         if (o->n_allow_exec == 0)
                 return 0;
         p->allow_exec = calloc(o->n_allow_exec + 1, sizeof *p->allow_exec);
