@@ -12,12 +12,14 @@ static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "ph
 static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
+static const char *const series_query[] = { "label", "cell", "metric", "alpha", "min_segment", "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
  * .lease: the handler gets a pool connection in req->lease (503 when none came free). */
 #define EXPERIMENT .resource = "experiment", .id = true
 #define RUN .resource = "run", .id = true
+#define LOAD .resource = "load", .id = true
 #define ROUTE(m, p, h, ...) { .method = (m), .pattern = (p), .handler = (h), __VA_ARGS__ }
 
 const struct api_route api_routes[] = {
@@ -25,6 +27,12 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/ui/{}", api_get_ui, .open = true),
         ROUTE("GET", "/v1/health", api_get_health, .resource = "queue", .lease = true),
         ROUTE("GET", "/v1/host", api_get_host, .resource = "host"),
+        ROUTE("GET", "/v1/clock", api_get_clock, .resource = "clock", .open = true),
+        ROUTE("POST", "/v1/loads", api_post_load, .resource = "load"),
+        ROUTE("GET", "/v1/loads/{}", api_get_load, LOAD, .lease = true),
+        ROUTE("DELETE", "/v1/loads/{}", api_delete_load, LOAD, .lease = true),
+        ROUTE("POST", "/v1/loads/{}/lease", api_renew_load, LOAD, .lease = true),
+        ROUTE("GET", "/v1/loads/{}/timeline", api_get_load_timeline, LOAD, .lease = true),
         ROUTE("GET", "/metrics", api_get_metrics, .resource = "metrics", .lease = true),
         ROUTE("POST", "/v1/experiments", api_post_experiment, .resource = "experiment"),
         ROUTE("GET", "/v1/experiments", api_list_experiments, .query = list_query, .resource = "experiments", .lease = true),
@@ -34,6 +42,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/report", api_get_report, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/findings", api_get_findings, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
+        ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),
         ROUTE("GET", "/v1/runs/{}/timeline", api_get_timeline, .query = timeline_query, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, .query = buckets_query, RUN, .lease = true),

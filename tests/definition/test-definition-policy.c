@@ -133,11 +133,26 @@ static void test_examples_allowed(void **state) {
         assert_true(examples >= 3);
 }
 
+/* Load hosts must match --peer-allow; without a pattern no host is allowed. */
+static void test_peers(void **state) {
+        static const char json[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\"}],"
+                                   "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"hosts\":["
+                                   "{\"host\":\"bench02.lab\",\"cpus\":\"0\"},{\"host\":\"10.9.0.3\",\"cpus\":\"0\"}]}}";
+        check_field(json, NULL, "load.hosts[0].host");
+        char *lab[] = { "BENCH*.lab", NULL };
+        struct definition_policy p = { .peer_allow = lab, .n_peer_allow = 1 };
+        check_field(json, &p, "load.hosts[1].host");
+        char *both[] = { "bench*.lab", "10.9.0.*", NULL };
+        p = (struct definition_policy){ .peer_allow = both, .n_peer_allow = 2 };
+        check_field(json, &p, NULL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_options),
                 cmocka_unit_test(test_fields),
                 cmocka_unit_test(test_examples_allowed),
+                cmocka_unit_test(test_peers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

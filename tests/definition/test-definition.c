@@ -575,6 +575,47 @@ static void test_plan(void **state) {
         free(runs);
 }
 
+/* load.hosts: what the parser keeps, what it leaves to the peers, and the bound. */
+static void test_load_hosts(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/load-hosts.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        assert_int_equal(d->load.n_hosts, 3);
+        assert_string_equal(d->load.hosts[0].host, "bench02.lab");
+        assert_int_equal(cpulist_count(&d->load.hosts[0].cpus), 64); /* the peer's, not host2's */
+        assert_true(d->load.hosts[0].share == 1);
+        assert_true(d->load.hosts[1].share == 2);
+        assert_string_equal(d->load.hosts[2].host, "fd00::3");
+        assert_false(d->load.has_cpus);
+        assert_non_null(strstr(d->canonical, "\"hosts\":[{\"host\":\"bench02.lab\",\"cpus\":\"0-63\",\"share\":1}"));
+
+        /* the refusal of load.cpus says what to write instead */
+        static const char cpus[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],"
+                                   "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"cpus\":\"0\","
+                                   "\"hosts\":[{\"host\":\"a\",\"cpus\":\"0\"}]}}";
+        struct error err;
+        expect_error(cpus, strlen(cpus), &host2, &err);
+        assert_string_equal(err.field, "load.cpus");
+        assert_non_null(strstr(err.message, "load.hosts[N].cpus"));
+
+        /* at most DEFINITION_LOAD_HOSTS_MAX: a record keeps its host in 8 bits */
+        _cleanup_free_ char *many = NULL;
+        size_t size = 64 * 1024, at = 0;
+        many = malloc(size);
+        at += (size_t) snprintf(many, size, "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],"
+                                "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"hosts\":[");
+        for (unsigned i = 0; i <= DEFINITION_LOAD_HOSTS_MAX; i++) {
+                at += (size_t) snprintf(many + at, size - at, "%s{\"host\":\"h%u\",\"cpus\":\"0\"}", i ? "," : "", i);
+                if (i + 1 == DEFINITION_LOAD_HOSTS_MAX) {
+                        snprintf(many + at, size - at, "]}}");
+                        definition_free(expect_ok(many, strlen(many), &host2));
+                }
+        }
+        snprintf(many + at, size - at, "]}}");
+        expect_error(many, strlen(many), &host2, &err);
+        assert_string_equal(err.field, "load.hosts");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_good),
@@ -583,6 +624,7 @@ int main(void) {
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
                 cmocka_unit_test(test_examples),       cmocka_unit_test(test_description),
+                cmocka_unit_test(test_load_hosts),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }
