@@ -80,6 +80,7 @@ cJSON *findings_compute(const struct findings_input *in) {
                 cJSON_ReplaceItemInObjectCaseSensitive(v[i], "id", cJSON_CreateString(id));
                 cJSON_AddItemToArray(out, v[i]);
         }
+        findings_link_causes(out);
         return out;
 }
 

@@ -80,6 +80,13 @@ cJSON *findings_compute(const struct findings_input *in);
 cJSON *finding_new(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
                    const char *suggestion);
 void finding_add_cell(cJSON *finding, const char *cell);
+/* A difference in cell that findings_link_causes() joins to the findings that can explain it;
+ * approximate is served as the finding's "approximate" (its interval's, stats.h). */
+void findings_mark_explainable(cJSON *finding, const char *cell, bool approximate);
+/* Once findings have their ids: each marked difference gets "causes" (ids of the findings of
+ * its cell whose kind can cause a difference, most likely first) and a claim that says so
+ * (findings-causes.c). */
+void findings_link_causes(cJSON *findings);
 /* {"metric","cell","value","baseline_value","runs"} with the ids of cell's runs; NAN gives null. */
 void finding_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
                           double baseline_value);
