@@ -27,7 +27,7 @@ struct side {
         const char *param;              /* "a" or "b" */
         char id[ID_LEN + 1];
         const char *cell;               /* NULL = match by name */
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         cJSON *rows, *cells, *definition, *host;
 };
 
@@ -234,13 +234,10 @@ enum MHD_Result api_get_compare(struct api_request *req) {
         struct side a, b;
         if (parse_side(req, "a", &a, &err) < 0 || parse_side(req, "b", &b, &err) < 0)
                 return api_reply_error(req, &err);
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
+        int r = load_side(req->lease.conn, &a);
         if (r >= 0)
-                r = load_side(lease.conn, &a);
-        if (r >= 0)
-                r = load_side(lease.conn, &b);
-        db_lease_release(&lease);
+                r = load_side(req->lease.conn, &b);
+        db_lease_release(&req->lease);
         _cleanup_json_ cJSON *pairs = cJSON_CreateArray();
         if (r >= 0 && pair_cells(&a, &b, pairs, &err) < 0)
                 r = -EINVAL;

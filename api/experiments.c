@@ -46,11 +46,6 @@ static int idempotency_key(struct api_request *req, const char **ret, struct err
         return 0;
 }
 
-/* A path {id} that cannot be an id is a 404 without asking the store. */
-static const char *path_id(struct api_request *req, size_t i) {
-        return id_valid(req->path_params[i]) ? req->path_params[i] : NULL;
-}
-
 static int cells_json(const struct definition *d, char ***ret) {
         _cleanup_json_ cJSON *root = cJSON_Parse(d->canonical);
         cJSON *cells = cJSON_GetObjectItemCaseSensitive(root, "cells");
@@ -124,7 +119,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
         if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
-            definition_check_policy(d, req->config->policy, &err) < 0)
+            definition_policy_check(d, req->config->policy, &err) < 0)
                 return api_reply_error(req, &err);
 
         bool has_seed;
@@ -157,7 +152,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         struct experiment_new e = {
                 .name = d->name,
                 .definition_json = d->canonical,
-                .order = definition_order_to_string(d->order),
+                .order = definition_names_order(d->order),
                 .has_seed = has_seed,
                 .seed = seed,
                 .warnings_json = warnings,
@@ -190,27 +185,20 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
 }
 
 enum MHD_Result api_get_experiment(struct api_request *req) {
-        const char *id = path_id(req, 0);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "experiment");
-        enum MHD_Result cached;
-        if (api_serve_cached(req, &cached))
-                return cached;
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        const char *id = req->path_params[0];
+        struct db_conn *db = req->lease.conn;
         cJSON *exp = NULL;
         cJSON *rows_raw = NULL, *cells_raw = NULL;
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         /* One snapshot for the body and the status that says whether it is final: read apart,
          * an experiment finishing in between left a body saying "running" kept as final, and
          * every later GET served it. */
         struct db_txn snapshot _cleanup_txn_ = { 0 };
-        int r = db_lease_take(req->config->storage, &lease);
+        int r = db_read_begin(db, &snapshot);
         if (r >= 0)
-                r = db_read_begin(lease.conn, &snapshot);
+                r = experiments_get_json(db, id, &exp);
         if (r >= 0)
-                r = experiments_get_json(lease.conn, id, &exp);
-        if (r >= 0)
-                r = experiments_report_rows(lease.conn, id, &rows_raw, &cells_raw, status);
+                r = experiments_report_rows(db, id, &rows_raw, &cells_raw, status);
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
         if (r < 0) {
                 cJSON_Delete(exp);
@@ -266,7 +254,7 @@ static enum MHD_Result label_filter_one(void *userdata, enum MHD_ValueKind kind,
                 memcpy(k, value, n);
                 k[n] = '\0';
         }
-        if (!eq || n >= sizeof k || !definition_label_key_valid(k)) {
+        if (!eq || n >= sizeof k || !definition_kv_label_key_valid(k)) {
                 error_set(f->err, 400, "invalid_parameter", "label",
                           "label must be key=value with a key of 1 to %d of [a-z0-9_.-], got '%.64s'",
                           DEFINITION_LABEL_KEY_MAX, value ? value : "");
@@ -303,12 +291,9 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
             label_filter(req, &labels, &err) < 0)
                 return api_reply_error(req, &err);
 
-        struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *items = NULL;
         int64_t next = 0;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = experiments_list_json(lease.conn, status, labels, limit, cursor, &items, &next);
+        int r = experiments_list_json(req->lease.conn, status, labels, limit, cursor, &items, &next);
         if (r < 0)
                 return api_reply_errno(req, r, "experiments");
         cJSON *body = cJSON_CreateObject();
@@ -320,18 +305,13 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
 }
 
 enum MHD_Result api_delete_experiment(struct api_request *req) {
-        const char *id = path_id(req, 0);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "experiment");
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        const char *id = req->path_params[0];
         int64_t cancelled = 0;
         cJSON *stopping = NULL, *exp = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = experiments_cancel(lease.conn, id, &cancelled, &stopping);
+        int r = experiments_cancel(req->lease.conn, id, &cancelled, &stopping);
         _cleanup_json_ cJSON *owned_stopping = stopping;
         if (r >= 0)
-                r = experiments_get_json(lease.conn, id, &exp);
+                r = experiments_get_json(req->lease.conn, id, &exp);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         _cleanup_json_ cJSON *owned = exp;
@@ -349,19 +329,14 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
 }
 
 enum MHD_Result api_get_experiment_runs(struct api_request *req) {
-        const char *id = path_id(req, 0);
-        if (!id)
-                return api_reply_errno(req, -ENOENT, "experiment");
+        const char *id = req->path_params[0];
         struct error err = { 0 };
         int64_t limit, from;
         if (api_query_int(req, "limit", 1, 1000, 1000, &limit, &err) < 0 || api_query_cursor(req, &from, &err) < 0)
                 return api_reply_error(req, &err);
-        struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *runs = NULL;
         int64_t next = -1;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = experiments_runs_json(lease.conn, id, from, limit, &runs, &next);
+        int r = experiments_runs_json(req->lease.conn, id, from, limit, &runs, &next);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         cJSON *body = cJSON_CreateObject();

@@ -7,13 +7,12 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "basic/id.h"
 #include "basic/json-util.h"
-#include "findings/findings.h"
+#include "findings/findings-load.h"
 #include "storage/db.h"
 
 int api_findings_json(struct db_conn *c, const char *id, const char *baseline, cJSON **ret_list,
-                      char ret_baseline[API_CELL_NAME_MAX], char ret_status[16]) {
+                      char ret_baseline[API_CELL_NAME_MAX], char ret_status[EXPERIMENT_STATUS_SIZE]) {
         _cleanup_findings_ struct findings_loaded *l = NULL;
         int r = findings_load(c, id, baseline, &l);
         if (r < 0)
@@ -21,34 +20,29 @@ int api_findings_json(struct db_conn *c, const char *id, const char *baseline, c
         const struct findings_input *in = findings_loaded_input(l);
         *ret_list = findings_compute(in);
         snprintf(ret_baseline, API_CELL_NAME_MAX, "%s", in->cells[in->baseline].name);
-        snprintf(ret_status, 16, "%s", findings_loaded_status(l));
+        snprintf(ret_status, EXPERIMENT_STATUS_SIZE, "%s", findings_loaded_status(l));
         return 0;
 }
 
 enum MHD_Result api_get_findings(struct api_request *req) {
-        const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return api_reply_errno(req, -ENOENT, "experiment");
-        enum MHD_Result cached;
-        if (api_serve_cached(req, &cached))
-                return cached;
-        const char *baseline = api_query(req, "baseline");
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
         cJSON *list = NULL;
-        char status[16], base[API_CELL_NAME_MAX];
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = api_findings_json(lease.conn, id, baseline, &list, base, status);
+        char status[EXPERIMENT_STATUS_SIZE], base[API_CELL_NAME_MAX];
+        int r = api_findings_json(req->lease.conn, id, baseline, &list, base, status);
         if (r == -EINVAL)
-                return api_reply_errorf(req, 400, "invalid_parameter", "baseline",
-                                        "baseline must name a cell of the experiment, got '%.64s'", baseline ? baseline : "");
+                return api_reply_unknown_baseline(req, baseline);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        db_lease_release(&lease);
+        db_lease_release(&req->lease);
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "experiment_id", id);
         cJSON_AddStringToObject(body, "status", status);
         cJSON_AddStringToObject(body, "baseline", base);
         cJSON_AddItemToObject(body, "findings", list);
         return api_reply_json_cached(req, body, experiment_status_finished(status));
+}
+
+enum MHD_Result api_reply_unknown_baseline(struct api_request *req, const char *baseline) {
+        return api_reply_errorf(req, 400, "invalid_parameter", "baseline",
+                                "baseline must name a cell of the experiment, got '%.64s'", baseline ? baseline : "");
 }

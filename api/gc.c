@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "basic/id.h"
 #include "basic/json-util.h"
 #include "storage/db.h"
 #include "storage/runs.h"
@@ -34,8 +33,6 @@ static int parse_cursor(struct api_request *req, struct gc_key *ret, bool *ret_g
 
 enum MHD_Result api_get_gc(struct api_request *req) {
         const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return api_reply_errno(req, -ENOENT, "run");
         struct error err = { 0 };
         int64_t limit;
         struct gc_key after, next;
@@ -44,24 +41,22 @@ enum MHD_Result api_get_gc(struct api_request *req) {
             parse_cursor(req, &after, &given, &err) < 0)
                 return api_reply_error(req, &err);
 
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        struct db_conn *db = req->lease.conn;
         _cleanup_json_ cJSON *events = NULL;
         int64_t start;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = runs_is_finished(lease.conn, id, &finished);
+        int r = runs_is_finished(db, id, &finished);
         if (r >= 0) {
-                r = runs_measure_start(lease.conn, id, &start);
+                r = runs_measure_start(db, id, &start);
                 if (r == -ENODATA) {
                         start = 0;
                         r = 0;
                 }
         }
         if (r >= 0)
-                r = gc_events_page_json(lease.conn, id, given ? &after : NULL, (size_t) limit, &events, &next, &more);
+                r = gc_events_page_json(db, id, given ? &after : NULL, (size_t) limit, &events, &next, &more);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
-        db_lease_release(&lease);
+        db_lease_release(&req->lease);
 
         cJSON *body = cJSON_CreateObject();
         char text[GC_CURSOR_LEN + 1];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "api/server.h"
+#include "storage/run-state.h"
 
 #include <stdbool.h>
 
@@ -26,7 +27,9 @@ struct db_conn;
 /* The experiment's findings against baseline (NULL = its first cell), the baseline's name and
  * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report. */
 int api_findings_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret_list,
-                      char ret_baseline[API_CELL_NAME_MAX], char ret_status[16]);
+                      char ret_baseline[API_CELL_NAME_MAX], char ret_status[EXPERIMENT_STATUS_SIZE]);
+/* 400: ?baseline= names no cell of the experiment (findings and report). */
+enum MHD_Result api_reply_unknown_baseline(struct api_request *req, const char *baseline);
 enum MHD_Result api_get_timeline(struct api_request *req);
 enum MHD_Result api_get_buckets(struct api_request *req);
 enum MHD_Result api_get_histogram(struct api_request *req);

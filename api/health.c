@@ -6,11 +6,8 @@
 #include "storage/runs.h"
 
 enum MHD_Result api_get_health(struct api_request *req) {
-        struct db_lease lease _cleanup_lease_ = { 0 };
         int64_t queued = 0, active = 0;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = runs_count_queue(lease.conn, &queued, &active);
+        int r = runs_count_queue(req->lease.conn, &queued, &active);
         if (r < 0)
                 return api_reply_errno(req, r, "queue");
 

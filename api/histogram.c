@@ -8,6 +8,7 @@
 #include "api/handlers.h"
 #include "api/timeline-cursor.h"
 #include "basic/hlog.h"
+#include "storage/runs.h"
 #include "storage/timeline-store.h"
 
 #define INTERVAL_MS_DEFAULT 1000

@@ -61,20 +61,18 @@ static void latest_per_cell(struct out *o, const cJSON *rows, const char *metric
 }
 
 enum MHD_Result api_get_metrics(struct api_request *req) {
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        struct db_conn *db = req->lease.conn;
         struct runs_overview ov;
         int64_t queued = 0, active = 0;
         cJSON *latest = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
+        int r = runs_count_queue(db, &queued, &active);
         if (r >= 0)
-                r = runs_count_queue(lease.conn, &queued, &active);
+                r = runs_overview(db, &ov);
         if (r >= 0)
-                r = runs_overview(lease.conn, &ov);
-        if (r >= 0)
-                r = runs_latest_per_cell(lease.conn, METRICS_EXPERIMENTS, &latest);
+                r = runs_latest_per_cell(db, METRICS_EXPERIMENTS, &latest);
         if (r < 0)
                 return api_reply_errno(req, r, "metrics");
-        db_lease_release(&lease);
+        db_lease_release(&req->lease);
 
         struct out o = { .buf = malloc(METRICS_MAX + 1) };
         if (!o.buf) {

@@ -12,41 +12,32 @@
 #include "storage/db.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
-#include "basic/id.h"
 #include "basic/json-util.h"
 #include "basic/stats.h"
 #include "api/cell-stats.h"
 #include "api/verdict.h"
 
 enum MHD_Result api_get_report(struct api_request *req) {
-        const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return api_reply_errno(req, -ENOENT, "experiment");
-        enum MHD_Result cached;
-        if (api_serve_cached(req, &cached))
-                return cached;
-        const char *baseline = api_query(req, "baseline");
-        struct db_lease lease _cleanup_lease_ = { 0 };
+        const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
+        struct db_conn *db = req->lease.conn;
         cJSON *rows_raw = NULL, *cells_raw = NULL;
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         cJSON *definition_raw = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
+        int r = experiments_report_rows(db, id, &rows_raw, &cells_raw, status);
         if (r >= 0)
-                r = experiments_report_rows(lease.conn, id, &rows_raw, &cells_raw, status);
-        if (r >= 0)
-                r = experiments_definition_json(lease.conn, id, &definition_raw);
+                r = experiments_definition_json(db, id, &definition_raw);
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw, *definition = definition_raw;
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         /* The findings against the same baseline (or the first cell); an unknown baseline is
          * answered below, as before. */
         cJSON *findings_raw = NULL;
-        char findings_base[API_CELL_NAME_MAX], findings_status[16];
-        r = api_findings_json(lease.conn, id, baseline, &findings_raw, findings_base, findings_status);
+        char findings_base[API_CELL_NAME_MAX], findings_status[EXPERIMENT_STATUS_SIZE];
+        r = api_findings_json(db, id, baseline, &findings_raw, findings_base, findings_status);
         if (r < 0 && r != -EINVAL)
                 return api_reply_errno(req, r, "experiment");
         _cleanup_json_ cJSON *findings = findings_raw;
-        db_lease_release(&lease);
+        db_lease_release(&req->lease);
 
         _cleanup_json_ cJSON *base = NULL;
         if (baseline) {
@@ -56,8 +47,7 @@ enum MHD_Result api_get_report(struct api_request *req) {
                                 base = cell_gather(rows, baseline);
                 }
                 if (!base)
-                        return api_reply_errorf(req, 400, "invalid_parameter", "baseline",
-                                                "baseline must name a cell of the experiment, got '%.64s'", baseline);
+                        return api_reply_unknown_baseline(req, baseline);
         }
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "experiment_id", id);

@@ -1,5 +1,6 @@
 /* routes.c: the route table: which handler serves which method and path, and which query
- * parameters each accepts (any other is a 400). */
+ * parameters each accepts (any other is a 400), and what the router does before the handler
+ * runs (api/server.h: the id check, the cached answer, the lease). */
 #include "api/handlers.h"
 #include "basic/macro.h"
 
@@ -12,28 +13,35 @@ static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
 
+/* .id: the first {} is that resource's id, checked by the router (404 before the handler);
+ * .cached: a finished answer is served from the cache (200 or 304) before the handler;
+ * .lease: the handler gets a pool connection in req->lease (503 when none came free). */
+#define EXPERIMENT .resource = "experiment", .id = true
+#define RUN .resource = "run", .id = true
+#define ROUTE(m, p, h, ...) { .method = (m), .pattern = (p), .handler = (h), __VA_ARGS__ }
+
 const struct api_route api_routes[] = {
-        { "GET", "/", api_get_ui, NULL, true },
-        { "GET", "/ui/{}", api_get_ui, NULL, true },
-        { "GET", "/v1/health", api_get_health, NULL, false },
-        { "GET", "/v1/host", api_get_host, NULL, false },
-        { "GET", "/metrics", api_get_metrics, NULL, false },
-        { "POST", "/v1/experiments", api_post_experiment, NULL, false },
-        { "GET", "/v1/experiments", api_list_experiments, list_query, false },
-        { "GET", "/v1/experiments/{}", api_get_experiment, NULL, false },
-        { "DELETE", "/v1/experiments/{}", api_delete_experiment, NULL, false },
-        { "GET", "/v1/experiments/{}/runs", api_get_experiment_runs, page_query, false },
-        { "GET", "/v1/experiments/{}/report", api_get_report, report_query, false },
-        { "GET", "/v1/experiments/{}/findings", api_get_findings, report_query, false },
-        { "GET", "/v1/compare", api_get_compare, compare_query, false },
-        { "GET", "/v1/runs/{}", api_get_run, NULL, false },
-        { "GET", "/v1/runs/{}/timeline", api_get_timeline, timeline_query, false },
-        { "GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, buckets_query, false },
-        { "GET", "/v1/runs/{}/steps", api_get_steps, NULL, false },
-        { "GET", "/v1/runs/{}/histogram", api_get_histogram, histogram_query, false },
-        { "GET", "/v1/runs/{}/gc", api_get_gc, page_query, false },
-        { "GET", "/v1/runs/{}/samples", api_get_samples, NULL, false },
-        { "GET", "/v1/runs/{}/logs/{}", api_get_logs, logs_query, false },
+        ROUTE("GET", "/", api_get_ui, .open = true),
+        ROUTE("GET", "/ui/{}", api_get_ui, .open = true),
+        ROUTE("GET", "/v1/health", api_get_health, .resource = "queue", .lease = true),
+        ROUTE("GET", "/v1/host", api_get_host, .resource = "host"),
+        ROUTE("GET", "/metrics", api_get_metrics, .resource = "metrics", .lease = true),
+        ROUTE("POST", "/v1/experiments", api_post_experiment, .resource = "experiment"),
+        ROUTE("GET", "/v1/experiments", api_list_experiments, .query = list_query, .resource = "experiments", .lease = true),
+        ROUTE("GET", "/v1/experiments/{}", api_get_experiment, EXPERIMENT, .cached = true, .lease = true),
+        ROUTE("DELETE", "/v1/experiments/{}", api_delete_experiment, EXPERIMENT, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/runs", api_get_experiment_runs, .query = page_query, EXPERIMENT, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/report", api_get_report, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/findings", api_get_findings, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
+        ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
+        ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/timeline", api_get_timeline, .query = timeline_query, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, .query = buckets_query, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/steps", api_get_steps, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/histogram", api_get_histogram, .query = histogram_query, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/gc", api_get_gc, .query = page_query, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/samples", api_get_samples, RUN, .lease = true),
+        ROUTE("GET", "/v1/runs/{}/logs/{}", api_get_logs, .query = logs_query, RUN),
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

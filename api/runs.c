@@ -3,22 +3,13 @@
 
 #include "storage/db.h"
 #include "api/handlers.h"
-#include "basic/id.h"
 #include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/steps.h"
 
 enum MHD_Result api_get_run(struct api_request *req) {
-        if (!id_valid(req->path_params[0]))
-                return api_reply_errno(req, -ENOENT, "run");
-        enum MHD_Result cached;
-        if (api_serve_cached(req, &cached))
-                return cached;
-        struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *run = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = runs_get_json(lease.conn, req->path_params[0], &run);
+        int r = runs_get_json(req->lease.conn, req->path_params[0], &run);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
         const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "state"));
@@ -27,16 +18,11 @@ enum MHD_Result api_get_run(struct api_request *req) {
 
 /* GET /v1/runs/{id}/samples: the run's 1 s series, columnar. */
 enum MHD_Result api_get_samples(struct api_request *req) {
-        if (!id_valid(req->path_params[0]))
-                return api_reply_errno(req, -ENOENT, "run");
-        struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *body = NULL;
         bool finished = false;
-        int r = db_lease_take(req->config->storage, &lease);
+        int r = runs_is_finished(req->lease.conn, req->path_params[0], &finished);
         if (r >= 0)
-                r = runs_is_finished(lease.conn, req->path_params[0], &finished);
-        if (r >= 0)
-                r = samples_json(lease.conn, req->path_params[0], &body);
+                r = samples_json(req->lease.conn, req->path_params[0], &body);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
         return api_reply_json_finished(req, body, finished);
@@ -44,13 +30,8 @@ enum MHD_Result api_get_samples(struct api_request *req) {
 
 /* GET /v1/runs/{id}/steps: a capacity search's steps in order (empty for other runs). */
 enum MHD_Result api_get_steps(struct api_request *req) {
-        if (!id_valid(req->path_params[0]))
-                return api_reply_errno(req, -ENOENT, "run");
-        struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *steps = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = steps_json(lease.conn, req->path_params[0], &steps);
+        int r = steps_json(req->lease.conn, req->path_params[0], &steps);
         if (r < 0)
                 return api_reply_errno(req, r, "run");
         cJSON *body = cJSON_CreateObject();

@@ -11,6 +11,7 @@
 
 #include "api/conn-guard.h"
 #include "basic/hostport.h"
+#include "basic/id.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 
@@ -265,6 +266,9 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_check_one, &qc);
         if (qc.bad[0])
                 return error_set(err, 400, "unknown_parameter", qc.bad, "unknown query parameter '%s'", qc.bad);
+        /* A path {id} that cannot be an id is a 404 without asking the store. */
+        if (st->route->id && !id_valid(st->params[0]))
+                return error_set(err, 404, "not_found", NULL, "%s not found", st->route->resource);
         if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
                 const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
                 if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
@@ -300,6 +304,22 @@ static void body_append(struct request_state *st, const char *data, size_t size)
         memcpy(st->body + st->body_len, data, size);
         st->body_len += size;
         st->body[st->body_len] = '\0';
+}
+
+/* What every handler of the route would do first (see struct api_route): a kept finished answer
+ * is the answer, and a handler that reads the store starts with a connection of the pool. */
+static enum MHD_Result dispatch(const struct api_route *route, struct api_request *req) {
+        enum MHD_Result ret;
+        if (route->cached && api_serve_cached(req, &ret))
+                return ret;
+        if (route->lease) {
+                int r = db_lease_take(req->config->storage, &req->lease);
+                if (r < 0)
+                        return api_reply_errno(req, r, route->resource);
+        }
+        ret = route->handler(req);
+        db_lease_release(&req->lease);
+        return ret;
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -344,7 +364,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 .body_len = st->body_len,
         };
         memcpy(req.path_params, st->params, sizeof req.path_params);
-        return st->route->handler(&req);
+        return dispatch(st->route, &req);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,

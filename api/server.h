@@ -10,6 +10,7 @@
 #include "definition/definition.h"
 #include "basic/error.h"
 #include "basic/host-limits.h"
+#include "storage/db.h"
 
 struct definition_policy;
 
@@ -59,15 +60,27 @@ struct api_request {
         const char *path_params[API_MAX_PATH_PARAMS];   /* the {id}s of the route, in order */
         const char *body;
         size_t body_len;
+        struct db_lease lease;          /* a route with .lease: a pool connection, released after the
+                                         * handler (which may release it earlier, or take it over) */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
 
+/* What the router does before a handler runs, so that no handler repeats it: the id check
+ * (404 "<resource> not found" for a path {id} that cannot be an id, without asking the store),
+ * a finished answer kept by api_reply_json_cached() served as it is (200, or 304 when
+ * If-None-Match has its tag), and the lease of a pool connection (503 pool_exhausted when none
+ * came free). An id of the right shape that the store does not know is the handler's 404, from
+ * its own read (api_reply_errno's -ENOENT). */
 struct api_route {
         const char *method;
         const char *pattern;            /* "/v1/experiments/{}/runs": {} matches one segment */
         api_handler handler;
         const char *const *query;       /* allowed query parameters, NULL-terminated; NULL = none */
+        const char *resource;           /* what it serves, for error messages: "experiment", "run" */
+        bool id;                        /* the first {} is the id of a resource */
+        bool cached;                    /* its finished answers are kept (api_reply_json_cached) */
+        bool lease;                     /* the handler reads the store through req->lease */
         bool open;                      /* served without the token even when reads need it: the
                                          * dashboard's static files, so that the page can ask for it */
 };
@@ -94,7 +107,8 @@ enum MHD_Result api_reply_buffer_finished(struct api_request *req, char *text, s
 enum MHD_Result api_reply_json_finished(struct api_request *req, struct cJSON *body, bool finished);
 /* Whether If-None-Match names etag (or is "*"). */
 bool api_if_none_match(struct api_request *req, const char *etag);
-/* Serve a finished thing's body kept by api_reply_json_cached(); false when it is not kept. */
+/* Serve a finished thing's body kept by api_reply_json_cached(); false when it is not kept. For
+ * the router (routes with .cached). */
 bool api_serve_cached(struct api_request *req, enum MHD_Result *ret);
 enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
                                  const char *field, const char *fmt, ...) _printf_(5, 6);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "basic/error.h"
-#include "basic/id.h"
 #include "storage/runs.h"
 
 int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
@@ -56,18 +55,17 @@ int timeline_query_phase(struct api_request *req, unsigned *ret, struct error *e
         return 0;
 }
 
+void timeline_cursor_attach(struct api_request *req, struct timeline_cursor *c) {
+        snprintf(c->run_id, sizeof c->run_id, "%s", req->path_params[0]);
+        c->lease = req->lease;
+        req->lease.conn = NULL;
+}
+
 int timeline_cursor_open(struct api_request *req, struct timeline_cursor *c, struct error *err) {
         const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return error_set(err, 404, "not_found", NULL, "run not found");
-        snprintf(c->run_id, sizeof c->run_id, "%s", id);
+        timeline_cursor_attach(req, c);
         c->step = -1; /* the run's own timeline: buckets and histograms take no ?step= */
-        int r = db_lease_take(req->config->storage, &c->lease);
-        if (r == -EAGAIN)
-                return api_error_pool_exhausted(err);
-        if (r < 0)
-                return error_set(err, 500, "internal", NULL, "cannot open the store: %s", strerror(-r));
-        r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);
+        int r = runs_measure_start(c->lease.conn, id, &c->measure_start_ns);
         if (r >= 0)
                 r = runs_is_finished(c->lease.conn, id, &c->finished);
         if (r == -ENOENT)

@@ -27,8 +27,11 @@ struct timeline_cursor {
         bool finished;                  /* the run ended: its timeline no longer changes */
 };
 
-/* The run of the path's {id}: checks it, takes a store lease and reads its measure start and
- * whether it finished; 0, or -1 with err set (404 unknown run or no timeline yet, 503, 500). */
+/* The run of the path's {id} (the router checked it) with the request's lease, which the cursor
+ * takes over (the caller releases c->lease). */
+void timeline_cursor_attach(struct api_request *req, struct timeline_cursor *c);
+/* timeline_cursor_attach(), then the run's measure start and whether it finished; 0, or -1 with
+ * err set (404 unknown run or no timeline yet, 500). */
 int timeline_cursor_open(struct api_request *req, struct timeline_cursor *c, struct error *err);
 
 /* The next record that passes the filters; 1 with *ret, 0 at the end, -errno. */

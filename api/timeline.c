@@ -10,7 +10,6 @@
 
 #include "storage/db.h"
 #include "api/handlers.h"
-#include "basic/id.h"
 #include "basic/log.h"
 #include "storage/runs.h"
 #include "storage/timeline-store.h"
@@ -115,18 +114,11 @@ static int parse_query(struct api_request *req, struct timeline_cursor *c, int64
 
 static int open_cursor(struct api_request *req, struct timeline_cursor *c, struct error *err, int64_t *limit) {
         const char *id = req->path_params[0];
-        if (!id_valid(id))
-                return error_set(err, 404, "not_found", NULL, "run not found");
-        snprintf(c->run_id, sizeof c->run_id, "%s", id);
+        timeline_cursor_attach(req, c);
         if (parse_query(req, c, limit, err) < 0)
                 return -EINVAL;
-        int r = db_lease_take(req->config->storage, &c->lease);
-        if (r == -EAGAIN)
-                return api_error_pool_exhausted(err);
-        if (r < 0)
-                return error_set(err, 500, "internal", NULL, "cannot open the store: %s", strerror(-r));
         int64_t start;
-        r = runs_measure_start(c->lease.conn, id, &start);
+        int r = runs_measure_start(c->lease.conn, id, &start);
         if (r == -ENOENT)
                 return error_set(err, 404, "not_found", NULL, "run not found");
         if (c->step >= 0 && (r >= 0 || r == -ENODATA)) {

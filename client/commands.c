@@ -9,49 +9,11 @@
 #include "basic/macro.h"
 #include "client/commands.h"
 #include "client/exit-status.h"
-
-void print_json(const cJSON *j) {
-        _cleanup_free_ char *s = cJSON_Print(j);
-        printf("%s\n", s);
-}
-
-const char *jstr(const cJSON *j, const char *key) {
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, key));
-        return str_or(s, "-");
-}
-
-bool jnum(const cJSON *j, const char *key, double *ret) {
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, key);
-        if (!cJSON_IsNumber(n))
-                return false;
-        *ret = n->valuedouble;
-        return true;
-}
-
-static const char *progress_str(const cJSON *exp, char buf[static 32]) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress");
-        double done = 0, total = 0;
-        jnum(p, "done", &done);
-        jnum(p, "total", &total);
-        snprintf(buf, 32, "%.0f/%.0f", done, total);
-        return buf;
-}
-
-int get_and_show(struct http *h, const struct options *o, const char *path, void (*show)(const cJSON *j)) {
-        _cleanup_json_ cJSON *j = NULL;
-        int k = http_get_json(h, path, &j);
-        if (k != 0)
-                return k;
-        if (o->json)
-                print_json(j);
-        else
-                show(j);
-        return EXIT_OK;
-}
+#include "client/json-print.h"
 
 /* --- list: every page, newest first ----------------------------------------------------- */
 
-static char *list_path(struct http *h, const struct options *o, const char *cursor) {
+static char *list_path(struct http *h, const struct client_options *o, const char *cursor) {
         char *p = strdup("/v1/experiments?limit=500");
         if (!p)
                 abort();
@@ -67,7 +29,7 @@ static char *list_path(struct http *h, const struct options *o, const char *curs
         return p;
 }
 
-int cmd_list(struct http *h, const struct options *o) {
+int cmd_list(struct http *h, const struct client_options *o) {
         _cleanup_json_ cJSON *all = cJSON_CreateArray();
         _cleanup_free_ char *cursor = NULL;
 
@@ -89,15 +51,17 @@ int cmd_list(struct http *h, const struct options *o) {
         if (o->json) {
                 _cleanup_json_ cJSON *doc = cJSON_CreateObject();
                 cJSON_AddItemToObject(doc, "experiments", TAKE_PTR(all));
-                print_json(doc);
+                json_print(doc);
                 return EXIT_OK;
         }
         printf("%-26s %-10s %-9s %-20s %s\n", "ID", "STATUS", "RUNS", "CREATED", "NAME");
         const cJSON *e;
         cJSON_ArrayForEach(e, all) {
-                char buf[32];
-                printf("%-26s %-10s %-9s %-20s %s\n", jstr(e, "id"), jstr(e, "status"),
-                       progress_str(e, buf), jstr(e, "created_at"), jstr(e, "name"));
+                struct json_print_progress p = json_print_progress(e);
+                char runs[32];
+                snprintf(runs, sizeof runs, "%.0f/%.0f", p.done, p.total);
+                printf("%-26s %-10s %-9s %-20s %s\n", json_print_str(e, "id"), json_print_str(e, "status"),
+                       runs, json_print_str(e, "created_at"), json_print_str(e, "name"));
         }
         return EXIT_OK;
 }
@@ -111,31 +75,32 @@ static void show_runs(const cJSON *list) {
                 const cJSON *hl = cJSON_GetObjectItemCaseSensitive(r, "headline");
                 double it = 0, v;
                 char head[64] = "-";
-                jnum(r, "iteration", &it);
-                if (jnum(hl, "throughput_rps", &v))
+                json_print_num(r, "iteration", &it);
+                if (json_print_num(hl, "throughput_rps", &v))
                         snprintf(head, sizeof head, "%.0f req/s", v);
-                else if (jnum(hl, "ops_per_s", &v))
+                else if (json_print_num(hl, "ops_per_s", &v))
                         snprintf(head, sizeof head, "%.0f ops/s", v);
-                printf("%-26s %-20s %4.0f %-11s %-12s %s\n", jstr(r, "id"), jstr(r, "cell"), it,
-                       jstr(r, "state"), jstr(r, "reason"), head);
+                printf("%-26s %-20s %4.0f %-11s %-12s %s\n", json_print_str(r, "id"),
+                       json_print_str(r, "cell"), it, json_print_str(r, "state"), json_print_str(r, "reason"),
+                       head);
         }
 }
 
-int cmd_status(struct http *h, const struct options *o, const char *id) {
+int cmd_status(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
         _cleanup_json_ cJSON *exp = NULL;
         int k = http_get_json(h, path, &exp);
         if (k != 0)
                 return k;
         if (o->json)
-                print_json(exp);
+                json_print(exp);
         else {
                 const cJSON *st = cJSON_GetObjectItemCaseSensitive(
                         cJSON_GetObjectItemCaseSensitive(exp, "progress"), "by_state");
+                struct json_print_progress p = json_print_progress(exp);
                 const cJSON *s;
-                char buf[32];
-                printf("%s %s: %s, %s runs done", jstr(exp, "id"), jstr(exp, "name"),
-                       jstr(exp, "status"), progress_str(exp, buf));
+                printf("%s %s: %s, %.0f/%.0f runs done", json_print_str(exp, "id"),
+                       json_print_str(exp, "name"), json_print_str(exp, "status"), p.done, p.total);
                 cJSON_ArrayForEach(s, st)
                         if (cJSON_IsNumber(s) && s->valuedouble > 0)
                                 printf(", %s %.0f", s->string, s->valuedouble);
@@ -143,12 +108,12 @@ int cmd_status(struct http *h, const struct options *o, const char *id) {
                 cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(exp, "warnings"))
                         printf("warning: %s\n", str_or(cJSON_GetStringValue(s), "?"));
         }
-        return experiment_outcome(exp);
+        return exit_status_of_experiment(exp);
 }
 
-int cmd_runs(struct http *h, const struct options *o, const char *id) {
+int cmd_runs(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "/runs");
-        return get_and_show(h, o, path, show_runs);
+        return json_print_get(h, o->json, path, show_runs);
 }
 
 /* --- timeline and logs: streamed, never held whole ---------------------------------------- */
@@ -193,13 +158,13 @@ static int stream_to(struct http *h, const char *path, const char *accept, const
         return good ? EXIT_OK : EXIT_DAEMON;
 }
 
-int cmd_timeline(struct http *h, const struct options *o, const char *run) {
+int cmd_timeline(struct http *h, const struct client_options *o, const char *run) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run, "/timeline");
         bool nd = o->format == TIMELINE_NDJSON || o->json;
         return stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
-int cmd_logs(struct http *h, const struct options *o, const char *run, const char *stream) {
+int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run,
                                               strcmp(stream, "sut") == 0 ? "/logs/sut" : "/logs/load");
         if (o->tail > 0) {
@@ -212,7 +177,7 @@ int cmd_logs(struct http *h, const struct options *o, const char *run, const cha
 
 /* --- cancel --------------------------------------------------------------------------------- */
 
-int cmd_cancel(struct http *h, const struct options *o, const char *id) {
+int cmd_cancel(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
         _cleanup_json_ cJSON *j = NULL;
         struct http_response r;
@@ -229,13 +194,13 @@ int cmd_cancel(struct http *h, const struct options *o, const char *id) {
         j = cJSON_Parse(r.body);
         http_response_done(&r);
         if (o->json) {
-                print_json(j);
+                json_print(j);
                 return EXIT_OK;
         }
         double n = 0;
         const cJSON *s;
-        jnum(j, "runs_cancelled", &n);
-        printf("%s %s: %.0f queued run%s cancelled", id, jstr(j, "status"), n, n == 1 ? "" : "s");
+        json_print_num(j, "runs_cancelled", &n);
+        printf("%s %s: %.0f queued run%s cancelled", id, json_print_str(j, "status"), n, n == 1 ? "" : "s");
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "stopping"))
                 printf(", stopping %s", str_or(cJSON_GetStringValue(s), "?"));
         printf("\n");
@@ -252,17 +217,17 @@ static void show_host(const cJSON *host) {
         double n = 0, cores = 0, sockets = 0;
         int numa = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(topo, "numa_nodes"));
 
-        jnum(host, "cpu_count", &n);
-        printf("cpu model:  %s\n", jstr(host, "cpu_model"));
-        printf("cpus:       %.0f online (%s)", n, jstr(host, "cpus_online"));
-        if (jnum(topo, "cores", &cores) && jnum(topo, "sockets", &sockets))
+        json_print_num(host, "cpu_count", &n);
+        printf("cpu model:  %s\n", json_print_str(host, "cpu_model"));
+        printf("cpus:       %.0f online (%s)", n, json_print_str(host, "cpus_online"));
+        if (json_print_num(topo, "cores", &cores) && json_print_num(topo, "sockets", &sockets))
                 printf(", %.0f cores on %.0f socket%s", cores, sockets, sockets == 1 ? "" : "s");
         printf("\nsmt:        %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(smt, "active")) ? "on" :
                cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(smt, "active")) ? "off" : "unknown");
         printf("numa nodes: %d\n", numa);
-        printf("cgroup:     %s\n", jstr(cJSON_GetObjectItemCaseSensitive(host, "cgroup"), "mode"));
-        printf("kernel:     %s\n", jstr(kernel, "release"));
-        printf("java:       %s\n", cJSON_IsObject(java) ? jstr(java, "version") : "not found");
+        printf("cgroup:     %s\n", json_print_str(cJSON_GetObjectItemCaseSensitive(host, "cgroup"), "mode"));
+        printf("kernel:     %s\n", json_print_str(kernel, "release"));
+        printf("java:       %s\n", cJSON_IsObject(java) ? json_print_str(java, "version") : "not found");
         const cJSON *w;
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(host, "warnings"))
                 printf("warning:    %s\n", str_or(cJSON_GetStringValue(w), "?"));
@@ -272,16 +237,17 @@ static void show_health(const cJSON *j) {
         const cJSON *cg = cJSON_GetObjectItemCaseSensitive(j, "cgroup");
         const cJSON *queue = cJSON_GetObjectItemCaseSensitive(j, "queue");
         double depth = 0, running = 0;
-        jnum(queue, "depth", &depth);
-        jnum(queue, "running", &running);
-        printf("%s, slicelabd %s, cgroup %s (%s), %.0f queued, %.0f running\n", jstr(j, "status"),
-               jstr(j, "version"), jstr(cg, "mode"), jstr(cg, "driver"), depth, running);
+        json_print_num(queue, "depth", &depth);
+        json_print_num(queue, "running", &running);
+        printf("%s, slicelabd %s, cgroup %s (%s), %.0f queued, %.0f running\n",
+               json_print_str(j, "status"), json_print_str(j, "version"), json_print_str(cg, "mode"),
+               json_print_str(cg, "driver"), depth, running);
 }
 
-int cmd_host(struct http *h, const struct options *o) {
-        return get_and_show(h, o, "/v1/host", show_host);
+int cmd_host(struct http *h, const struct client_options *o) {
+        return json_print_get(h, o->json, "/v1/host", show_host);
 }
 
-int cmd_health(struct http *h, const struct options *o) {
-        return get_and_show(h, o, "/v1/health", show_health);
+int cmd_health(struct http *h, const struct client_options *o) {
+        return json_print_get(h, o->json, "/v1/health", show_health);
 }

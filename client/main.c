@@ -103,7 +103,7 @@ static int parse_number(const char *s, double min, double max, double *ret) {
 }
 
 /* Options may come before or after the command; *seen collects which were given. */
-static int parse_options(int argc, char **argv, struct options *o, const char **url, unsigned *seen) {
+static int parse_options(int argc, char **argv, struct client_options *o, const char **url, unsigned *seen) {
         enum { ARG_URL = 0x100, ARG_WAIT, ARG_KEY, ARG_STATUS, ARG_LABEL, ARG_BASELINE, ARG_CSV,
                ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION };
         static const struct option longopts[] = {
@@ -179,7 +179,7 @@ static int parse_options(int argc, char **argv, struct options *o, const char **
         return 0;
 }
 
-static int dispatch(struct http *h, const struct options *o, const struct command *cmd, char **a) {
+static int dispatch(struct http *h, const struct client_options *o, const struct command *cmd, char **a) {
         const char *n = cmd->name;
         if (!strcmp(n, "submit")) return cmd_submit(h, o, a[0]);
         if (!strcmp(n, "list")) return cmd_list(h, o);
@@ -197,7 +197,7 @@ static int dispatch(struct http *h, const struct options *o, const struct comman
 }
 
 int main(int argc, char **argv) {
-        struct options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
+        struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
         const char *url = getenv("SLICELAB_URL");
         _cleanup_free_ char *token = NULL;
         unsigned seen = 0;

@@ -8,6 +8,7 @@
 #include "basic/macro.h"
 #include "client/commands.h"
 #include "client/exit-status.h"
+#include "client/json-print.h"
 
 #define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
 
@@ -16,7 +17,7 @@ static const cJSON *metric(const cJSON *cell, const char *key) {
 }
 
 static bool metric_mean(const cJSON *cell, const char *key, double *ret) {
-        return jnum(metric(cell, key), "mean", ret);
+        return json_print_num(metric(cell, key), "mean", ret);
 }
 
 /* value rounded to decimals and unit, or "-" */
@@ -31,9 +32,9 @@ static const char *fmt(char *buf, size_t size, bool have, double v, int decimals
 /* The mean a metric's interval belongs to: the geometric mean (marked "g") where the interval is
  * of it (interval_of), else the arithmetic mean; so that no interval stands beside another mean. */
 static bool interval_center(const cJSON *stats, double *ret, const char **ret_mark) {
-        bool geometric = strcmp(jstr(stats, "interval_of"), "geometric_mean") == 0;
+        bool geometric = strcmp(json_print_str(stats, "interval_of"), "geometric_mean") == 0;
         *ret_mark = geometric ? "g" : "";
-        return jnum(stats, geometric ? "geometric_mean" : "mean", ret);
+        return json_print_num(stats, geometric ? "geometric_mean" : "mean", ret);
 }
 
 /* The cell's throughput (requests, or a control benchmark's ops): "1000g [980-1020]", the mean
@@ -46,7 +47,7 @@ static const char *throughput(const cJSON *cell, char *buf, size_t size, const c
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(m, "ci95");
         if (!interval_center(m, &center, &mark))
                 return fmt(buf, size, false, 0, 0, "");
-        if (jnum(ci, "low", &lo) && jnum(ci, "high", &hi))
+        if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
                 snprintf(buf, size, "%.0f%s [%.0f-%.0f]", center, mark, lo, hi);
         else
                 snprintf(buf, size, "%.0f%s", center, mark);
@@ -60,9 +61,9 @@ static const char *ratio(const cJSON *cell, const char *key, char *buf, size_t s
         double v, lo, hi;
         if (cJSON_IsNull(ratios) || !ratios)
                 return snprintf(buf, size, "1 (baseline)"), buf;
-        if (!jnum(r, "ratio", &v))
+        if (!json_print_num(r, "ratio", &v))
                 return snprintf(buf, size, "-"), buf;
-        if (jnum(ci, "low", &lo) && jnum(ci, "high", &hi))
+        if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
                 snprintf(buf, size, "%.3f (%.3f-%.3f)%s%s", v, lo, hi,
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "excludes_one")) ? " *" : "",
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "approximate")) ? " ~" : "");
@@ -76,9 +77,10 @@ static void governors(struct http *h, const cJSON *runs, const char *cell, char 
         const cJSON *r, *g;
         snprintf(buf, size, "n/a");
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(runs, "runs")) {
-                if (strcmp(jstr(r, "cell"), cell) != 0 || strcmp(jstr(r, "state"), "succeeded") != 0)
+                if (strcmp(json_print_str(r, "cell"), cell) != 0 ||
+                    strcmp(json_print_str(r, "state"), "succeeded") != 0)
                         continue;
-                _cleanup_free_ char *path = http_path(h, "/v1/runs/", jstr(r, "id"), "");
+                _cleanup_free_ char *path = http_path(h, "/v1/runs/", json_print_str(r, "id"), "");
                 _cleanup_json_ cJSON *run = NULL;
                 if (http_get_json(h, path, &run) != 0)
                         return;
@@ -115,16 +117,18 @@ static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
         have = metric_mean(cell, "cgroup.nr_periods", &periods) && periods > 0 &&
                metric_mean(cell, "cgroup.nr_throttled", &throttled);
         fmt(thr, sizeof thr, have, have ? 100 * throttled / periods : 0, 1, "%");
-        governors(h, runs, jstr(cell, "name"), gov, sizeof gov);
-        printf(ROW_FORMAT, jstr(cell, "name"), tp, p99, gc, jit, cc, thr, gov, ratio(cell, key, rt, sizeof rt));
+        governors(h, runs, json_print_str(cell, "name"), gov, sizeof gov);
+        printf(ROW_FORMAT, json_print_str(cell, "name"), tp, p99, gc, jit, cc, thr, gov,
+               ratio(cell, key, rt, sizeof rt));
 }
 
 static void print_findings(const cJSON *findings) {
         const cJSON *f;
         cJSON_ArrayForEach(f, findings) {
-                printf("[%s] %s: %s\n", jstr(f, "severity"), jstr(f, "kind"), jstr(f, "claim"));
+                printf("[%s] %s: %s\n", json_print_str(f, "severity"), json_print_str(f, "kind"),
+                       json_print_str(f, "claim"));
                 if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "suggestion")))
-                        printf("    suggestion: %s\n", jstr(f, "suggestion"));
+                        printf("    suggestion: %s\n", json_print_str(f, "suggestion"));
         }
 }
 
@@ -134,13 +138,13 @@ static void print_verdict(const cJSON *verdict) {
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(verdict, "checks")) {
                 double v;
                 char val[32];
-                bool have = jnum(c, "value", &v);
+                bool have = json_print_num(c, "value", &v);
                 const cJSON *note = cJSON_GetObjectItemCaseSensitive(c, "note");
                 printf("  %-6s %s %s%s%s = %s%s%s\n",
                        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "passed")) ? "pass" : "FAIL",
-                       jstr(c, "cell"), jstr(c, "metric"),
+                       json_print_str(c, "cell"), json_print_str(c, "metric"),
                        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "ratio_to")) ? " / " : "",
-                       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "ratio_to")) ? jstr(c, "ratio_to") : "",
+                       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "ratio_to")) ? json_print_str(c, "ratio_to") : "",
                        fmt(val, sizeof val, have, v, 4, ""), cJSON_IsString(note) ? ": " : "",
                        cJSON_IsString(note) ? note->valuestring : "");
         }
@@ -159,7 +163,7 @@ static char *experiment_path(struct http *h, const char *id, const char *what, c
 }
 
 /* The baseline asked for, or the definition's first cell. */
-static int pick_baseline(struct http *h, const struct options *o, const char *id, char **ret) {
+static int pick_baseline(struct http *h, const struct client_options *o, const char *id, char **ret) {
         _cleanup_free_ char *path = NULL;
         _cleanup_json_ cJSON *exp = NULL;
         if (o->baseline) {
@@ -172,11 +176,11 @@ static int pick_baseline(struct http *h, const struct options *o, const char *id
                 return k;
         const cJSON *cells = cJSON_GetObjectItemCaseSensitive(
                 cJSON_GetObjectItemCaseSensitive(exp, "definition"), "cells");
-        *ret = strdup(jstr(cJSON_GetArrayItem(cells, 0), "name"));
+        *ret = strdup(json_print_str(cJSON_GetArrayItem(cells, 0), "name"));
         return 0;
 }
 
-int cmd_report(struct http *h, const struct options *o, const char *id) {
+int cmd_report(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_free_ char *baseline = NULL, *path = NULL, *rpath = NULL;
         _cleanup_json_ cJSON *report = NULL, *runs = NULL;
         const cJSON *cell;
@@ -188,13 +192,13 @@ int cmd_report(struct http *h, const struct options *o, const char *id) {
         if ((k = http_get_json(h, path, &report)) != 0)
                 return k;
         if (o->json) {
-                print_json(report);
-                return experiment_outcome(report);
+                json_print(report);
+                return exit_status_of_experiment(report);
         }
         rpath = experiment_path(h, id, "/runs", NULL);
         if ((k = http_get_json(h, rpath, &runs)) != 0)
                 return k;
-        printf("experiment %s: %s\n\n", id, jstr(report, "status"));
+        printf("experiment %s: %s\n\n", id, json_print_str(report, "status"));
         printf(ROW_FORMAT, "cell", "throughput", "p99 sched", "GC pause", "compile", "CICC/PGC",
                "throttled", "governor", "ratio to baseline (95% CI)");
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
@@ -213,19 +217,19 @@ int cmd_report(struct http *h, const struct options *o, const char *id) {
                 printf("\n");
                 print_verdict(verdict);
         }
-        return experiment_outcome(report);
+        return exit_status_of_experiment(report);
 }
 
 static void show_findings(const cJSON *j) {
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")) == 0)
-                printf("no findings against baseline %s\n", jstr(j, "baseline"));
+                printf("no findings against baseline %s\n", json_print_str(j, "baseline"));
         else
                 print_findings(cJSON_GetObjectItemCaseSensitive(j, "findings"));
 }
 
-int cmd_findings(struct http *h, const struct options *o, const char *id) {
+int cmd_findings(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_free_ char *path = experiment_path(h, id, "/findings", o->baseline);
-        return get_and_show(h, o, path, show_findings);
+        return json_print_get(h, o->json, path, show_findings);
 }
 
 /* --- compare: per metric, both sides and the ratio b/a ---------------------------------------- */
@@ -243,14 +247,14 @@ static void print_compare_metric(const char *name, const cJSON *m) {
         const cJSON *r = cJSON_GetObjectItemCaseSensitive(m, "ratio");
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(r, "ci95");
         double v, lo, hi;
-        bool have = jnum(r, "ratio", &v);
+        bool have = json_print_num(r, "ratio", &v);
 
         printf("  %-32s", name);
         print_side(cJSON_GetObjectItemCaseSensitive(m, "a"));
         print_side(cJSON_GetObjectItemCaseSensitive(m, "b"));
         if (!have)
                 snprintf(rt, sizeof rt, "-");
-        else if (jnum(ci, "low", &lo) && jnum(ci, "high", &hi))
+        else if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
                 snprintf(rt, sizeof rt, "%.3f (%.3f-%.3f)%s", v, lo, hi,
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "approximate")) ? " ~" : "");
         else
@@ -269,24 +273,27 @@ static void print_compare_metrics(const cJSON *metrics) {
 static void show_compare(const cJSON *j) {
         const cJSON *w, *cell, *d;
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "a"), *b = cJSON_GetObjectItemCaseSensitive(j, "b");
-        printf("a: %s %s (%s)\nb: %s %s (%s)\n", jstr(a, "experiment_id"), jstr(a, "name"), jstr(a, "status"),
-               jstr(b, "experiment_id"), jstr(b, "name"), jstr(b, "status"));
+        printf("a: %s %s (%s)\n", json_print_str(a, "experiment_id"), json_print_str(a, "name"),
+               json_print_str(a, "status"));
+        printf("b: %s %s (%s)\n", json_print_str(b, "experiment_id"), json_print_str(b, "name"),
+               json_print_str(b, "status"));
         cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(j, "differences")) {
                 _cleanup_free_ char *va = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "a"));
                 _cleanup_free_ char *vb = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "b"));
-                printf("differs (%s) %s: %s vs %s\n", jstr(d, "source"), jstr(d, "field"), str_or(va, "-"), str_or(vb, "-"));
+                printf("differs (%s) %s: %s vs %s\n", json_print_str(d, "source"), json_print_str(d, "field"),
+                       str_or(va, "-"), str_or(vb, "-"));
         }
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(j, "warnings"))
                 printf("warning: %s\n", str_or(cJSON_GetStringValue(w), "?"));
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(j, "cells")) {
-                printf("\ncell %s vs %s:\n", jstr(cell, "a"), jstr(cell, "b"));
+                printf("\ncell %s vs %s:\n", json_print_str(cell, "a"), json_print_str(cell, "b"));
                 print_compare_metrics(cJSON_GetObjectItemCaseSensitive(cell, "metrics"));
         }
 }
 
-int cmd_compare(struct http *h, const struct options *o, const char *a, const char *b) {
+int cmd_compare(struct http *h, const struct client_options *o, const char *a, const char *b) {
         _cleanup_free_ char *ea = http_escape(h, a), *eb = http_escape(h, b), *path = NULL;
         if (asprintf(&path, "/v1/compare?a=%s&b=%s", ea, eb) < 0)
                 abort();
-        return get_and_show(h, o, path, show_compare);
+        return json_print_get(h, o->json, path, show_compare);
 }

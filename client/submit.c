@@ -15,6 +15,7 @@
 #include "basic/macro.h"
 #include "client/commands.h"
 #include "client/exit-status.h"
+#include "client/json-print.h"
 
 #define MAX_DEFINITION (1u << 20)
 #define BACKOFF_FIRST_NS 200000000L
@@ -52,7 +53,7 @@ static double seconds_since(const struct timespec *t0) {
 }
 
 /* POSTs until an answer other than 503 comes or retry_for_s ran out; *ret is that answer. */
-static int post_with_retries(struct http *h, const struct options *o, const char *body,
+static int post_with_retries(struct http *h, const struct client_options *o, const char *body,
                              const char *key, struct http_response *ret) {
         _cleanup_free_ char *header = NULL;
         long backoff = BACKOFF_FIRST_NS;
@@ -86,7 +87,7 @@ static int post_with_retries(struct http *h, const struct options *o, const char
         }
 }
 
-int cmd_submit(struct http *h, const struct options *o, const char *file) {
+int cmd_submit(struct http *h, const struct client_options *o, const char *file) {
         _cleanup_free_ char *body = NULL;
         _cleanup_json_ cJSON *created = NULL;
         struct http_response r;
@@ -128,7 +129,7 @@ int cmd_submit(struct http *h, const struct options *o, const char *file) {
                 return cmd_wait(h, o, id);
         }
         if (o->json)
-                print_json(created);
+                json_print(created);
         else
                 printf("%s\n", id);
         return EXIT_OK;

@@ -9,51 +9,28 @@
 #include "basic/macro.h"
 #include "client/commands.h"
 #include "client/exit-status.h"
+#include "client/json-print.h"
 
 #define POLL_INTERVAL_NS 500000000L
 #define BAR_WIDTH 30
 
-bool experiment_finished(const cJSON *exp) {
-        const char *s = jstr(exp, "status");
-        return strcmp(s, "queued") != 0 && strcmp(s, "running") != 0 && strcmp(s, "-") != 0;
-}
-
-int experiment_outcome(const cJSON *exp) {
-        if (!experiment_finished(exp))
-                return EXIT_OK;
-        if (strcmp(jstr(exp, "status"), "succeeded") != 0)
-                return EXIT_NOT_SUCCEEDED;
-        const cJSON *passed = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(exp, "verdict"), "passed");
-        return cJSON_IsFalse(passed) ? EXIT_CHECKS : EXIT_OK;
-}
-
-static void progress_counts(const cJSON *exp, double *done, double *total) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress");
-        *done = *total = 0;
-        jnum(p, "done", done);
-        jnum(p, "total", total);
-}
-
 static void show_bar(const cJSON *exp, const char *id, double elapsed_s) {
-        double done, total;
+        struct json_print_progress p = json_print_progress(exp);
         char bar[BAR_WIDTH + 1];
-        progress_counts(exp, &done, &total);
-        int fill = total > 0 ? (int) (BAR_WIDTH * done / total) : 0;
+        int fill = p.total > 0 ? (int) (BAR_WIDTH * p.done / p.total) : 0;
         for (int i = 0; i < BAR_WIDTH; i++)
                 bar[i] = i < fill ? '#' : '.';
         bar[BAR_WIDTH] = '\0';
-        fprintf(stderr, "\r%s [%s] %.0f/%.0f runs  %-9s %4.0fs ", id, bar, done, total,
-                jstr(exp, "status"), elapsed_s);
+        fprintf(stderr, "\r%s [%s] %.0f/%.0f runs  %-9s %4.0fs ", id, bar, p.done, p.total,
+                json_print_str(exp, "status"), elapsed_s);
 }
 
 /* Plain lines (logs, Slurm's output file): one when something changed. */
 static void show_line(const cJSON *exp, const char *id, char *last, size_t size) {
-        double done, total;
+        struct json_print_progress p = json_print_progress(exp);
         char line[128];
-        progress_counts(exp, &done, &total);
         snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done", id,
-                 jstr(exp, "status"), done, total);
+                 json_print_str(exp, "status"), p.done, p.total);
         if (strcmp(line, last) == 0)
                 return;
         fprintf(stderr, "%s\n", line);
@@ -62,7 +39,7 @@ static void show_line(const cJSON *exp, const char *id, char *last, size_t size)
 
 /* Polls until finished; *ret is the finished experiment. Returns 0 or EXIT_DAEMON. A daemon
  * restarting meanwhile is waited for (--retry-for), as an experiment may take hours. */
-static int wait_finished(struct http *h, const struct options *o, const char *id, cJSON **ret) {
+static int wait_finished(struct http *h, const struct client_options *o, const char *id, cJSON **ret) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
         bool tty = isatty(STDERR_FILENO);
         char last[128] = "";
@@ -82,7 +59,7 @@ static int wait_finished(struct http *h, const struct options *o, const char *id
                         show_bar(exp, id, (double) (now.tv_sec - start.tv_sec));
                 else
                         show_line(exp, id, last, sizeof last);
-                if (experiment_finished(exp)) {
+                if (exit_status_is_final(exp)) {
                         if (tty)
                                 fputc('\n', stderr);
                         *ret = exp;
@@ -93,20 +70,19 @@ static int wait_finished(struct http *h, const struct options *o, const char *id
         }
 }
 
-int cmd_wait(struct http *h, const struct options *o, const char *id) {
+int cmd_wait(struct http *h, const struct client_options *o, const char *id) {
         _cleanup_json_ cJSON *exp = NULL;
         int k = wait_finished(h, o, id, &exp);
         if (k != 0)
                 return k;
         if (o->json)
-                print_json(exp);
+                json_print(exp);
         else {
-                double done, total;
-                progress_counts(exp, &done, &total);
+                struct json_print_progress p = json_print_progress(exp);
                 const cJSON *v = cJSON_GetObjectItemCaseSensitive(exp, "verdict");
-                printf("%s %s (%.0f/%.0f runs)%s\n", id, jstr(exp, "status"), done, total,
+                printf("%s %s (%.0f/%.0f runs)%s\n", id, json_print_str(exp, "status"), p.done, p.total,
                        !cJSON_IsObject(v) ? "" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "passed")) ?
                        ", checks passed" : ", checks FAILED");
         }
-        return experiment_outcome(exp);
+        return exit_status_of_experiment(exp);
 }

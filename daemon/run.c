@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/capacity.h"
+#include "daemon/capacity-steps.h"
 #include "daemon/capture.h"
 #include "cgroup/cgroup.h"
 #include "daemon/collect.h"
@@ -30,7 +30,6 @@
 #include "host/host-info.h"
 #include "daemon/probe.h"
 #include "daemon/samples.h"
-#include "storage/steps.h"
 #include "basic/time-util.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
@@ -74,10 +73,7 @@ struct run {
         struct collect_baseline baseline, end;
         /* a capacity search (load.mode capacity): steps of the injector within this SUT's life */
         bool capacity;
-        struct capacity_search search;
-        double step_rate;
-        cJSON *steps;                   /* each judged step's data with step, rate, met */
-        int best_step;                  /* the step at max_rps, or -1 */
+        struct capacity_steps search;
         sd_event_source *step_defer;
         struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
         struct {                                /* a stop asked for while the worker ran */
@@ -320,7 +316,7 @@ static void on_collected(struct collect_worker *w, void *userdata) {
                 run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
         else {
                 if (r->capacity)
-                        cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(r->def, &r->search, r->steps));
+                        cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_steps_metrics(&r->search));
                 run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
         }
 }
@@ -436,12 +432,11 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
         if (slice_saw_oom(r))
                 run_fail(r, "oom", "the SUT was OOM-killed in its slice (memory_max %llu bytes); it %s",
                          (unsigned long long) definition_cell_memory_max(r->def, r->cell), end.how);
-        else if (r->capacity)
-                run_fail(r, "sut_exit",
-                         "the SUT %s during capacity step %u at %.6g req/s: the search stopped (sut_died) after %u judged "
-                         "steps, highest rate met so far %.6g req/s; last lines of its stderr:\n%s",
-                         end.how, r->search.steps, r->step_rate, r->search.steps, r->search.lo_met ? r->search.lo : 0, end.tail);
-        else
+        else if (r->capacity) {
+                char where[256];
+                capacity_steps_describe_stop(&r->search, where, sizeof where);
+                run_fail(r, "sut_exit", "the SUT %s during %s; last lines of its stderr:\n%s", end.how, where, end.tail);
+        } else
                 run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", end.how,
                          run_state_to_string(r->state), end.tail);
         return 0;
@@ -461,104 +456,56 @@ static int spawn_load(struct run *r, char **argv, char **env) {
         return k;
 }
 
-/* ---- capacity search ---------------------------------------------------------------------- */
+/* ---- capacity search: its steps are capacity-steps.c's -------------------------------------- */
 
-/* How the JVM stays warm between steps: it is one SUT for the whole search, and each step's
- * injector runs its own warmup phase (load.step.warmup_s, excluded from the step's figures) at
- * the step's rate before it measures, so that the JIT and the heap settle at that rate. */
-static void start_step(struct run *r) {
-        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
-        unsigned step = r->search.steps;
-        int k = run_plan_step_argv(r->def, r->dir, r->ctx.injector_path, step, r->step_rate, &argv);
+/* A step's injector, as the run's load: the previous step's output closed, the deadline anew. */
+static int spawn_step(void *userdata, char **argv, char **env) {
+        struct run *r = userdata;
+        capture_close(&r->load_out);
+        int k = spawn_load(r, argv, env);
         if (k >= 0)
-                k = run_plan_load_env(&env);
-        capture_close(&r->load_out); /* the previous step's */
-        if (k >= 0)
-                k = spawn_load(r, argv, env);
-        if (k < 0) {
-                run_fail(r, "load_failed", "cannot start capacity step %u: %s", step, strerror(-k));
-                return;
-        }
-        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
-        log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: capacity step %u at %.6g req/s", r->id, step, r->step_rate);
+                arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
+        return k;
 }
 
-/* The search is over: the step at max_rps (else the last one) becomes the run's timeline and
- * summary, whose figures collect reads as for any run; the outcome is said in the run. */
-static void finish_search(struct run *r) {
-        int keep = r->best_step >= 0 ? r->best_step : (int) r->search.steps - 1;
-        char from[PATH_MAX], to[PATH_MAX], name[64];
-        static const char *const files[][2] = { { "timeline", ".bin" }, { "summary", ".json" } };
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                snprintf(name, sizeof name, "%s-step-%d%s", files[i][0], keep, files[i][1]);
-                run_path(r, name, from, sizeof from);
-                snprintf(name, sizeof name, "%s%s", files[i][0], files[i][1]);
-                run_path(r, name, to, sizeof to);
-                (void) unlink(to);
-                if (link(from, to) < 0)
-                        warn(r, "cannot keep capacity step %d's %s as the run's: %s", keep, name, strerror(errno));
-        }
-        const struct capacity_search *s = &r->search;
-        if (s->outcome == CAPACITY_RATE_MAX_MET)
-                warn(r, "capacity search: even rate_max (%.6g req/s) met every SLA; the capacity is at least that", s->max_rps);
-        else if (s->outcome == CAPACITY_RATE_MIN_MISSED)
-                warn(r, "capacity search: even rate_min (%.6g req/s) missed the SLAs; the capacity is below it, max_rps is null",
-                     s->rate_min);
-        log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: capacity search %s after %u steps, max_rps %.6g", r->id,
-                 capacity_outcome_to_string(s->outcome), s->steps, s->max_rps);
-        start_collect(r);
+static void warn_step(void *userdata, const char *message) {
+        warn(userdata, "%s", message);
 }
 
-/* A step's injector finished: judge and keep the step, then the next step or the end. */
+/* A step's injector finished: the search judges it and starts the next step or ends. */
 static int on_step_done(sd_event_source *src, void *userdata) {
         struct run *r = userdata;
         r->step_defer = sd_event_source_disable_unref(r->step_defer);
         if (r->tearing_down)
                 return 0;
         child_reap(&r->load);
-        unsigned step = r->search.steps;
-        struct capacity_step cs = { 0 };
-        char why[512] = "";
-        int k = capacity_step_judge(r->def, r->dir, step, r->step_rate, &cs, why, sizeof why);
-        if (k < 0) {
-                run_fail(r, "load_failed", "%s", why[0] ? why : strerror(-k));
-                return 0;
-        }
-        cJSON *entry = cJSON_Duplicate(cs.data, true);
-        cJSON_AddNumberToObject(entry, "step", step);
-        cJSON_AddNumberToObject(entry, "rate", cs.rate);
-        cJSON_AddBoolToObject(entry, "met", cs.met);
-        cJSON_AddItemToArray(r->steps, entry);
-        _cleanup_free_ char *data = cJSON_PrintUnformatted(cs.data);
-        struct step_row row = { .step = step, .rate = cs.rate, .met = cs.met,
-                                .measure_start_ns = cs.timeline->header.measure_start_ns, .data_json = data };
-        k = steps_store(r->ctx.db, r->id, &row, cs.timeline->records, cs.timeline->n);
-        capacity_step_done(&cs);
+        char why[512];
+        int k = capacity_steps_next(&r->search, why, sizeof why);
         if (k < 0)
-                log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot store capacity step %u", r->id, step);
-        capacity_search_record(&r->search, r->step_rate, row.met);
-        if (row.met && r->search.lo == r->step_rate)
-                r->best_step = (int) step;
-        if (capacity_search_next(&r->search, &r->step_rate)) {
-                start_step(r);
-                return 0;
-        }
-        finish_search(r);
+                run_fail(r, "load_failed", "%s", why);
+        else if (k == 0)
+                start_collect(r);
         return 0;
 }
 
 static void start_search(struct run *r) {
-        const struct definition_load *l = &r->def->load;
+        struct capacity_steps_run run = {
+                .def = r->def,
+                .dir = r->dir,
+                .injector_path = r->ctx.injector_path,
+                .db = r->ctx.db,
+                .id = r->id,
+                .experiment_id = r->experiment_id,
+                .spawn_load = spawn_step,
+                .warn = warn_step,
+                .userdata = r,
+        };
+        char message[160], why[512];
         r->capacity = true;
-        r->best_step = -1;
-        r->steps = cJSON_CreateArray();
-        capacity_search_init(&r->search, l->rate_min, l->rate_max, l->precision);
-        (void) capacity_search_next(&r->search, &r->step_rate);
-        char message[160];
-        snprintf(message, sizeof message, "capacity search from %.6g to %.6g req/s, steps of %u s warmup + %u s measure",
-                 l->rate_min, l->rate_max, l->warmup_s, l->measure_s);
+        capacity_steps_init(&r->search, &run, message, sizeof message);
         begin_measure(r, message);
-        start_step(r);
+        if (capacity_steps_start(&r->search, why, sizeof why) < 0)
+                run_fail(r, "load_failed", "%s", why);
 }
 
 /* ---- load --------------------------------------------------------------------------------- */
@@ -736,7 +683,7 @@ static int prepare(struct run *r) {
         }
         /* Stored before a restart with a stricter policy: the policy of now decides. */
         struct error err = { 0 };
-        if (definition_check_policy(r->def, r->ctx.policy, &err) < 0) {
+        if (definition_policy_check(r->def, r->ctx.policy, &err) < 0) {
                 run_fail(r, "preflight", "%s: %s", err.field, err.message);
                 return 0;
         }
@@ -910,7 +857,7 @@ void run_free(struct run *r) {
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
         definition_free(r->def);
-        cJSON_Delete(r->steps);
+        capacity_steps_done(&r->search);
         cJSON_Delete(r->warnings);
         free(r);
 }

@@ -178,7 +178,7 @@ static void honour_cancels(struct scheduler *s) {
         for (size_t i = 0; i < s->n_active; i++) {
                 bool cancelled = false;
                 struct run *r = s->active[i];
-                if (experiment_cancel_requested(s->ctx.db, run_get_experiment_id(r), &cancelled) >= 0 && cancelled)
+                if (experiments_cancel_requested(s->ctx.db, run_get_experiment_id(r), &cancelled) >= 0 && cancelled)
                         run_stop(r, RUN_CANCELLED, "cancelled", "the experiment was cancelled while this run was in progress");
         }
 }

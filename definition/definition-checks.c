@@ -1,5 +1,5 @@
-/* definition-checks.c: the definition's `labels` (what experiments are found by) and `checks`
- * (what a CI job gates on): parsing, validation and the metric names a check may name. */
+/* definition-checks.c: the definition's `checks` (what a CI job gates on): parsing, validation
+ * and the metric names a check may name. */
 #include <math.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 /* The numeric run metrics (design.md, "Run metrics") as the report flattens them. A fixed list
  * rather than "whatever a run happens to report", so that a typo is a 400 at submission instead
  * of a check that can never be evaluated. */
-const char *const definition_check_metrics[] = {
+const char *const definition_checks_metrics[] = {
         "throughput_rps", "requests", "errors", "ops_per_s",
         "latency_us.scheduled.p50", "latency_us.scheduled.p90", "latency_us.scheduled.p99",
         "latency_us.scheduled.p999", "latency_us.scheduled.p9999", "latency_us.scheduled.max",
@@ -25,97 +25,11 @@ const char *const definition_check_metrics[] = {
         NULL,
 };
 
-bool definition_check_metric_valid(const char *metric) {
-        for (const char *const *m = definition_check_metrics; *m; m++)
+bool definition_checks_metric_valid(const char *metric) {
+        for (const char *const *m = definition_checks_metrics; *m; m++)
                 if (strcmp(*m, metric) == 0)
                         return true;
         return false;
-}
-
-bool definition_label_key_valid(const char *key) {
-        size_t n = strlen(key);
-        return n >= 1 && n <= DEFINITION_LABEL_KEY_MAX &&
-               strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
-
-void def_labels_done(struct definition_labels *l) {
-        for (size_t i = 0; i < l->n; i++) {
-                free(l->keys[i]);
-                free(l->values[i]);
-        }
-        free(l->keys);
-        free(l->values);
-        *l = (struct definition_labels){ 0 };
-}
-
-static int member_key_cmp(const void *a, const void *b) {
-        return strcmp((*(const cJSON *const *) a)->string, (*(const cJSON *const *) b)->string);
-}
-
-static int label_key_error(const char *key, struct error *err) {
-        char q[96];
-        def_quote(q, sizeof q, key);
-        /* a hostile key never goes into the path: the field names the object */
-        return def_error(err, "invalid_value", "labels",
-                         "label keys must be 1 to %d of [a-z0-9_.-], got %s", DEFINITION_LABEL_KEY_MAX, q);
-}
-
-int def_parse_labels(const cJSON *v, struct definition_labels *ret, struct error *err) {
-        _cleanup_free_ const cJSON **members = NULL;
-        struct definition_labels l = { 0 };
-        const cJSON *c;
-        size_t n;
-        int r = def_expect_object(v, "labels", err);
-        if (r < 0)
-                return r;
-        n = (size_t) cJSON_GetArraySize(v);
-        if (n > DEFINITION_LABELS_MAX)
-                return def_error(err, "out_of_range", "labels", "must have at most %d labels, got %zu",
-                                 DEFINITION_LABELS_MAX, n);
-        if (n == 0) {
-                *ret = l;
-                return 0;
-        }
-        members = calloc(n, sizeof *members);
-        l.keys = calloc(n, sizeof(char *));
-        l.values = calloc(n, sizeof(char *));
-        if (!members || !l.keys || !l.values) {
-                def_labels_done(&l);
-                return def_oom(err);
-        }
-        n = 0;
-        cJSON_ArrayForEach(c, v) {
-                if (!definition_label_key_valid(c->string)) {
-                        def_labels_done(&l);
-                        return label_key_error(c->string, err);
-                }
-                members[n++] = c;
-        }
-        qsort(members, n, sizeof *members, member_key_cmp);
-        for (size_t i = 0; i < n; i++) {
-                char p[DEF_PATH_MAX];
-                def_path_key(p, "labels", members[i]->string);
-                if (i > 0 && strcmp(members[i - 1]->string, members[i]->string) == 0) {
-                        r = def_error(err, "duplicate_field", p, "label \"%s\" appears more than once",
-                                      members[i]->string);
-                        goto fail;
-                }
-                r = def_get_string(members[i], p, DEFINITION_LABEL_VALUE_MAX, DEF_STRING_ALLOW_EMPTY,
-                                   &l.values[l.n], err);
-                if (r < 0)
-                        goto fail;
-                l.keys[l.n] = strdup(members[i]->string);
-                l.n++;
-                if (!l.keys[l.n - 1]) {
-                        r = def_oom(err);
-                        goto fail;
-                }
-        }
-        *ret = l;
-        return 0;
-fail:
-        def_labels_done(&l);
-        return r;
 }
 
 /* The index of the cell a check names. */
@@ -150,7 +64,7 @@ static int parse_check(const cJSON *v, const char *path, const struct definition
         r = def_get_string(m, p, DEF_PATH_MAX, 0, &c->metric, err);
         if (r < 0)
                 return r;
-        if (!definition_check_metric_valid(c->metric)) {
+        if (!definition_checks_metric_valid(c->metric)) {
                 char q[96];
                 def_quote(q, sizeof q, c->metric);
                 return def_error(err, "invalid_value", p,

@@ -1,5 +1,5 @@
-/* definition-internal.h: helpers shared by the definition-*.c files (JSON access with error
- * paths, value syntaxes); not for use outside api/definition*. */
+/* definition-internal.h: helpers shared by the definition/ files (JSON access with error paths,
+ * value syntaxes), all under the folder's internal prefix def_; not for use outside definition/. */
 #pragma once
 
 #include <cjson/cJSON.h>
@@ -97,13 +97,29 @@ int def_parse_jvm_size(const char *s, uint64_t *ret);
 /* "host:port", "[v6]:port"; size >= DEFINITION_URL_MAX. */
 void def_format_host_port(char *buf, size_t size, const char *host, bool ipv6, uint16_t port);
 void def_url_done(struct definition_url *u);
-void def_env_done(struct definition_env *e);
 
-/* labels and checks (definition-checks.c); checks need d->cells parsed. */
-int def_parse_labels(const cJSON *v, struct definition_labels *ret, struct error *err);
+/* String-to-string objects (definition-kv.c): what one kind (env, labels) allows. */
+struct def_kv_rules {
+        const char *noun, *nouns;       /* "variable", "variables": for messages */
+        size_t max;                     /* members */
+        size_t value_max;               /* bytes per value */
+        /* 0, or an error naming path (never a hostile key in it) */
+        int (*check_key)(const char *key, const char *path, struct error *err);
+};
+extern const struct def_kv_rules def_kv_env_rules, def_kv_label_rules;
+/* The object v at path, sorted by key, a duplicate key refused. */
+int def_kv_parse(const cJSON *v, const char *path, const struct def_kv_rules *rules, struct definition_kv *ret,
+                 struct error *err);
+void def_kv_done(struct definition_kv *kv);
+/* kv as member key of obj; nothing when kv is empty (canonical JSON omits it). */
+void def_kv_format(cJSON *obj, const char *key, const struct definition_kv *kv);
+
+/* checks (definition-checks.c); they need d->cells parsed. */
 int def_parse_checks(const cJSON *v, struct definition *d, struct error *err);
-void def_labels_done(struct definition_labels *l);
 void def_checks_free(struct definition_check *c, size_t n);
+
+/* The warnings d is accepted with (definition-warnings.c), appended to d->warnings; -ENOMEM only. */
+int def_warnings_collect(struct definition *d);
 
 /* The capacity members of load (definition-capacity.c): sla, rate_min, rate_max, step,
  * precision; or, for another mode, a conflict if any is given. */

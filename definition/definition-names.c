@@ -21,6 +21,6 @@ const char *const def_thp_names[4] = { [DEFINITION_THP_ANY] = NULL,
 const char *const def_on_mismatch_names[2] = { [DEFINITION_ON_MISMATCH_FAIL] = "fail",
                                                [DEFINITION_ON_MISMATCH_WARN] = "warn" };
 
-const char *definition_order_to_string(enum definition_order o) {
+const char *definition_names_order(enum definition_order o) {
         return (size_t) o < ELEMENTSOF(def_order_names) ? def_order_names[o] : NULL;
 }

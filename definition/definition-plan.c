@@ -1,16 +1,9 @@
-/* definition-plan.c: what a definition means for its runs: the run plan (cells x iterations in
- * order) and the effective argv, environment and memory limit of a cell. */
-#include <stdio.h>
+/* definition-plan.c: the run plan of a definition: cells x iterations in its order (the random
+ * order a seeded randomized block design). */
 #include <string.h>
 
 #include "basic/random.h"
 #include "definition/definition-internal.h"
-
-void definition_strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-}
 
 /* Uniform in [0, range) without modulo bias. */
 static uint64_t random_below(uint64_t *state, uint64_t range) {
@@ -55,53 +48,4 @@ int definition_plan_runs(const struct definition *d, uint64_t seed, struct plann
         *ret = runs;
         *n = total;
         return 0;
-}
-
-int definition_cell_argv(const struct definition *d, size_t cell, char ***ret) {
-        const struct definition_cell *c = &d->cells[cell];
-        size_t extra = d->sut.jvm ? c->n_jvm_args : 0, k = 0;
-        _cleanup_(definition_strv_freep) char **argv = calloc(d->sut.n_command + extra + 1, sizeof(char *));
-
-        if (!argv)
-                return -ENOMEM;
-        for (size_t i = 0; i < d->sut.n_command; i++) {
-                if (!(argv[k++] = strdup(d->sut.command[i])))
-                        return -ENOMEM;
-                for (size_t j = 0; i == 0 && j < extra; j++)
-                        if (!(argv[k++] = strdup(c->jvm_args[j])))
-                                return -ENOMEM;
-        }
-        *ret = TAKE_PTR(argv);
-        return 0;
-}
-
-static int env_entry(char **ret, const struct definition_env *e, size_t i) {
-        return asprintf(ret, "%s=%s", e->keys[i], e->values[i]) < 0 ? -ENOMEM : 0;
-}
-
-int definition_cell_env(const struct definition *d, size_t cell, char ***ret) {
-        const struct definition_env *a = &d->sut.env, *b = &d->cells[cell].env;
-        _cleanup_(definition_strv_freep) char **env = calloc(a->n + b->n + 1, sizeof(char *));
-        size_t i = 0, j = 0, k = 0;
-
-        if (!env)
-                return -ENOMEM;
-        /* both are sorted: merge, the cell's value winning on equal keys */
-        while (i < a->n || j < b->n) {
-                int cmp = i == a->n ? 1 : j == b->n ? -1 : strcmp(a->keys[i], b->keys[j]);
-                int r = cmp < 0 ? env_entry(&env[k], a, i++) : env_entry(&env[k], b, j++);
-                if (r < 0) {
-                        env[k] = NULL;
-                        return r;
-                }
-                k++;
-                if (cmp == 0)
-                        i++;
-        }
-        *ret = TAKE_PTR(env);
-        return 0;
-}
-
-uint64_t definition_cell_memory_max(const struct definition *d, size_t cell) {
-        return d->cells[cell].memory_max ? d->cells[cell].memory_max : d->sut.memory_max;
 }

@@ -112,7 +112,7 @@ static bool allowed_by(const char *opt, const struct definition_policy *p) {
         return false;
 }
 
-const char *definition_jvm_option_refused(const char *opt, const struct definition_policy *p) {
+const char *definition_policy_jvm_option_refused(const char *opt, const struct definition_policy *p) {
         const char *why = NULL;
         for (size_t i = 0; !why && i < ELEMENTSOF(refused_options); i++)
                 if (starts_with(opt, refused_options[i].prefix))
@@ -158,7 +158,7 @@ static int check_command_options(const struct definition *d, const struct defini
                 if ((a[0] != '-' && a[0] != '@') || strcmp(a, "-jar") == 0 || strcmp(a, "-m") == 0 ||
                     strcmp(a, "--module") == 0)
                         break;
-                const char *why = definition_jvm_option_refused(a, p);
+                const char *why = definition_policy_jvm_option_refused(a, p);
                 if (why) {
                         char field[32];
                         snprintf(field, sizeof field, "sut.command[%zu]", i);
@@ -171,7 +171,7 @@ static int check_command_options(const struct definition *d, const struct defini
 }
 
 /* The launcher reads more options from these variables. */
-static int check_env(const struct definition_env *env, const char *path, const struct definition_policy *p,
+static int check_env(const struct definition_kv *env, const char *path, const struct definition_policy *p,
                      struct error *err) {
         static const char *const java_vars[] = { "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS" };
         for (size_t i = 0; i < env->n; i++) {
@@ -185,7 +185,7 @@ static int check_env(const struct definition_env *env, const char *path, const s
                         return error_set(err, 500, "internal", path, "out of memory");
                 char *save = NULL;
                 for (char *tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-                        const char *why = definition_jvm_option_refused(tok, p);
+                        const char *why = definition_policy_jvm_option_refused(tok, p);
                         if (why) {
                                 char field[128];
                                 snprintf(field, sizeof field, "%s.%s", path, env->keys[i]);
@@ -209,7 +209,7 @@ static int check_exec(char **command, const char *field, const struct definition
                          "named by absolute path)", command[0], p->n_allow_exec);
 }
 
-int definition_check_policy(const struct definition *d, const struct definition_policy *p, struct error *err) {
+int definition_policy_check(const struct definition *d, const struct definition_policy *p, struct error *err) {
         int r = check_exec(d->sut.command, "sut.command[0]", p, err);
         if (r >= 0 && d->load.kind == DEFINITION_LOAD_EXTERNAL)
                 r = check_exec(d->load.command, "load.command[0]", p, err);
@@ -221,7 +221,7 @@ int definition_check_policy(const struct definition *d, const struct definition_
                 const struct definition_cell *c = &d->cells[i];
                 char path[64];
                 for (size_t k = 0; r >= 0 && k < c->n_jvm_args; k++) {
-                        const char *why = definition_jvm_option_refused(c->jvm_args[k], p);
+                        const char *why = definition_policy_jvm_option_refused(c->jvm_args[k], p);
                         if (why) {
                                 snprintf(path, sizeof path, "cells[%zu].jvm_args[%zu]", i, k);
                                 r = refuse_option(path, c->jvm_args[k], why, err);

@@ -18,7 +18,7 @@ struct definition_policy {
 
 /* 0 when d keeps to p; else -EINVAL with err (400, code "not_allowed") naming the field:
  * sut.command[N], load.command[0], cells[N].jvm_args[K], sut.env.KEY or cells[N].env.KEY. */
-int definition_check_policy(const struct definition *d, const struct definition_policy *p, struct error *err);
+int definition_policy_check(const struct definition *d, const struct definition_policy *p, struct error *err);
 
 /* Why the JVM option (one argv element) is refused under p, or NULL when it is fine. */
-const char *definition_jvm_option_refused(const char *opt, const struct definition_policy *p);
+const char *definition_policy_jvm_option_refused(const char *opt, const struct definition_policy *p);

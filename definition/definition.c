@@ -1,7 +1,6 @@
 /* definition.c: parsing and validating an experiment definition, section by section, into
- * struct definition; cross-field rules and warnings; freeing. See definition.h for the rules
- * that are decisions. */
-#include <stdarg.h>
+ * struct definition; cross-field rules; freeing. The warnings it is accepted with are
+ * definition-warnings.c's. See definition.h for the rules that are decisions. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,36 +8,6 @@
 #include "definition/definition-internal.h"
 
 #define READY_TIMEOUT_DEFAULT_S 60
-
-static int add_warning(struct definition *d, const char *fmt, ...) _printf_(2, 3);
-static int add_warning(struct definition *d, const char *fmt, ...) {
-        if (d->n_warnings >= DEFINITION_WARNINGS_MAX)
-                return 0;
-        char **l = realloc(d->warnings, (d->n_warnings + 2) * sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        d->warnings = l;
-        va_list ap;
-        va_start(ap, fmt);
-        int r = vasprintf(&l[d->n_warnings], fmt, ap);
-        va_end(ap);
-        if (r < 0) {
-                l[d->n_warnings] = NULL;
-                return -ENOMEM;
-        }
-        l[++d->n_warnings] = NULL;
-        return 0;
-}
-
-void def_env_done(struct definition_env *e) {
-        for (size_t i = 0; i < e->n; i++) {
-                free(e->keys[i]);
-                free(e->values[i]);
-        }
-        free(e->keys);
-        free(e->values);
-        *e = (struct definition_env){ 0 };
-}
 
 /* An object whose members are all among known[], each once. */
 static int expect_members(const cJSON *v, const char *path, const char *const *known, size_t n_known,
@@ -125,70 +94,6 @@ static int parse_command(const cJSON *v, const char *path, char ***ret, size_t *
         return r < 0 ? r : def_check_command(*ret, path, err);
 }
 
-static int member_key_cmp(const void *a, const void *b) {
-        return strcmp((*(const cJSON *const *) a)->string, (*(const cJSON *const *) b)->string);
-}
-
-/* An object of variable names to string values, stored sorted by key. */
-static int parse_env(const cJSON *v, const char *path, struct definition_env *ret, struct error *err) {
-        _cleanup_free_ const cJSON **members = NULL;
-        struct definition_env e = { 0 };
-        size_t n = 0;
-        const cJSON *c;
-        int r;
-
-        r = def_expect_object(v, path, err);
-        if (r < 0)
-                return r;
-        n = (size_t) cJSON_GetArraySize(v);
-        if (n > DEFINITION_ENV_MAX)
-                return def_error(err, "out_of_range", path, "must have at most %d variables, got %zu",
-                                 DEFINITION_ENV_MAX, n);
-        if (n == 0) {
-                *ret = e;
-                return 0;
-        }
-        members = calloc(n, sizeof *members);
-        e.keys = calloc(n, sizeof(char *));
-        e.values = calloc(n, sizeof(char *));
-        if (!members || !e.keys || !e.values) {
-                def_env_done(&e);
-                return def_oom(err);
-        }
-        n = 0;
-        cJSON_ArrayForEach(c, v) {
-                r = def_check_env_key(c->string, path, err);
-                if (r < 0)
-                        goto fail;
-                members[n++] = c;
-        }
-        qsort(members, n, sizeof *members, member_key_cmp);
-        for (size_t i = 0; i < n; i++) {
-                char p[DEF_PATH_MAX];
-                def_path_key(p, path, members[i]->string);
-                if (i > 0 && strcmp(members[i - 1]->string, members[i]->string) == 0) {
-                        r = def_error(err, "duplicate_field", p, "variable \"%s\" appears more than once",
-                                      members[i]->string);
-                        goto fail;
-                }
-                r = def_get_string(members[i], p, DEFINITION_ENV_VALUE_MAX, DEF_STRING_ALLOW_EMPTY,
-                                   &e.values[e.n], err);
-                if (r < 0)
-                        goto fail;
-                e.keys[e.n] = strdup(members[i]->string);
-                e.n++;
-                if (!e.keys[e.n - 1]) {
-                        r = def_oom(err);
-                        goto fail;
-                }
-        }
-        *ret = e;
-        return 0;
-fail:
-        def_env_done(&e);
-        return r;
-}
-
 static int parse_ready(const cJSON *v, const struct host_limits *host,
                        struct definition_ready *ret, struct error *err) {
         static const char *const known[] = { "tcp", "http", "log", "timeout_s" };
@@ -267,7 +172,7 @@ static int parse_sut(const cJSON *v, const struct host_limits *host, struct defi
                         return r;
         }
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "env"))) {
-                r = parse_env(c, "sut.env", &sut->env, err);
+                r = def_kv_parse(c, "sut.env", &def_kv_env_rules, &sut->env, err);
                 if (r < 0)
                         return r;
         }
@@ -411,7 +316,7 @@ static int parse_load(const cJSON *v, const struct host_limits *host, struct def
 
 static void cell_done(struct definition_cell *c) {
         free(c->name);
-        def_env_done(&c->env);
+        def_kv_done(&c->env);
         definition_strv_free(c->jvm_args);
 }
 
@@ -521,7 +426,7 @@ static int parse_cell(const cJSON *v, const char *path, const struct host_limits
         }
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "env"))) {
                 def_path_key(p, path, "env");
-                r = parse_env(c, p, &cell->env, err);
+                r = def_kv_parse(c, p, &def_kv_env_rules, &cell->env, err);
                 if (r < 0)
                         return r;
         }
@@ -618,122 +523,6 @@ static int parse_host_checks(const cJSON *v, struct definition_host_checks *h, s
         return 0;
 }
 
-/* The HotSpot option an argument sets ("Xmx", "UseParallelGC", "Dfoo"), or NULL. */
-static size_t jvm_option_key(const char *a, const char **ret) {
-        if (strncmp(a, "-XX:", 4) == 0) {
-                a += 4;
-                if (*a == '+' || *a == '-')
-                        a++;
-                *ret = a;
-                return strcspn(a, "=");
-        }
-        if (strncmp(a, "-Xmx", 4) == 0 || strncmp(a, "-Xms", 4) == 0 || strncmp(a, "-Xss", 4) == 0) {
-                *ret = a + 1;
-                return 3;
-        }
-        if (strncmp(a, "-D", 2) == 0) {
-                *ret = a + 1;
-                return strcspn(a + 1, "=");
-        }
-        return 0;
-}
-
-/* Index of the last JVM option in argv[1..] (before the main class or -jar) setting the same
- * option as opt, or 0. */
-static size_t command_sets_jvm_option(char **argv, const char *opt) {
-        const char *key, *k2;
-        size_t n = jvm_option_key(opt, &key), found = 0;
-
-        if (n == 0)
-                return 0;
-        for (size_t i = 1; argv[i]; i++) {
-                const char *a = argv[i];
-                if (a[0] != '-' || strcmp(a, "-jar") == 0 || strcmp(a, "-m") == 0 ||
-                    strcmp(a, "--module") == 0)
-                        break;
-                if (strcmp(a, "-cp") == 0 || strcmp(a, "-classpath") == 0 || strcmp(a, "--class-path") == 0 ||
-                    strcmp(a, "-p") == 0 || strcmp(a, "--module-path") == 0) {
-                        if (!argv[i + 1])
-                                break;
-                        i++;
-                        continue;
-                }
-                size_t m = jvm_option_key(a, &k2);
-                if (m == n && strncmp(key, k2, n) == 0)
-                        found = i;
-        }
-        return found;
-}
-
-static int jvm_warnings(struct definition *d) {
-        int r;
-        for (size_t i = 0; i < d->n_cells; i++) {
-                const struct definition_cell *c = &d->cells[i];
-                for (size_t k = 0; k < c->n_jvm_args; k++) {
-                        size_t at = command_sets_jvm_option(d->sut.command, c->jvm_args[k]);
-                        if (at == 0)
-                                continue;
-                        r = add_warning(d,
-                                        "cells[%zu].jvm_args[%zu] is overridden by sut.command[%zu] (a later "
-                                        "JVM option wins)",
-                                        i, k, at);
-                        if (r < 0)
-                                return r;
-                }
-                uint64_t mem = definition_cell_memory_max(d, i), xmx = 0;
-                _cleanup_(definition_strv_freep) char **argv = NULL;
-                if (mem == 0)
-                        continue;
-                r = definition_cell_argv(d, i, &argv);
-                if (r < 0)
-                        return r;
-                for (size_t k = 1; argv[k] && argv[k][0] == '-' && strcmp(argv[k], "-jar") != 0; k++)
-                        if (strncmp(argv[k], "-Xmx", 4) == 0 && def_parse_jvm_size(argv[k] + 4, &xmx) < 0)
-                                xmx = 0;
-                if (xmx >= mem) {
-                        r = add_warning(d,
-                                        "cells[%zu]: the JVM heap limit -Xmx (%llu bytes) is not below "
-                                        "memory_max (%llu bytes); the SUT will likely be OOM-killed",
-                                        i, (unsigned long long) xmx, (unsigned long long) mem);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
-}
-
-static int add_warnings(struct definition *d) {
-        int r;
-        if (d->load.has_cpus)
-                for (size_t i = 0; i < d->n_cells; i++) {
-                        const struct definition_cell *c = &d->cells[i];
-                        char l[256] = "", s[256] = "";
-                        if (c->has_cpus && !cpulist_intersects(&c->cpus, &d->load.cpus))
-                                continue;
-                        (void) cpulist_format(&d->load.cpus, l, sizeof l);
-                        if (c->has_cpus)
-                                (void) cpulist_format(&c->cpus, s, sizeof s);
-                        r = c->has_cpus ? add_warning(d,
-                                                      "load.cpus %s overlap cells[%zu].cpus %s: the injector "
-                                                      "competes with the SUT",
-                                                      l, i, s)
-                                        : add_warning(d,
-                                                      "cells[%zu] has no cpus, so it shares load.cpus %s with "
-                                                      "the injector",
-                                                      i, l);
-                        if (r < 0)
-                                return r;
-                }
-        const char *a0 = d->sut.command[0], *base = strrchr(a0, '/');
-        base = base ? base + 1 : a0;
-        if (!d->sut.jvm && strcmp(base, "java") == 0) {
-                r = add_warning(d, "sut.command runs java but sut.jvm is false: no GC log, flags or JVM metrics");
-                if (r < 0)
-                        return r;
-        }
-        return d->sut.jvm ? jvm_warnings(d) : 0;
-}
-
 /* Defaults that depend on other sections. */
 static int fill_defaults(struct definition *d) {
         struct definition_ready *ready = &d->sut.ready;
@@ -809,7 +598,7 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                         return r;
         }
         if ((c = cJSON_GetObjectItemCaseSensitive(root, "labels"))) {
-                r = def_parse_labels(c, &d->labels, err);
+                r = def_kv_parse(c, "labels", &def_kv_label_rules, &d->labels, err);
                 if (r < 0)
                         return r;
         }
@@ -819,7 +608,7 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                         return r;
         }
 
-        if (fill_defaults(d) < 0 || add_warnings(d) < 0)
+        if (fill_defaults(d) < 0 || def_warnings_collect(d) < 0)
                 return def_oom(err);
         return 0;
 }
@@ -872,11 +661,15 @@ int definition_parse(const char *body, size_t len, const struct host_limits *hos
         r = parse_root(root, host, d, err);
         if (r < 0)
                 return r;
-        r = definition_format_json(d, &d->canonical);
-        if (r < 0)
-                return def_oom(err);
+        d->canonical = definition_format_json(d);
         *ret = TAKE_PTR(d);
         return 0;
+}
+
+void definition_strv_free(char **l) {
+        for (char **i = l; i && *i; i++)
+                free(*i);
+        free(l);
 }
 
 void definition_free(struct definition *d) {
@@ -884,7 +677,7 @@ void definition_free(struct definition *d) {
                 return;
         free(d->name);
         definition_strv_free(d->sut.command);
-        def_env_done(&d->sut.env);
+        def_kv_done(&d->sut.env);
         free(d->sut.ready.tcp_host);
         def_url_done(&d->sut.ready.http);
         free(d->sut.ready.log_regex);
@@ -895,7 +688,7 @@ void definition_free(struct definition *d) {
                 cell_done(&d->cells[i]);
         free(d->cells);
         free(d->host.governor);
-        def_labels_done(&d->labels);
+        def_kv_done(&d->labels);
         def_checks_free(d->checks, d->n_checks);
         definition_strv_free(d->warnings);
         free(d->canonical);

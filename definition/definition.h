@@ -53,7 +53,7 @@
  *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
  *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
- *  - checks: at most 64; metric one of definition_check_metrics, cell and ratio_to (another
+ *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
 #pragma once
@@ -148,8 +148,9 @@ struct definition_url {
 /* The URL as canonical JSON writes it: http://host:port/path, an IPv6 host in brackets. */
 void def_format_url(char *buf, size_t size, const struct definition_url *u);
 
-/* Environment variables, sorted by key, keys unique. */
-struct definition_env {
+/* A JSON object of strings (environment variables, labels) sorted by key, keys unique; each use
+ * has its own rule for keys and bounds (definition-kv.c). */
+struct definition_kv {
         size_t n;
         char **keys;
         char **values;
@@ -169,7 +170,7 @@ struct definition_sut {
         char **command;                 /* NULL-terminated; argv[0] absolute or a bare name */
         size_t n_command;
         bool jvm;
-        struct definition_env env;
+        struct definition_kv env;
         struct definition_ready ready;
         uint64_t memory_max;            /* bytes, 0 = none */
 };
@@ -214,7 +215,7 @@ struct definition_cell {
         uint64_t cpu_period_us;         /* 1000..1000000, default 100000 */
         uint64_t cpu_burst_us;          /* 0..cpu_quota_us, default 0 */
         uint64_t memory_max;            /* bytes, 0 = sut.memory_max applies */
-        struct definition_env env;      /* overrides of sut.env */
+        struct definition_kv env;       /* overrides of sut.env */
         char **jvm_args;                /* NULL-terminated, may be empty */
         size_t n_jvm_args;
 };
@@ -226,17 +227,10 @@ struct definition_host_checks {
         enum definition_on_mismatch on_mismatch;
 };
 
-/* labels: string to string, sorted by key, keys unique (definition_label_key_valid()). */
-struct definition_labels {
-        size_t n;
-        char **keys;
-        char **values;
-};
-
 /* A pass/fail check on the report: the cell's mean of metric (or its ratio to ratio_to's) is
  * at least min and at most max (at least one of them given). */
 struct definition_check {
-        char *metric;                   /* one of definition_check_metric_valid() */
+        char *metric;                   /* one of definition_checks_metric_valid() */
         size_t cell;                    /* index into cells */
         bool has_ratio_to;
         size_t ratio_to;                /* index into cells, != cell */
@@ -258,7 +252,7 @@ struct definition {
         struct definition_cell *cells;  /* 1..64, names unique */
         size_t n_cells;
         struct definition_host_checks host;
-        struct definition_labels labels;
+        struct definition_kv labels;    /* keys by definition_kv_label_key_valid() */
         struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
         size_t n_checks;
         char **warnings;                /* NULL-terminated, for the experiment's record */
@@ -282,16 +276,18 @@ int definition_parse(const char *body, size_t len, const struct host_limits *hos
 void definition_free(struct definition *d);
 DEFINE_POINTER_CLEANUP(struct definition, definition_free)
 
-/* Canonical JSON of d (as in d->canonical); call again after changing d (e.g. setting the
- * generated seed of a random order) to get the JSON to store. */
-int definition_format_json(const struct definition *d, char **ret);
+/* Canonical JSON of d (as in d->canonical), for free(); call again after changing d (e.g.
+ * setting the generated seed of a random order) to get the JSON to store. Never NULL: an
+ * allocation failure aborts (basic/json-util.h). */
+char *definition_format_json(const struct definition *d);
 
 /* cells x iterations in d->order; seed is used by DEFINITION_ORDER_RANDOM only (pass d->seed
  * when has_seed, else a fresh one that you store). Deterministic for (d, seed). */
 int definition_plan_runs(const struct definition *d, uint64_t seed, struct planned_run **ret,
                          size_t *n);
 
-/* The SUT argv of a cell: argv[0], the cell's jvm_args (when sut.jvm), then argv[1..].
+/* What a cell runs with (definition-cell.c). The SUT argv of a cell: argv[0], the cell's
+ * jvm_args (when sut.jvm), then argv[1..].
  * NULL-terminated, free with definition_strv_free(). */
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
 /* The SUT environment of a cell as "KEY=VALUE" strings: sut.env with the cell's env on top,
@@ -303,11 +299,13 @@ uint64_t definition_cell_memory_max(const struct definition *d, size_t cell);
 void definition_strv_free(char **l);
 DEFINE_POINTER_CLEANUP(char *, definition_strv_free)
 
-const char *definition_order_to_string(enum definition_order o);
+/* The JSON name of an order (definition-names.c). */
+const char *definition_names_order(enum definition_order o);
 
 /* A label key: 1 to DEFINITION_LABEL_KEY_MAX bytes of [a-z0-9_.-] (also the rule of the
- * ?label=key=value filter). */
-bool definition_label_key_valid(const char *key);
-/* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99"). */
-bool definition_check_metric_valid(const char *metric);
-extern const char *const definition_check_metrics[];
+ * ?label=key=value filter; definition-kv.c). */
+bool definition_kv_label_key_valid(const char *key);
+/* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99";
+ * definition-checks.c). */
+bool definition_checks_metric_valid(const char *metric);
+extern const char *const definition_checks_metrics[];

@@ -3,7 +3,7 @@
  * to join them: once the findings have their ids, each difference lists the findings of kinds
  * that can cause one and that name its cell, by id, most likely first, and its claim says so
  * (or that no rule explains it). */
-#include "findings/findings.h"
+#include "findings/findings-causes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +20,7 @@ static const char *const cause_kinds[] = {
         "ergonomics", "throttling", "gc", "interference", "jit", "memory", "frequency",
 };
 
-void findings_mark_explainable(cJSON *finding, const char *cell, bool approximate) {
+void findings_causes_mark(cJSON *finding, const char *cell, bool approximate) {
         cJSON_AddStringToObject(finding, EXPLAIN_KEY, cell);
         cJSON_AddBoolToObject(finding, "approximate", approximate);
 }
@@ -68,7 +68,7 @@ static void explain(cJSON *diff, const cJSON *all, const char *cell) {
                                          : "look for a cause the rules do not cover: the application, its configuration, the load"));
 }
 
-void findings_link_causes(cJSON *findings) {
+void findings_causes_link(cJSON *findings) {
         cJSON *f;
         cJSON_ArrayForEach(f, findings) {
                 cJSON *mark = cJSON_GetObjectItemCaseSensitive(f, EXPLAIN_KEY);

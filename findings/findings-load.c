@@ -2,7 +2,7 @@
  * succeeded runs' metrics and 1 s series, and per run one streaming pass over the stored
  * timeline (block by block, one block buffer for the whole experiment) against its GC and
  * safepoint pauses and its throttled seconds. */
-#include "findings/findings.h"
+#include "findings/findings-load.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,13 +13,14 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/experiments.h"
+#include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
 
 struct findings_loaded {
         struct findings_input in;
         cJSON *rows, *cell_names, *experiment;
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         struct timeline_record *block;
 };
 

@@ -9,6 +9,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "findings/findings-causes.h"
 #include "findings/rules.h"
 
 
@@ -80,12 +81,12 @@ cJSON *findings_compute(const struct findings_input *in) {
                 cJSON_ReplaceItemInObjectCaseSensitive(v[i], "id", cJSON_CreateString(id));
                 cJSON_AddItemToArray(out, v[i]);
         }
-        findings_link_causes(out);
+        findings_causes_link(out);
         return out;
 }
 
-cJSON *finding_new(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
-                   const char *suggestion) {
+cJSON *findings_append(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
+                       const char *suggestion) {
         cJSON *f = cJSON_CreateObject();
         cJSON_AddStringToObject(f, "id", "");
         cJSON_AddStringToObject(f, "kind", kind);
@@ -99,7 +100,7 @@ cJSON *finding_new(cJSON *out, const char *kind, enum findings_severity sev, dou
         return f;
 }
 
-void finding_add_cell(cJSON *finding, const char *cell) {
+void findings_add_cell(cJSON *finding, const char *cell) {
         cJSON *cells = cJSON_GetObjectItemCaseSensitive(finding, "cells");
         const cJSON *c;
         cJSON_ArrayForEach(c, cells) {
@@ -109,8 +110,8 @@ void finding_add_cell(cJSON *finding, const char *cell) {
         cJSON_AddItemToArray(cells, cJSON_CreateString(cell));
 }
 
-void finding_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
-                               double baseline_value, const char *const *run_ids, size_t n_ids) {
+void findings_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
+                                double baseline_value, const char *const *run_ids, size_t n_ids) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "metric", metric);
         cJSON_AddStringToObject(e, "cell", cell);
@@ -122,18 +123,18 @@ void finding_add_evidence_runs(cJSON *finding, const char *metric, const char *c
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(finding, "evidence"), e);
 }
 
-void finding_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
-                          double baseline_value) {
+void findings_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
+                           double baseline_value) {
         const char *ids[FINDINGS_RUNS_MAX];
         size_t n = MIN(cell->n_runs, (size_t) FINDINGS_RUNS_MAX);
         for (size_t i = 0; i < n; i++)
                 ids[i] = cell->runs[i].id;
-        finding_add_evidence_runs(finding, metric, cell->name, value, baseline_value, ids, n);
+        findings_add_evidence_runs(finding, metric, cell->name, value, baseline_value, ids, n);
 }
 
-void finding_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
-                               const char *baseline_value) {
-        finding_add_evidence(finding, metric, cell, NAN, NAN);
+void findings_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
+                                const char *baseline_value) {
+        findings_add_evidence(finding, metric, cell, NAN, NAN);
         cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(finding, "evidence"),
                                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(finding, "evidence")) - 1);
         cJSON_ReplaceItemInObjectCaseSensitive(e, "value", value ? cJSON_CreateString(value) : cJSON_CreateNull());

@@ -1,17 +1,15 @@
 /* findings.h: why cells differ, with the evidence. Each rule (rule-*.c) is a pure function over
  * an experiment's stored data (struct findings_input): the runs' metrics, their 1 s samples,
  * and what one streaming pass over each run's timeline found about its slowest requests
- * (findings-tail.c). findings-load.c fills the input from the store; unit tests fill it from
- * fixtures. The rules, their thresholds and their evidence are documented in the README
- * ("Findings"). */
+ * (findings-tail.c). findings-load.h fills the input from the store (the one part of findings/
+ * that sees storage/); unit tests fill it from fixtures. The rules, their thresholds and their
+ * evidence are documented in the README ("Findings"). */
 #pragma once
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "storage/db.h"
 
 /* A tail request counts as in a pause when GC or safepoint pauses cover this share of its time
  * in flight. */
@@ -58,7 +56,7 @@ enum findings_severity {
         FINDING_HIGH,
 };
 
-/* A rule appends findings to out (a JSON array) with finding_new(). */
+/* A rule appends findings to out (a JSON array) with findings_append(). */
 typedef void (*findings_rule_fn)(const struct findings_input *in, cJSON *out);
 
 struct findings_rule {
@@ -77,25 +75,18 @@ cJSON *findings_compute(const struct findings_input *in);
 
 /* A new finding appended to out: {"id","kind","severity","cells","claim","evidence":[],
  * "suggestion"}; effect orders findings of one severity (larger first) and is not served. */
-cJSON *finding_new(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
-                   const char *suggestion);
-void finding_add_cell(cJSON *finding, const char *cell);
-/* A difference in cell that findings_link_causes() joins to the findings that can explain it;
- * approximate is served as the finding's "approximate" (its interval's, stats.h). */
-void findings_mark_explainable(cJSON *finding, const char *cell, bool approximate);
-/* Once findings have their ids: each marked difference gets "causes" (ids of the findings of
- * its cell whose kind can cause a difference, most likely first) and a claim that says so
- * (findings-causes.c). */
-void findings_link_causes(cJSON *findings);
+cJSON *findings_append(cJSON *out, const char *kind, enum findings_severity sev, double effect, const char *claim,
+                       const char *suggestion);
+void findings_add_cell(cJSON *finding, const char *cell);
 /* {"metric","cell","value","baseline_value","runs"} with the ids of cell's runs; NAN gives null. */
-void finding_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
-                          double baseline_value);
+void findings_add_evidence(cJSON *finding, const char *metric, const struct findings_cell *cell, double value,
+                           double baseline_value);
 /* The same with text values (a collector's name). */
-void finding_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
-                               const char *baseline_value);
+void findings_add_evidence_text(cJSON *finding, const char *metric, const struct findings_cell *cell, const char *value,
+                                const char *baseline_value);
 /* The same naming only the runs given. */
-void finding_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
-                               double baseline_value, const char *const *run_ids, size_t n_ids);
+void findings_add_evidence_runs(cJSON *finding, const char *metric, const char *cell, double value,
+                                double baseline_value, const char *const *run_ids, size_t n_ids);
 
 /* A number at a dotted path of a run's metrics ("latency_us.scheduled.p99"); false when absent
  * or null. */
@@ -133,20 +124,3 @@ void findings_tail_begin(struct findings_tail_scan *s, int64_t threshold_ns, con
                          size_t n_pauses, const struct findings_span *throttled, size_t n_throttled,
                          bool have_throttle);
 void findings_tail_feed(struct findings_tail_scan *s, const struct timeline_record *r, size_t n);
-
-/* ---- the store (findings-load.c) ---- */
-
-/* Everything findings need about experiment id, read from the store (the timelines streamed,
- * never loaded whole). baseline NULL = the first cell. -ENOENT: no such experiment; -EINVAL: no
- * cell named baseline. */
-struct findings_loaded;
-int findings_load(struct db_conn *c, const char *id, const char *baseline, struct findings_loaded **ret);
-const struct findings_input *findings_loaded_input(const struct findings_loaded *l);
-/* The experiment's status as the store has it. */
-const char *findings_loaded_status(const struct findings_loaded *l);
-void findings_loaded_free(struct findings_loaded *l);
-static inline void findings_loaded_freep(struct findings_loaded **l) {
-        if (*l)
-                findings_loaded_free(*l);
-}
-#define _cleanup_findings_ __attribute__((cleanup(findings_loaded_freep)))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "basic/macro.h"
+#include "findings/findings-causes.h"
 #include "findings/findings-compare.h"
 
 #define MEDIUM_EFFECT 0.05
@@ -57,12 +58,12 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
         }
         if (approximate && len > 0 && (size_t) len < sizeof claim)
                 snprintf(claim + len, sizeof claim - (size_t) len, "; the intervals are " APPROXIMATE_TEXT);
-        cJSON *f = finding_new(out, "difference", FINDING_INFO, 0, claim,
+        cJSON *f = findings_append(out, "difference", FINDING_INFO, 0, claim,
                                have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
-        finding_add_cell(f, cell->name);
-        finding_add_cell(f, base->name);
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
         for (size_t i = 0; i < n; i++)
-                finding_add_evidence(f, c[i].metric->path, cell, c[i].value, c[i].baseline_value);
+                findings_add_evidence(f, c[i].metric->path, cell, c[i].value, c[i].baseline_value);
 }
 
 static void report_different(cJSON *out, const struct findings_cell *cell, const struct findings_cell *base,
@@ -74,11 +75,11 @@ static void report_different(cJSON *out, const struct findings_cell *cell, const
         char what[512], claim[640];
         describe(what, sizeof what, c->metric->what, base->name, &c->r, level);
         snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what, worse ? "worse" : "better");
-        cJSON *f = finding_new(out, "difference", sev, log(c->r.ratio), claim, NULL);
-        finding_add_cell(f, cell->name);
-        finding_add_cell(f, base->name);
-        finding_add_evidence(f, c->metric->path, cell, c->value, c->baseline_value);
-        findings_mark_explainable(f, cell->name, c->r.approximate);
+        cJSON *f = findings_append(out, "difference", sev, log(c->r.ratio), claim, NULL);
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
+        findings_add_evidence(f, c->metric->path, cell, c->value, c->baseline_value);
+        findings_causes_mark(f, cell->name, c->r.approximate);
 }
 
 void findings_rule_difference(const struct findings_input *in, cJSON *out) {

@@ -35,11 +35,11 @@ void findings_rule_drift(const struct findings_input *in, cJSON *out) {
                         char claim[400];
                         snprintf(claim, sizeof claim, "cell %s's %s %s with every iteration, by %.0f%% from the first to the last of %zu",
                                  cell->name, paths[m], change > 0 ? "rose" : "fell", fabs(change) * 100, n);
-                        cJSON *f = finding_new(out, "drift", FINDING_MEDIUM, change, claim,
-                                               "look for what changed during the experiment (other load, heat, a growing data set); "
-                                               "interleaved order spreads such drift over the cells instead of onto one");
-                        finding_add_cell(f, cell->name);
-                        finding_add_evidence(f, paths[m], cell, x[n - 1], x[0]);
+                        cJSON *f = findings_append(out, "drift", FINDING_MEDIUM, change, claim,
+                                                   "look for what changed during the experiment (other load, heat, a growing data set); "
+                                                   "interleaved order spreads such drift over the cells instead of onto one");
+                        findings_add_cell(f, cell->name);
+                        findings_add_evidence(f, paths[m], cell, x[n - 1], x[0]);
                 }
         }
 }

@@ -27,9 +27,9 @@ void findings_rule_energy(const struct findings_input *in, cJSON *out) {
                 snprintf(claim, sizeof claim, "cell %s uses %.0f%% %s energy per request than %s (%.3g vs %.3g J, 95%% CI of the ratio %.2f-%.2f)",
                          cell->name, fabs(r.ratio - 1) * 100, r.ratio > 1 ? "more" : "less", base->name, sx.mean, sb.mean,
                          r.ci_low, r.ci_high);
-                cJSON *f = finding_new(out, "energy", FINDING_MEDIUM, log(r.ratio), claim, NULL);
-                finding_add_cell(f, cell->name);
-                finding_add_cell(f, base->name);
-                finding_add_evidence(f, PATH, cell, sx.mean, sb.mean);
+                cJSON *f = findings_append(out, "energy", FINDING_MEDIUM, log(r.ratio), claim, NULL);
+                findings_add_cell(f, cell->name);
+                findings_add_cell(f, base->name);
+                findings_add_evidence(f, PATH, cell, sx.mean, sb.mean);
         }
 }

@@ -66,12 +66,12 @@ void findings_rule_ergonomics(const struct findings_input *in, cJSON *out) {
                         continue;
                 if (len > 0 && (size_t) len < sizeof claim)
                         len += snprintf(claim + len, sizeof claim - (size_t) len, " in %s.%s", base->name, what); /* may cut the explanations */
-                cJSON *f = finding_new(out, "ergonomics", FINDING_MEDIUM, (double) n_diff, claim,
-                                       "pin what should not vary (-XX:ActiveProcessorCount=N, -XX:ParallelGCThreads=N, "
-                                       "-XX:CICompilerCount=N, the collector, -Xmx) so that the cells differ only in the "
-                                       "CPU limits under test, or keep the difference and count it as part of the result");
-                finding_add_cell(f, cell->name);
-                finding_add_cell(f, base->name);
+                cJSON *f = findings_append(out, "ergonomics", FINDING_MEDIUM, (double) n_diff, claim,
+                                           "pin what should not vary (-XX:ActiveProcessorCount=N, -XX:ParallelGCThreads=N, "
+                                           "-XX:CICompilerCount=N, the collector, -Xmx) so that the cells differ only in the "
+                                           "CPU limits under test, or keep the difference and count it as part of the result");
+                findings_add_cell(f, cell->name);
+                findings_add_cell(f, base->name);
                 for (size_t i = 0; i < ELEMENTSOF(flags); i++) {
                         if (!diff[i])
                                 continue;
@@ -81,9 +81,9 @@ void findings_rule_ergonomics(const struct findings_input *in, cJSON *out) {
                         flag_text(cell, flags[i].flag, a, sizeof a, &na);
                         flag_text(base, flags[i].flag, b, sizeof b, &nb);
                         if (isfinite(na) || isfinite(nb))
-                                finding_add_evidence(f, path, cell, na, nb);
+                                findings_add_evidence(f, path, cell, na, nb);
                         else
-                                finding_add_evidence_text(f, path, cell, a, b);
+                                findings_add_evidence_text(f, path, cell, a, b);
                 }
         }
 }

@@ -47,10 +47,10 @@ void findings_rule_frequency(const struct findings_input *in, cJSON *out) {
                 char claim[400];
                 snprintf(claim, sizeof claim, "cell %s's CPUs ran at %.0f MHz on average, %.0f%% %s than %s's %.0f MHz",
                          cell->name, m, fabs(m / b - 1) * 100, m > b ? "faster" : "slower", base->name, b);
-                cJSON *f = finding_new(out, "frequency", FINDING_MEDIUM, log(m / b), claim,
-                                       "use the performance governor on the run's CPUs, disable turbo/boost, or compare cells on CPUs of the same kind");
-                finding_add_cell(f, cell->name);
-                finding_add_cell(f, base->name);
-                finding_add_evidence(f, "cpu.freq_mhz.mean", cell, m, b);
+                cJSON *f = findings_append(out, "frequency", FINDING_MEDIUM, log(m / b), claim,
+                                           "use the performance governor on the run's CPUs, disable turbo/boost, or compare cells on CPUs of the same kind");
+                findings_add_cell(f, cell->name);
+                findings_add_cell(f, base->name);
+                findings_add_evidence(f, "cpu.freq_mhz.mean", cell, m, b);
         }
 }

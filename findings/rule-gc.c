@@ -108,17 +108,17 @@ void findings_rule_gc(const struct findings_input *in, cJSON *out) {
                                     stats_fisher_greater(g.in_pause, g.tail, b.in_pause, b.tail) < P_MAX;
                 enum findings_severity sev = !differ && !reaches_more ? FINDING_INFO
                                            : overlap && g.overlap >= HIGH_OVERLAP ? FINDING_HIGH : FINDING_MEDIUM;
-                cJSON *f = finding_new(out, "gc", sev, isfinite(g.overlap) ? g.overlap : 0, claim,
-                                       "give the heap room (-Xmx, -Xmn), allocate less per request, or use a collector "
-                                       "with shorter pauses; compare the GC events (GET /v1/runs/{id}/gc) with the slow requests");
-                finding_add_cell(f, cell->name);
+                cJSON *f = findings_append(out, "gc", sev, isfinite(g.overlap) ? g.overlap : 0, claim,
+                                           "give the heap room (-Xmx, -Xmn), allocate less per request, or use a collector "
+                                           "with shorter pauses; compare the GC events (GET /v1/runs/{id}/gc) with the slow requests");
+                findings_add_cell(f, cell->name);
                 bool vs = ci != in->baseline;
                 if (isfinite(g.overlap))
-                        finding_add_evidence_runs(f, "tail.gc_overlap_share", cell->name, g.overlap, vs ? b.overlap : NAN,
-                                                  g.runs, g.n_runs);
-                finding_add_evidence(f, "gc.pause_total_ms", cell, g.total_ms, vs ? b.total_ms : NAN);
-                finding_add_evidence(f, "gc.pauses", cell, g.pauses, vs ? b.pauses : NAN);
-                finding_add_evidence(f, "gc.pause_max_ms", cell, g.max_ms, vs ? b.max_ms : NAN);
-                finding_add_evidence(f, "gc.pause_p99_ms", cell, g.p99_ms, vs ? b.p99_ms : NAN);
+                        findings_add_evidence_runs(f, "tail.gc_overlap_share", cell->name, g.overlap, vs ? b.overlap : NAN,
+                                                   g.runs, g.n_runs);
+                findings_add_evidence(f, "gc.pause_total_ms", cell, g.total_ms, vs ? b.total_ms : NAN);
+                findings_add_evidence(f, "gc.pauses", cell, g.pauses, vs ? b.pauses : NAN);
+                findings_add_evidence(f, "gc.pause_max_ms", cell, g.max_ms, vs ? b.max_ms : NAN);
+                findings_add_evidence(f, "gc.pause_p99_ms", cell, g.p99_ms, vs ? b.p99_ms : NAN);
         }
 }

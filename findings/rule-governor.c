@@ -32,11 +32,11 @@ static bool governors_of(const struct findings_cell *c, char *buf, size_t size) 
 
 static void governor_finding(cJSON *out, const struct findings_cell *cell, const char *claim, const char *have,
                              const char *want) {
-        cJSON *f = finding_new(out, "governor", FINDING_MEDIUM, 1, claim,
-                               "set the governor of the run's CPUs (cpupower frequency-set -g performance) and ask for it "
-                               "with host.governor and on_mismatch fail");
-        finding_add_cell(f, cell->name);
-        finding_add_evidence_text(f, "cpu.governor", cell, have, want);
+        cJSON *f = findings_append(out, "governor", FINDING_MEDIUM, 1, claim,
+                                   "set the governor of the run's CPUs (cpupower frequency-set -g performance) and ask for it "
+                                   "with host.governor and on_mismatch fail");
+        findings_add_cell(f, cell->name);
+        findings_add_evidence_text(f, "cpu.governor", cell, have, want);
 }
 
 void findings_rule_governor(const struct findings_input *in, cJSON *out) {

@@ -105,17 +105,17 @@ void findings_rule_injector(const struct findings_input *in, cJSON *out) {
                         snprintf(claim, sizeof claim,
                                  "in cell %s run %s (iteration %u) the injector fell behind its schedule (%slag p99 %.2f ms): %s; this cell's results are suspect",
                                  cell->name, run->id, run->iteration, saturated ? "saturated, " : "", isfinite(lag) ? lag / 1000 : 0, cause);
-                        cJSON *f = finding_new(out, "injector", FINDING_HIGH, isfinite(lag) ? lag : 0, claim,
-                                               "fix the cause and run the cell again: more connections, more or dedicated CPUs for load.cpus, a lower rate");
-                        finding_add_cell(f, cell->name);
+                        cJSON *f = findings_append(out, "injector", FINDING_HIGH, isfinite(lag) ? lag : 0, claim,
+                                                   "fix the cause and run the cell again: more connections, more or dedicated CPUs for load.cpus, a lower rate");
+                        findings_add_cell(f, cell->name);
                         const char *ids[] = { run->id };
-                        finding_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);
-                        finding_add_evidence_runs(f, "load.saturated", cell->name, saturated ? 1 : 0, NAN, ids, 1);
+                        findings_add_evidence_runs(f, "latency_us.lag.p99", cell->name, lag, NAN, ids, 1);
+                        findings_add_evidence_runs(f, "load.saturated", cell->name, saturated ? 1 : 0, NAN, ids, 1);
                         static const char *const accounts[] = { "load.late.server", "load.late.stalled" };
                         for (size_t k = 0; k < ELEMENTSOF(accounts); k++) {
                                 double v;
                                 if (findings_metric(run, accounts[k], &v))
-                                        finding_add_evidence_runs(f, accounts[k], cell->name, v, NAN, ids, 1);
+                                        findings_add_evidence_runs(f, accounts[k], cell->name, v, NAN, ids, 1);
                         }
                 }
         }

@@ -30,10 +30,10 @@ static void load_overlap(const struct findings_input *in, cJSON *out) {
                 char claim[300];
                 snprintf(claim, sizeof claim, "cell %s's SUT CPUs (%s) overlap the injector's (%s): the load competes with the service it measures",
                          cell->name, scpus, lcpus);
-                cJSON *f = finding_new(out, "interference", FINDING_MEDIUM, 1, claim,
-                                       "give load.cpus CPUs that no cell uses");
-                finding_add_cell(f, cell->name);
-                finding_add_evidence_text(f, "cpus", cell, scpus, lcpus);
+                cJSON *f = findings_append(out, "interference", FINDING_MEDIUM, 1, claim,
+                                           "give load.cpus CPUs that no cell uses");
+                findings_add_cell(f, cell->name);
+                findings_add_evidence_text(f, "cpus", cell, scpus, lcpus);
         }
 }
 
@@ -56,10 +56,10 @@ static void other_work(const struct findings_cell *cell, cJSON *out) {
         char claim[400];
         snprintf(claim, sizeof claim, "work outside the run's slices used up to %.0f%% of cell %s's CPUs during measure (%.2f s of CPU) in %zu of its %zu runs: other processes, the daemon or the kernel competed with the SUT",
                  100 * worst, cell->name, worst_s, n, cell->n_runs);
-        cJSON *f = finding_new(out, "interference", FINDING_MEDIUM, worst, claim,
-                               "run on a quiet machine, or keep other work off the cells' CPUs (isolcpus, a cpuset for the rest of the system)");
-        finding_add_cell(f, cell->name);
-        finding_add_evidence_runs(f, "cpu.other_busy_share", cell->name, worst, NAN, ids, n);
+        cJSON *f = findings_append(out, "interference", FINDING_MEDIUM, worst, claim,
+                                   "run on a quiet machine, or keep other work off the cells' CPUs (isolcpus, a cpuset for the rest of the system)");
+        findings_add_cell(f, cell->name);
+        findings_add_evidence_runs(f, "cpu.other_busy_share", cell->name, worst, NAN, ids, n);
 }
 
 void findings_rule_interference(const struct findings_input *in, cJSON *out) {

@@ -51,10 +51,10 @@ void findings_rule_jit(const struct findings_input *in, cJSON *out) {
                 snprintf(claim, sizeof claim,
                          "the JIT was still compiling in cell %s's measure window in %zu of %zu runs (up to %.2f s, %.1f%% of the window): the warmup was too short",
                          cell->name, n, cell->n_runs, worst_s, worst * 100);
-                cJSON *f = finding_new(out, "jit", more ? FINDING_MEDIUM : FINDING_INFO, worst, claim,
-                                       "lengthen load.warmup_s until compile time in the measure window is near 0");
-                finding_add_cell(f, cell->name);
-                finding_add_evidence_runs(f, "jit.compile_time_share", cell->name, worst,
-                                          ci == in->baseline ? NAN : base_worst, ids, n);
+                cJSON *f = findings_append(out, "jit", more ? FINDING_MEDIUM : FINDING_INFO, worst, claim,
+                                           "lengthen load.warmup_s until compile time in the measure window is near 0");
+                findings_add_cell(f, cell->name);
+                findings_add_evidence_runs(f, "jit.compile_time_share", cell->name, worst,
+                                           ci == in->baseline ? NAN : base_worst, ids, n);
         }
 }

@@ -22,9 +22,9 @@ static void oom_and_peak(const struct findings_input *in, const struct findings_
         char claim[400];
         if (findings_sum(cell, "cgroup.oom_kills", &ooms) && ooms > 0) {
                 snprintf(claim, sizeof claim, "cell %s's SUT slice saw %.0f OOM kills over %zu runs", cell->name, ooms, cell->n_runs);
-                cJSON *f = finding_new(out, "memory", FINDING_HIGH, ooms, claim, "raise memory_max or lower the heap (-Xmx) below it");
-                finding_add_cell(f, cell->name);
-                finding_add_evidence(f, "cgroup.oom_kills", cell, ooms, NAN);
+                cJSON *f = findings_append(out, "memory", FINDING_HIGH, ooms, claim, "raise memory_max or lower the heap (-Xmx) below it");
+                findings_add_cell(f, cell->name);
+                findings_add_evidence(f, "cgroup.oom_kills", cell, ooms, NAN);
         }
         for (size_t i = 0; i < cell->n_runs; i++)
                 if (findings_metric(&cell->runs[i], "cgroup.memory_peak_bytes", &v) && v > peak)
@@ -33,10 +33,10 @@ static void oom_and_peak(const struct findings_input *in, const struct findings_
                 return;
         snprintf(claim, sizeof claim, "cell %s's SUT peaked at %.0f MiB, %.0f%% of its memory_max of %.0f MiB",
                  cell->name, peak / 1048576, 100 * peak / limit, limit / 1048576);
-        cJSON *f = finding_new(out, "memory", FINDING_MEDIUM, peak / limit, claim,
-                               "leave headroom: memory_max well above the heap plus the JVM's native memory");
-        finding_add_cell(f, cell->name);
-        finding_add_evidence(f, "cgroup.memory_peak_bytes", cell, peak, limit);
+        cJSON *f = findings_append(out, "memory", FINDING_MEDIUM, peak / limit, claim,
+                                   "leave headroom: memory_max well above the heap plus the JVM's native memory");
+        findings_add_cell(f, cell->name);
+        findings_add_evidence(f, "cgroup.memory_peak_bytes", cell, peak, limit);
 }
 
 /* The runs of cell where metric was above 0 into ids; the largest value into *max. */
@@ -66,13 +66,13 @@ static void swap(const struct findings_cell *cell, cJSON *out) {
         else
                 snprintf(claim, sizeof claim, "the host had up to %.1f MiB in swap during the measure of %zu of cell %s's %zu runs: paging may have slowed them",
                          host_max / 1048576, n_host, cell->name, cell->n_runs);
-        cJSON *f = finding_new(out, "memory", FINDING_MEDIUM, fmax(sut_max, host_max) / 1048576, claim,
-                               "set memory_max (swap is turned off for the slice then), free memory on the host, or swapoff");
-        finding_add_cell(f, cell->name);
+        cJSON *f = findings_append(out, "memory", FINDING_MEDIUM, fmax(sut_max, host_max) / 1048576, claim,
+                                   "set memory_max (swap is turned off for the slice then), free memory on the host, or swapoff");
+        findings_add_cell(f, cell->name);
         if (n_sut > 0)
-                finding_add_evidence_runs(f, "cgroup.swap_bytes", cell->name, sut_max, NAN, sut_ids, n_sut);
+                findings_add_evidence_runs(f, "cgroup.swap_bytes", cell->name, sut_max, NAN, sut_ids, n_sut);
         if (n_host > 0)
-                finding_add_evidence_runs(f, "host_swap_bytes", cell->name, host_max, NAN, host_ids, n_host);
+                findings_add_evidence_runs(f, "host_swap_bytes", cell->name, host_max, NAN, host_ids, n_host);
 }
 
 void findings_rule_memory(const struct findings_input *in, cJSON *out) {

@@ -58,9 +58,9 @@ static void range_text(char *buf, size_t size, const struct sample_size_range *r
 }
 
 static void add_range_evidence(cJSON *f, const struct findings_cell *cell, const struct sample_size_range *r) {
-        finding_add_evidence(f, "iterations_needed", cell, r->estimate, NAN);
-        finding_add_evidence(f, "iterations_needed.low", cell, r->low, NAN);
-        finding_add_evidence(f, "iterations_needed.high", cell, r->high, NAN);
+        findings_add_evidence(f, "iterations_needed", cell, r->estimate, NAN);
+        findings_add_evidence(f, "iterations_needed.low", cell, r->low, NAN);
+        findings_add_evidence(f, "iterations_needed.high", cell, r->high, NAN);
 }
 
 /* One finding per cell naming the metrics the difference rule could not decide whose interval is
@@ -94,9 +94,9 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
                  "the intervals of cell %s's ratios to %s (%s) are too wide to decide a 3%% difference: %s; %s would decide it "
                  "with 80%% power (the range is the 95%% interval of the variance seen in %zu + %zu iterations)",
                  cell->name, base->name, level, list, iterations, nx, nb);
-        cJSON *f = finding_new(out, "noise", FINDING_INFO, need.estimate, claim, "more iterations per cell");
-        finding_add_cell(f, cell->name);
-        finding_add_cell(f, base->name);
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, need.estimate, claim, "more iterations per cell");
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
         add_range_evidence(f, cell, &need);
 }
 
@@ -120,12 +120,12 @@ static void too_variable(const struct findings_input *in, size_t ci, const char 
                  "cell %s's %s varies with a CoV of %.1f%% across its %zu iterations: %s would resolve a 3%% difference "
                  "with 80%% power at the difference rule's %.2f%% level (the range is the 95%% interval of the variance)",
                  cell->name, path, s.cov * 100, n, iterations, findings_compare_level(k) * 100);
-        cJSON *f = finding_new(out, "noise", FINDING_INFO, s.cov, claim,
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
                                "more iterations, longer measure phases, or a quieter machine (see interference)");
-        finding_add_cell(f, cell->name);
+        findings_add_cell(f, cell->name);
         char metric[96];
         snprintf(metric, sizeof metric, "%s.cov", path);
-        finding_add_evidence(f, metric, cell, s.cov, NAN);
+        findings_add_evidence(f, metric, cell, s.cov, NAN);
 }
 
 void findings_rule_noise(const struct findings_input *in, cJSON *out) {

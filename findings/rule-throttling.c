@@ -59,15 +59,15 @@ void findings_rule_throttling(const struct findings_input *in, cJSON *out) {
                 snprintf(claim, sizeof claim,
                          "cell %s's SUT was throttled by its CPU quota in %.1f%% of its scheduler periods (%.2f s throttled over %zu runs)%s",
                          cell->name, share * 100, isfinite(secs) ? secs : 0, cell->n_runs, tail_text);
-                cJSON *f = finding_new(out, "throttling", share >= HIGH_SHARE ? FINDING_HIGH : FINDING_MEDIUM, share, claim,
-                                       "a quota lets the JVM's GC and JIT threads use its CPUs in bursts that exhaust the "
-                                       "period: give the cell whole CPUs (a cpuset the size of the quota) instead, raise "
-                                       "cpu_quota or allow cpu_burst_us, or size the JVM for the quota");
-                finding_add_cell(f, cell->name);
-                finding_add_evidence(f, "cgroup.throttled_share", cell, share, ci == in->baseline ? NAN : base_share);
-                finding_add_evidence(f, "cgroup.throttled_s", cell, secs, ci == in->baseline ? NAN : base_s);
+                cJSON *f = findings_append(out, "throttling", share >= HIGH_SHARE ? FINDING_HIGH : FINDING_MEDIUM, share, claim,
+                                           "a quota lets the JVM's GC and JIT threads use its CPUs in bursts that exhaust the "
+                                           "period: give the cell whole CPUs (a cpuset the size of the quota) instead, raise "
+                                           "cpu_quota or allow cpu_burst_us, or size the JVM for the quota");
+                findings_add_cell(f, cell->name);
+                findings_add_evidence(f, "cgroup.throttled_share", cell, share, ci == in->baseline ? NAN : base_share);
+                findings_add_evidence(f, "cgroup.throttled_s", cell, secs, ci == in->baseline ? NAN : base_s);
                 if (have_tail)
-                        finding_add_evidence(f, "tail.in_throttled_seconds_share", cell, tail,
-                                             ci == in->baseline ? NAN : base_tail);
+                        findings_add_evidence(f, "tail.in_throttled_seconds_share", cell, tail,
+                                              ci == in->baseline ? NAN : base_tail);
         }
 }

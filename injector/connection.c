@@ -22,7 +22,7 @@ static void set_interest(struct worker *w, struct conn *c, bool out) {
                 return;
         struct epoll_event ev = {
                 .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0),
-                .data.u64 = conn_token(c),
+                .data.u64 = connection_token(c),
         };
         if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
                 c->want_out = out;
@@ -37,7 +37,7 @@ static int socket_error(int fd) {
 }
 
 /* Open a non-blocking socket and start connecting; c->connected says if it already is. */
-int conn_open(struct worker *w, struct conn *c) {
+int connection_open(struct worker *w, struct conn *c) {
         const struct engine_config *cfg = w->e->cfg;
         _cleanup_close_ int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -51,7 +51,7 @@ int conn_open(struct worker *w, struct conn *c) {
         c->gen++;
         struct epoll_event ev = {
                 .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (connected ? 0 : EPOLLOUT),
-                .data.u64 = conn_token(c),
+                .data.u64 = connection_token(c),
         };
         if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
                 return negative_errno();
@@ -63,36 +63,36 @@ int conn_open(struct worker *w, struct conn *c) {
         return 0;
 }
 
-void conn_down(struct worker *w, struct conn *c, int64_t retry_ns) {
-        list_remove(c);
+void connection_down(struct worker *w, struct conn *c, int64_t retry_ns) {
+        connection_list_remove(c);
         if (c->fd >= 0)
                 close(c->fd);   /* also leaves the epoll set */
         c->fd = -1;
         c->connected = c->want_out = false;
         c->state = CONN_DOWN;
         c->retry_ns = retry_ns;
-        list_append(&w->down, c);
+        connection_list_append(&w->down, c);
 }
 
-void conn_connect_failed(struct worker *w, struct conn *c, int64_t now) {
+void connection_connect_failed(struct worker *w, struct conn *c, int64_t now) {
         w->connect_failures++;
         c->backoff_ns = c->backoff_ns ? MIN(2 * c->backoff_ns, BACKOFF_MAX_NS) : BACKOFF_MIN_NS;
-        conn_down(w, c, now + c->backoff_ns);
+        connection_down(w, c, now + c->backoff_ns);
 }
 
 static void conn_idle(struct worker *w, struct conn *c) {
-        list_remove(c);
+        connection_list_remove(c);
         c->backoff_ns = 0;
         set_interest(w, c, false);
         c->state = CONN_IDLE;
-        list_append(&w->idle, c);
+        connection_list_append(&w->idle, c);
 }
 
 /* Open a connection ahead of need, so the next request does not pay for the handshake. */
-void conn_prepare(struct worker *w, struct conn *c, int64_t now) {
-        list_remove(c);
-        if (conn_open(w, c) < 0) {
-                conn_connect_failed(w, c, now);
+void connection_prepare(struct worker *w, struct conn *c, int64_t now) {
+        connection_list_remove(c);
+        if (connection_open(w, c) < 0) {
+                connection_connect_failed(w, c, now);
                 return;
         }
         if (c->connected) {
@@ -101,18 +101,18 @@ void conn_prepare(struct worker *w, struct conn *c, int64_t now) {
         }
         c->state = CONN_CONNECTING;
         c->start_ns = now;
-        list_append(&w->timed, c);
+        connection_list_append(&w->timed, c);
 }
 
 /* The connection cannot carry another request: close it, and reopen it while sending goes on. */
 static void conn_recycle(struct worker *w, struct conn *c, int64_t now) {
-        conn_down(w, c, now);
-        if (now < engine_cutoff(w->e))
-                conn_prepare(w, c, now);
+        connection_down(w, c, now);
+        if (now < worker_engine_cutoff(w->e))
+                connection_prepare(w, c, now);
 }
 
-void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
-                          enum timeline_error error) {
+void connection_record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
+                              enum timeline_error error) {
         struct timeline_record *r = timeline_ring_slot(&w->ring, c->k);
         r->submit_ns = c->start_ns;
         r->done_ns = now;
@@ -124,16 +124,16 @@ void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t statu
         w->busy--;
 }
 
-void request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error) {
-        record_finish(w, c, now, 0, error);
+void connection_request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error) {
+        connection_record_finish(w, c, now, 0, error);
         if (error == TIMELINE_ERR_CONNECT || (error == TIMELINE_ERR_TIMEOUT && !c->connected))
-                conn_connect_failed(w, c, now);
+                connection_connect_failed(w, c, now);
         else
                 conn_recycle(w, c, now);
 }
 
 static void request_done(struct worker *w, struct conn *c, int64_t now, bool keep) {
-        record_finish(w, c, now, c->parser.status, TIMELINE_ERR_NONE);
+        connection_record_finish(w, c, now, c->parser.status, TIMELINE_ERR_NONE);
         c->served++;
         if (keep)
                 conn_idle(w, c);
@@ -146,7 +146,7 @@ static enum timeline_error error_kind(int err) {
                                                                           TIMELINE_ERR_IO;
 }
 
-void conn_write(struct worker *w, struct conn *c, int64_t now) {
+void connection_write(struct worker *w, struct conn *c, int64_t now) {
         const struct http_request *rq = w->e->cfg->request;
         while (c->sent < rq->size) {
                 ssize_t n = send(c->fd, rq->data + c->sent, rq->size - c->sent, MSG_NOSIGNAL);
@@ -157,7 +157,7 @@ void conn_write(struct worker *w, struct conn *c, int64_t now) {
                                 set_interest(w, c, true);
                                 return;
                         }
-                        request_fail(w, c, now, error_kind(errno));
+                        connection_request_fail(w, c, now, error_kind(errno));
                         return;
                 }
                 c->sent += (size_t) n;
@@ -173,13 +173,13 @@ static int64_t answer_time(const struct conn *c, int64_t now) {
 
 static void conn_read(struct worker *w, struct conn *c, int64_t now) {
         for (;;) {
-                ssize_t n = recv_stamped(c->fd, w->rbuf, sizeof w->rbuf, w->stamp_offset, now,
-                                         &c->received_ns);
+                ssize_t n = recv_stamp_recv(c->fd, w->rbuf, sizeof w->rbuf, w->stamp_offset, now,
+                                            &c->received_ns);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         if (errno != EAGAIN)
-                                request_fail(w, c, now, error_kind(errno));
+                                connection_request_fail(w, c, now, error_kind(errno));
                         return;
                 }
                 if (n == 0) {
@@ -188,13 +188,13 @@ static void conn_read(struct worker *w, struct conn *c, int64_t now) {
                         if (http_parser_eof(&c->parser) == HTTP_PARSE_DONE)
                                 request_done(w, c, answer_time(c, now), false);
                         else
-                                request_fail(w, c, now, TIMELINE_ERR_RESET);
+                                connection_request_fail(w, c, now, TIMELINE_ERR_RESET);
                         return;
                 }
                 size_t used;
                 int r = http_parser_feed(&c->parser, w->rbuf, (size_t) n, &used);
                 if (r < 0) {
-                        request_fail(w, c, now, TIMELINE_ERR_PARSE);
+                        connection_request_fail(w, c, now, TIMELINE_ERR_PARSE);
                         return;
                 }
                 if (r == HTTP_PARSE_DONE) {
@@ -210,11 +210,11 @@ static void conn_read(struct worker *w, struct conn *c, int64_t now) {
         }
 }
 
-void conn_event(struct worker *w, struct conn *c, uint32_t events, int64_t now) {
+void connection_event(struct worker *w, struct conn *c, uint32_t events, int64_t now) {
         switch (c->state) {
         case CONN_CONNECTING:
                 if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
-                        conn_connect_failed(w, c, now);
+                        connection_connect_failed(w, c, now);
                         return;
                 }
                 c->connected = true;
@@ -226,26 +226,26 @@ void conn_event(struct worker *w, struct conn *c, uint32_t events, int64_t now) 
                  * closes before serving anything is refused in all but name: back off. */
                 w->server_closes++;
                 if (c->served == 0)
-                        conn_connect_failed(w, c, now);
+                        connection_connect_failed(w, c, now);
                 else
                         conn_recycle(w, c, now);
                 return;
         case CONN_BUSY:
                 if (!c->connected) {
                         if (socket_error(c->fd) < 0 || !(events & EPOLLOUT)) {
-                                request_fail(w, c, now, TIMELINE_ERR_CONNECT);
+                                connection_request_fail(w, c, now, TIMELINE_ERR_CONNECT);
                                 return;
                         }
                         c->connected = true;
                         c->backoff_ns = 0;
-                        conn_write(w, c, now);
+                        connection_write(w, c, now);
                         return;
                 }
                 uint32_t gen = c->gen;
                 if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
                         conn_read(w, c, now);
                 if ((events & EPOLLOUT) && c->state == CONN_BUSY && c->gen == gen)
-                        conn_write(w, c, now);
+                        connection_write(w, c, now);
                 return;
         default:
                 return;

@@ -9,10 +9,10 @@
  * idle (IDLE). Sockets are edge-triggered (every arrival is an edge, so a complete answer needs
  * no read until EAGAIN, and epoll does not re-poll idle sockets) and wait for EPOLLOUT only
  * while connecting or after a short write. Every function here that ends a BUSY connection's
- * request records it (record_finish()) exactly once and releases the worker's busy count; a
- * connection that cannot carry another request is closed, and reopened ahead of need while
- * sending goes on. Epoll events carry conn_token(): the index, and a generation bumped per
- * socket so a stale event cannot hit a new one. Nothing here allocates memory. */
+ * request records it (connection_record_finish()) exactly once and releases the worker's busy
+ * count; a connection that cannot carry another request is closed, and reopened ahead of need
+ * while sending goes on. Epoll events carry connection_token(): the index, and a generation
+ * bumped per socket so a stale event cannot hit a new one. Nothing here allocates memory. */
 #pragma once
 
 #include <stdbool.h>
@@ -56,7 +56,7 @@ struct conn {
 
 struct worker;
 
-static inline void list_append(struct conn_list *l, struct conn *c) {
+static inline void connection_list_append(struct conn_list *l, struct conn *c) {
         c->list = l;
         c->next = NULL;
         c->prev = l->tail;
@@ -67,7 +67,7 @@ static inline void list_append(struct conn_list *l, struct conn *c) {
         l->tail = c;
 }
 
-static inline void list_remove(struct conn *c) {
+static inline void connection_list_remove(struct conn *c) {
         struct conn_list *l = c->list;
         if (!l)
                 return;
@@ -83,24 +83,24 @@ static inline void list_remove(struct conn *c) {
         c->list = NULL;
 }
 
-static inline uint64_t conn_token(const struct conn *c) {
+static inline uint64_t connection_token(const struct conn *c) {
         return (uint64_t) c->gen << 32 | c->index;
 }
 
 /* Open a non-blocking socket and start connecting; c->connected says if it already is. */
-int conn_open(struct worker *w, struct conn *c);
+int connection_open(struct worker *w, struct conn *c);
 /* Close the socket (if any) and put c on the down list, to be opened from retry_ns on. */
-void conn_down(struct worker *w, struct conn *c, int64_t retry_ns);
+void connection_down(struct worker *w, struct conn *c, int64_t retry_ns);
 /* Down with a doubling backoff. */
-void conn_connect_failed(struct worker *w, struct conn *c, int64_t now);
+void connection_connect_failed(struct worker *w, struct conn *c, int64_t now);
 /* Open a connection ahead of need, so the next request does not pay for the handshake. */
-void conn_prepare(struct worker *w, struct conn *c, int64_t now);
+void connection_prepare(struct worker *w, struct conn *c, int64_t now);
 /* Write the rest of c's request; on a short write, wait for EPOLLOUT. */
-void conn_write(struct worker *w, struct conn *c, int64_t now);
+void connection_write(struct worker *w, struct conn *c, int64_t now);
 /* Handle epoll events on c's socket. */
-void conn_event(struct worker *w, struct conn *c, uint32_t events, int64_t now);
+void connection_event(struct worker *w, struct conn *c, uint32_t events, int64_t now);
 /* Record the fate of c's request (status 0 with an error for a transport error). */
-void record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
-                   enum timeline_error error);
+void connection_record_finish(struct worker *w, struct conn *c, int64_t now, uint16_t status,
+                              enum timeline_error error);
 /* Record a transport error for c's request and close c (backing off after a failed connect). */
-void request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error);
+void connection_request_fail(struct worker *w, struct conn *c, int64_t now, enum timeline_error error);

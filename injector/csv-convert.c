@@ -168,7 +168,7 @@ int csv_convert(const char *in_path, const char *out_path, int64_t warmup_ns, st
                         recs[i].flags |= TIMELINE_WARMUP;
         struct timeline_header h = timeline_header_make(start, measure_start);
         memcpy(im.data, &h, sizeof h);
-        r = replace_file(out_path, im.data, sizeof h + im.n * sizeof *recs, 0644);
+        r = output_replace_file(out_path, im.data, sizeof h + im.n * sizeof *recs, 0644);
         free(im.data);
         return r;
 }

@@ -107,7 +107,7 @@ static bool claim(struct worker *w) {
         int64_t due;
         if (e->o->mode == INJECT_MODE_MAX) {
                 due = now_mono_ns();
-                if (due >= engine_cutoff(e))
+                if (due >= worker_engine_cutoff(e))
                         return false;
         } else {
                 due = w->sched.next_ns;
@@ -139,7 +139,7 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
                 w->last_send_wake = now;
         if (now < w->e->measure_start)
                 spin_tuner_add(&w->tuner, now - w->res_ns);
-        list_remove(c);
+        connection_list_remove(c);
         c->k = w->res_k;
         w->has_res = false;
         w->busy++;
@@ -147,16 +147,16 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
         c->sent = 0;
         http_parser_reset(&c->parser, w->e->cfg->request->head);
         c->state = CONN_BUSY;
-        list_append(&w->timed, c);
+        connection_list_append(&w->timed, c);
         if (c->fd < 0) {
-                if (conn_open(w, c) < 0) {
-                        request_fail(w, c, now, TIMELINE_ERR_CONNECT);
+                if (connection_open(w, c) < 0) {
+                        connection_request_fail(w, c, now, TIMELINE_ERR_CONNECT);
                         return;
                 }
                 if (!c->connected)
                         return;   /* written once connected */
         }
-        conn_write(w, c, now);
+        connection_write(w, c, now);
 }
 
 /* Send every due request a connection can take. */
@@ -180,9 +180,9 @@ static void expire(struct worker *w, int64_t now) {
         while (w->timed.head && w->timed.head->start_ns + timeout <= now) {
                 struct conn *c = w->timed.head;
                 if (c->state == CONN_BUSY)
-                        request_fail(w, c, now, TIMELINE_ERR_TIMEOUT);
+                        connection_request_fail(w, c, now, TIMELINE_ERR_TIMEOUT);
                 else
-                        conn_connect_failed(w, c, now);
+                        connection_connect_failed(w, c, now);
         }
 }
 
@@ -191,8 +191,8 @@ static void abort_in_flight(struct worker *w, int64_t now) {
         while (w->timed.head) {
                 struct conn *c = w->timed.head;
                 if (c->state == CONN_BUSY)
-                        record_finish(w, c, now, 0, TIMELINE_ERR_TIMEOUT);
-                conn_down(w, c, now);
+                        connection_record_finish(w, c, now, 0, TIMELINE_ERR_TIMEOUT);
+                connection_down(w, c, now);
         }
 }
 
@@ -300,7 +300,7 @@ static int worker_wait(struct worker *w, int64_t deadline, bool send_deadline, b
                 struct conn *c = &w->e->conns[(uint32_t) token];
                 if (c->gen != (uint32_t) (token >> 32) || c->fd < 0)
                         continue;
-                conn_event(w, c, events[i].events, now_mono_ns());
+                connection_event(w, c, events[i].events, now_mono_ns());
                 if (sending && w->idle.head)
                         dispatch(w);
         }
@@ -311,7 +311,7 @@ static void worker_close_all(struct worker *w) {
         struct engine *e = w->e;
         for (unsigned i = w->id; i < e->o->connections; i += e->n_workers) {
                 struct conn *c = &e->conns[i];
-                list_remove(c);
+                connection_list_remove(c);
                 if (c->fd >= 0)
                         close(c->fd);
                 c->fd = -1;
@@ -324,7 +324,7 @@ static void worker_run(struct worker *w) {
         for (;;) {
                 int64_t now = now_mono_ns();
                 int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
-                int64_t cutoff = engine_cutoff(e);
+                int64_t cutoff = worker_engine_cutoff(e);
                 int64_t deadline = INT64_MAX;
                 bool send_deadline = false;
                 expire(w, now);
@@ -382,7 +382,7 @@ static void worker_settle(struct worker *w) {
         struct engine *e = w->e;
         int64_t now = now_mono_ns();
         for (unsigned i = w->id; i < e->o->connections; i += e->n_workers)
-                conn_prepare(w, &e->conns[i], now);
+                connection_prepare(w, &e->conns[i], now);
         while (w->timed.head && atomic_load(&w->e->stop_ns) == 0) {
                 now = now_mono_ns();
                 expire(w, now);
@@ -475,13 +475,13 @@ static int engine_setup(struct engine *e) {
                 e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1, .timerfd = -1, .part_fd = -1 };
         for (unsigned i = 0; i < o->connections; i++) {
                 e->conns[i] = (struct conn){ .fd = -1, .index = i, .state = CONN_DOWN };
-                list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
+                connection_list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
         }
         for (unsigned i = 0; i < e->n_workers; i++) {
                 struct worker *w = &e->workers[i];
                 int fd = e->cfg->timeline_fd;
                 if (e->n_workers > 1) {
-                        fd = w->part_fd = timeline_part_open(e->cfg->timeline_fd);
+                        fd = w->part_fd = timeline_merge_part_open(e->cfg->timeline_fd);
                         if (fd < 0)
                                 return fd;
                 }
@@ -545,7 +545,7 @@ static int engine_start(struct engine *e) {
         e->t0 = now_mono_ns();
         e->measure_start = e->t0 + e->o->warmup_ns;
         e->end = e->measure_start + e->o->duration_ns;
-        r = timeline_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
+        r = timeline_ring_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
         if (r < 0)
                 return r;
         bool tune = e->calibration.outcome == CALIBRATE_RAN && e->o->warmup_ns > 0;
@@ -586,7 +586,7 @@ static int engine_loop(struct engine *e) {
                 if (e->workers[i].started)
                         pthread_join(e->workers[i].thread, NULL);
         for (unsigned i = 0; i < e->n_workers; i++) {
-                int r = fill_not_sent(&e->workers[i], engine_cutoff(e));
+                int r = fill_not_sent(&e->workers[i], worker_engine_cutoff(e));
                 if (r >= 0)
                         r = timeline_ring_try_flush(&e->workers[i].ring, true);
                 if (r < 0)
@@ -618,7 +618,7 @@ static void engine_result(struct engine *e, struct engine_result *ret) {
         *ret = (struct engine_result){
                 .start_ns = e->t0,
                 .measure_start_ns = e->measure_start,
-                .end_ns = engine_cutoff(e),
+                .end_ns = worker_engine_cutoff(e),
                 .stopped = stop != 0,
                 .stop_signal = atomic_load(&e->stop_signal),
                 .records = e->records,

@@ -17,7 +17,7 @@ static bool is_tchar(char c) {
                (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-int http_header_check(const char *h) {
+int http_request_header_check(const char *h) {
         size_t len = strnlen(h, HEADER_MAX + 1);
         if (len > HEADER_MAX)
                 return -EINVAL;
@@ -88,7 +88,7 @@ int http_request_build(const struct url *u, const char *method, const char *cons
         if (body_size > HTTP_REQUEST_MAX_BODY)
                 return -EFBIG;
         for (size_t i = 0; i < n_headers; i++)
-                if (http_header_check(headers[i]) < 0 || header_is(headers[i], "Content-Length") ||
+                if (http_request_header_check(headers[i]) < 0 || header_is(headers[i], "Content-Length") ||
                     header_is(headers[i], "Transfer-Encoding"))
                         return -EINVAL;
 

@@ -25,4 +25,4 @@ int http_request_build(const struct url *u, const char *method, const char *cons
 void http_request_done(struct http_request *r);
 
 /* The header name of "Name: value" must be a token and the value visible text; 0 or -EINVAL. */
-int http_header_check(const char *h);
+int http_request_header_check(const char *h);

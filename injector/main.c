@@ -34,7 +34,7 @@ enum {
 };
 
 static int usage_failure(void) {
-        inject_usage(stderr);
+        options_usage(stderr);
         return EXIT_USAGE;
 }
 
@@ -96,7 +96,7 @@ static int write_summary(const struct inject_options *o, const struct engine_res
                         return -EIO;
                 return 0;
         }
-        return replace_file(o->summary_path, json, len + 1, 0644);
+        return output_replace_file(o->summary_path, json, len + 1, 0644);
 }
 
 /* Everything the engine needs that can be wrong in the arguments: exit status or -1 to go on. */
@@ -163,7 +163,7 @@ static int write_hlog(const struct inject_options *o, const struct engine_result
         r = hlog_end(&f.log, &text, &len);
         if (r < 0)
                 return r;
-        return replace_file(o->hlog_path, text, len, 0644);
+        return output_replace_file(o->hlog_path, text, len, 0644);
 }
 
 /* Run the load into cfg->timeline_fd, then summarise: 0 or EXIT_RUN_FAILED. */
@@ -251,10 +251,10 @@ int main(int argc, char **argv) {
         log_setup();
 
         struct inject_options o;
-        if (inject_options_parse(argc, argv, &o) < 0)
+        if (options_parse(argc, argv, &o) < 0)
                 return usage_failure();
         if (o.help) {
-                inject_usage(stdout);
+                options_usage(stdout);
                 return 0;
         }
         if (o.version) {

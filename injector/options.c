@@ -13,15 +13,15 @@
 #include "basic/time-util.h"
 #include "basic/macro.h"
 
-const char *inject_mode_name(enum inject_mode m) {
+const char *options_mode_name(enum inject_mode m) {
         return m == INJECT_MODE_MAX ? "max" : "rate";
 }
 
-const char *inject_arrival_name(enum inject_arrival a) {
+const char *options_arrival_name(enum inject_arrival a) {
         return a == INJECT_ARRIVAL_POISSON ? "poisson" : "uniform";
 }
 
-void inject_usage(FILE *f) {
+void options_usage(FILE *f) {
         fputs("Usage: slicelab-inject --url URL (--rate R | --mode max) [options]\n"
               "       slicelab-inject --convert-csv IN --timeline OUT [--warmup D]\n"
               "\n"
@@ -89,7 +89,7 @@ static int usage_error(const char *fmt, ...) {
         return -EINVAL;
 }
 
-int parse_duration_ns(const char *s, int64_t *ret) {
+int options_parse_duration_ns(const char *s, int64_t *ret) {
         static const struct {
                 const char *suffix;
                 int64_t unit;
@@ -201,7 +201,7 @@ static const struct option long_options[] = {
 };
 
 static int parse_duration_option(const char *name, const char *arg, int64_t *ret) {
-        int r = parse_duration_ns(arg, ret);
+        int r = options_parse_duration_ns(arg, ret);
         if (r == -ERANGE)
                 return usage_error("--%s: '%s' is longer than 30 days", name, arg);
         if (r < 0)
@@ -344,7 +344,7 @@ static int parse_one(int opt, const char *arg, struct inject_options *o, bool *r
         return -EINVAL;
 }
 
-int inject_options_parse(int argc, char **argv, struct inject_options *ret) {
+int options_parse(int argc, char **argv, struct inject_options *ret) {
         struct inject_options o = {
                 .mode = INJECT_MODE_RATE,
                 .arrival = INJECT_ARRIVAL_UNIFORM,

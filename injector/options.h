@@ -55,12 +55,12 @@ struct inject_options {
 
 /* Parse argv into *ret. On a usage error, say what is wrong on stderr and return -EINVAL (*ret
  * is then unspecified); the caller prints the usage and exits 2. */
-int inject_options_parse(int argc, char **argv, struct inject_options *ret);
-void inject_usage(FILE *f);
+int options_parse(int argc, char **argv, struct inject_options *ret);
+void options_usage(FILE *f);
 
 /* "60", "60s", "1.5s", "250ms", "100us", "2m", "1h" -> ns. Rejects signs, spaces, empty
  * strings, more than 9 fractional digits and anything above INJECT_MAX_DURATION_NS. */
-int parse_duration_ns(const char *s, int64_t *ret);
+int options_parse_duration_ns(const char *s, int64_t *ret);
 
-const char *inject_mode_name(enum inject_mode m);
-const char *inject_arrival_name(enum inject_arrival a);
+const char *options_mode_name(enum inject_mode m);
+const char *options_arrival_name(enum inject_arrival a);

@@ -12,7 +12,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 
-int replace_file(const char *path, const void *data, size_t size, mode_t mode) {
+int output_replace_file(const char *path, const void *data, size_t size, mode_t mode) {
         /* A device, pipe or socket (/dev/null, /dev/stdout) is written to, never replaced. */
         struct stat st;
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {

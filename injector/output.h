@@ -8,4 +8,4 @@
 /* Write data to a temporary file next to path and rename it over path: path then holds either
  * its old content or all of data. (daemon/fileio.h's write_file_atomic refuses to replace.)
  * An existing path that is not a regular file (/dev/null, a pipe) is written to instead. */
-int replace_file(const char *path, const void *data, size_t size, mode_t mode);
+int output_replace_file(const char *path, const void *data, size_t size, mode_t mode);

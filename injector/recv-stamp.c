@@ -27,8 +27,8 @@ static int64_t stamp_of(struct msghdr *m, int64_t offset_ns, int64_t fallback_ns
         return fallback_ns;
 }
 
-ssize_t recv_stamped(int fd, void *buf, size_t size, int64_t offset_ns, int64_t fallback_ns,
-                     int64_t *stamp_ns) {
+ssize_t recv_stamp_recv(int fd, void *buf, size_t size, int64_t offset_ns, int64_t fallback_ns,
+                        int64_t *stamp_ns) {
         union {
                 char buf[CMSG_SPACE(sizeof(struct timespec))];
                 struct cmsghdr align;

@@ -18,5 +18,5 @@ int64_t recv_stamp_offset(void);
 
 /* recv() into buf; on data, *stamp_ns is the kernel's receive time on CLOCK_MONOTONIC (given
  * the offset), or fallback_ns when the socket carried none. *stamp_ns is untouched otherwise. */
-ssize_t recv_stamped(int fd, void *buf, size_t size, int64_t offset_ns, int64_t fallback_ns,
-                     int64_t *stamp_ns);
+ssize_t recv_stamp_recv(int fd, void *buf, size_t size, int64_t offset_ns, int64_t fallback_ns,
+                        int64_t *stamp_ns);

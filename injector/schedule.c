@@ -6,7 +6,7 @@
 #include "basic/random.h"
 #include "basic/time-util.h"
 
-void rng_seed(struct rng *r, uint64_t seed) {
+void schedule_rng_seed(struct rng *r, uint64_t seed) {
         for (int i = 0; i < 4; i++)
                 r->s[i] = splitmix64(&seed);
 }
@@ -15,7 +15,7 @@ static inline uint64_t rotl(uint64_t x, int k) {
         return (x << k) | (x >> (64 - k));
 }
 
-uint64_t rng_next(struct rng *r) {
+uint64_t schedule_rng_next(struct rng *r) {
         uint64_t *s = r->s;
         uint64_t result = rotl(s[1] * 5, 7) * 9;
         uint64_t t = s[1] << 17;
@@ -28,13 +28,13 @@ uint64_t rng_next(struct rng *r) {
         return result;
 }
 
-double rng_uniform_pos(struct rng *r) {
+double schedule_rng_uniform_pos(struct rng *r) {
         /* The top 53 bits as an integer in [0, 2^53), shifted to (0, 2^53]. */
-        return (double) ((rng_next(r) >> 11) + 1) * 0x1.0p-53;
+        return (double) ((schedule_rng_next(r) >> 11) + 1) * 0x1.0p-53;
 }
 
 static double poisson_gap_ns(struct schedule *s) {
-        return -log(rng_uniform_pos(&s->rng)) * (double) NSEC_PER_SEC / s->rate;
+        return -log(schedule_rng_uniform_pos(&s->rng)) * (double) NSEC_PER_SEC / s->rate;
 }
 
 /* Uniform due times are computed from k rather than summed, so rounding never accumulates. */
@@ -45,7 +45,7 @@ static int64_t uniform_offset_ns(const struct schedule *s, uint64_t k) {
 void schedule_init(struct schedule *s, enum inject_arrival arrival, double rate, uint64_t seed,
                    int64_t t0) {
         *s = (struct schedule){ .arrival = arrival, .rate = rate, .t0 = t0 };
-        rng_seed(&s->rng, seed);
+        schedule_rng_seed(&s->rng, seed);
         if (arrival == INJECT_ARRIVAL_POISSON) {
                 s->poisson_ns = poisson_gap_ns(s);
                 s->next_ns = t0 + (int64_t) s->poisson_ns;

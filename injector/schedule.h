@@ -12,10 +12,10 @@ struct rng {
 };
 
 /* xoshiro256** seeded through splitmix64: fast, 2^256-1 period, good enough for arrival gaps. */
-void rng_seed(struct rng *r, uint64_t seed);
-uint64_t rng_next(struct rng *r);
+void schedule_rng_seed(struct rng *r, uint64_t seed);
+uint64_t schedule_rng_next(struct rng *r);
 /* Uniform in (0, 1]: never 0, so -log(u) is finite. */
-double rng_uniform_pos(struct rng *r);
+double schedule_rng_uniform_pos(struct rng *r);
 
 struct schedule {
         enum inject_arrival arrival;

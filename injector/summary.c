@@ -134,9 +134,9 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
 
         cJSON_AddStringToObject(j, "version", SLICELAB_VERSION);
         cJSON_AddStringToObject(j, "url", o->url);
-        cJSON_AddStringToObject(j, "mode", inject_mode_name(o->mode));
+        cJSON_AddStringToObject(j, "mode", options_mode_name(o->mode));
         add_or_null(j, "rate", rate, o->rate);
-        cJSON_AddStringToObject(j, "arrival", inject_arrival_name(o->arrival));
+        cJSON_AddStringToObject(j, "arrival", options_arrival_name(o->arrival));
         cJSON_AddNumberToObject(j, "seed", (double) o->seed);
         cJSON_AddNumberToObject(j, "connections", o->connections);
         cJSON_AddNumberToObject(j, "threads", o->threads);

@@ -71,7 +71,7 @@ int timeline_merge(int out, const int *in, unsigned n, uint64_t *ret) {
         return 0;
 }
 
-int timeline_part_open(int fd) {
+int timeline_merge_part_open(int fd) {
         char link[64], target[PATH_MAX];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t len = readlink(link, target, sizeof target - 1);

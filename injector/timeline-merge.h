@@ -11,4 +11,4 @@ int timeline_merge(int out, const int *in, unsigned n, uint64_t *ret);
 
 /* An anonymous file next to the file fd refers to (so a large timeline's parts are on the same
  * file system, not in a tmpfs counted as memory): the fd, or a negative errno. */
-int timeline_part_open(int fd);
+int timeline_merge_part_open(int fd);

@@ -11,7 +11,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 
-int timeline_write_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
+int timeline_ring_write_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
         struct timeline_header h = timeline_header_make(start_ns, measure_start_ns);
         return write_full(fd, &h, sizeof h);
 }

@@ -41,7 +41,7 @@ struct timeline_ring {
 int timeline_ring_init(struct timeline_ring *r, int fd, uint64_t capacity);
 void timeline_ring_done(struct timeline_ring *r);
 
-int timeline_write_header(int fd, int64_t start_ns, int64_t measure_start_ns);
+int timeline_ring_write_header(int fd, int64_t start_ns, int64_t measure_start_ns);
 
 /* May record k be claimed now (is its slot free)? */
 static inline bool timeline_ring_has_room(struct timeline_ring *r, uint64_t k) {

@@ -69,7 +69,7 @@ struct engine {
 };
 
 /* When sending ends: the end of the schedule, or the stop if that came first. */
-static inline int64_t engine_cutoff(struct engine *e) {
+static inline int64_t worker_engine_cutoff(struct engine *e) {
         int64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
         return stop != 0 ? MIN(stop, e->end) : e->end;
 }

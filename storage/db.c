@@ -96,6 +96,19 @@ int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_s
         return 0;
 }
 
+int db_row_value(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret) {
+        sqlite3_stmt *s;
+        int r = db_row_text(c, sql, text, &s);
+        if (r < 0)
+                return r;
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL) {
+                db_stmt_resetp(&s);
+                return -ENODATA;
+        }
+        *ret = s;
+        return 0;
+}
+
 int db_row_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret) {
         sqlite3_stmt *s;
         int r = db_stmt_text(c, sql, text, &s);
@@ -169,21 +182,18 @@ void db_txn_rollbackp(struct db_txn *t) {
 }
 
 int db_replace_run_rows(struct db_conn *c, const char *delete_sql, const char *insert_sql, const char *run_id,
-                        struct db_txn *ret_txn, sqlite3_stmt **ret_insert) {
+                        int (*insert)(sqlite3_stmt *s, const char *run_id, void *userdata), void *userdata) {
         struct db_txn txn _cleanup_txn_ = { 0 };
         int r = db_txn_begin(c, &txn);
         if (r < 0)
                 return r;
-        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *insert = NULL;
+        sqlite3_stmt *clear _cleanup_stmt_ = NULL, *s _cleanup_stmt_ = NULL;
         if ((r = db_stmt(c, delete_sql, &clear)) < 0)
                 return r;
         db_bind_text(clear, 1, run_id);
-        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, insert_sql, &insert)) < 0)
+        if ((r = db_step(clear)) < 0 || (r = db_stmt(c, insert_sql, &s)) < 0 || (r = insert(s, run_id, userdata)) < 0)
                 return r;
-        *ret_txn = txn;
-        txn.open = false;   /* the caller's now */
-        *ret_insert = insert;
-        return 0;
+        return db_txn_commit(&txn);
 }
 
 static void conn_free(struct db_conn *c) {

@@ -67,6 +67,8 @@ int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret);
 int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
 /* db_stmt_text() stepped to its first row: 0 with the row current, -ENOENT when there is none. */
 int db_row_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
+/* db_row_text() for a row whose first column must hold a value: -ENODATA when it is NULL. */
+int db_row_value(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);
 static inline void db_stmt_resetp(sqlite3_stmt **s) {
         if (*s) {
                 sqlite3_reset(*s);
@@ -97,9 +99,9 @@ int db_txn_commit(struct db_txn *t);
 void db_txn_rollbackp(struct db_txn *t);
 #define _cleanup_txn_ _cleanup_(db_txn_rollbackp)
 
-/* Begin replacing a run's rows: a write transaction in which delete_sql (its one parameter is
- * the run id) has run and insert_sql is prepared for the new rows. Saving a run's data twice (a
- * collection retried) leaves one copy. On failure nothing is left open and the outputs are
- * untouched. */
+/* Replace a run's rows in one write transaction: delete_sql (its one parameter is the run id)
+ * runs, then insert(insert_sql prepared, run_id, userdata) writes the new rows, and the
+ * transaction commits when it returns >= 0. Saving a run's data twice (a collection retried)
+ * leaves one copy; on failure nothing changed. */
 int db_replace_run_rows(struct db_conn *c, const char *delete_sql, const char *insert_sql, const char *run_id,
-                        struct db_txn *ret_txn, sqlite3_stmt **ret_insert);
+                        int (*insert)(sqlite3_stmt *s, const char *run_id, void *userdata), void *userdata);

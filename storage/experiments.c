@@ -352,7 +352,7 @@ static int cancel_queued(struct db_conn *c, const char *id, const char *reason, 
                 return r;
         db_stmt_resetp(&queued);
         for (size_t i = 0; i < n; i++)
-                if ((r = runs_transition(c, ids[i], "cancelled", reason, message)) < 0)
+                if ((r = run_state_transition(c, ids[i], "cancelled", reason, message)) < 0)
                         return r;
         *ret_n = (int64_t) n;
         return 0;
@@ -376,6 +376,16 @@ static int active_run_ids(struct db_conn *c, const char *id, cJSON **ret) {
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(ids);
+        return 0;
+}
+
+int experiments_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret) {
+        static const char sql[] = "SELECT cancel_requested FROM experiments WHERE id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, experiment_id, &s);
+        if (r < 0)
+                return r;
+        *ret = sqlite3_column_int(s, 0) != 0;
         return 0;
 }
 
@@ -417,7 +427,7 @@ int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled
         _cleanup_json_ cJSON *stopping = NULL;
         if ((r = active_run_ids(c, id, &stopping)) < 0)
                 return r;
-        if ((r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
+        if ((r = run_state_refresh_experiment(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
                 return r;
         *ret_cancelled = n;
         *ret_stopping = TAKE_PTR(stopping);
@@ -483,7 +493,7 @@ static void report_row(cJSON *o, sqlite3_stmt *s) {
         row_add_json(o, "metrics", s, 6);
 }
 
-int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows, cJSON **ret_cells, char ret_status[16]) {
+int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows, cJSON **ret_cells, char ret_status[EXPERIMENT_STATUS_SIZE]) {
         static const char sql_exp[] = "SELECT status FROM experiments WHERE id = ?";
         static const char sql_cells[] = "SELECT name FROM cells WHERE experiment_id = ? ORDER BY idx";
         static const char sql[] =
@@ -494,7 +504,7 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
         int r = db_row_text(c, sql_exp, id, &e);
         if (r < 0)
                 return r;
-        char status[16];
+        char status[EXPERIMENT_STATUS_SIZE];
         snprintf(status, sizeof status, "%s", (const char *) sqlite3_column_text(e, 0));
         if ((r = db_stmt(c, sql_cells, &cs)) < 0 || (r = db_stmt(c, sql, &s)) < 0)
                 return r;
@@ -555,7 +565,7 @@ int experiments_stop_after_failures(struct db_conn *c, const char *id, unsigned 
                  max_failures, first, message);
         int64_t cancelled = 0;
         if ((r = cancel_queued(c, id, "repeated_failure", text, &cancelled)) < 0 ||
-            (r = experiments_refresh_status(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
+            (r = run_state_refresh_experiment(c, id)) < 0 || (r = db_txn_commit(&t)) < 0)
                 return r;
         *ret_cancelled = cancelled;
         snprintf(reason, reason_size, "%s", text);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "storage/db.h"
+#include "storage/run-state.h"
 #include "basic/error.h"
 #include "basic/id.h"
 
@@ -52,6 +53,8 @@ int experiments_list_json(struct db_conn *c, const char *status, const char *lab
  * must stop, read in the same transaction (read after it, the loop may have stopped them
  * already); empty when none was. Outputs untouched on failure. */
 int experiments_cancel(struct db_conn *c, const char *id, int64_t *ret_cancelled, struct cJSON **ret_stopping);
+/* Whether the experiment was cancelled (so its run in progress must stop). */
+int experiments_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret);
 
 /* Fail fast: when the experiment's last max_failures runs that ended (succeeded or failed) all
  * failed with the same reason, its queued runs are cancelled (reason "repeated_failure", the
@@ -71,7 +74,7 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
  * in cell order then iteration, for the report; -ENOENT if there is no such experiment.
  * *ret_status is the experiment's status, *ret_cells its cell names in order. */
 int experiments_report_rows(struct db_conn *c, const char *id, struct cJSON **ret_rows, struct cJSON **ret_cells,
-                            char ret_status[16]);
+                            char ret_status[EXPERIMENT_STATUS_SIZE]);
 
 /* The experiment's definition as stored (canonical JSON, parsed); -ENOENT if absent. */
 int experiments_definition_json(struct db_conn *c, const char *id, struct cJSON **ret);

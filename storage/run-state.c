@@ -27,7 +27,7 @@ bool run_state_is_terminal(int state) {
         return state >= RUN_SUCCEEDED;
 }
 
-int runs_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
+int run_state_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
                     const char *message) {
         static const char sql_update[] =
                 "UPDATE runs SET state = ?2, reason = coalesce(?3, reason), message = coalesce(?4, message)"
@@ -56,7 +56,7 @@ int runs_transition(struct db_conn *c, const char *run_id, const char *state, co
         return r < 0 ? r : 0;
 }
 
-int experiments_refresh_status(struct db_conn *c, const char *id) {
+int run_state_refresh_experiment(struct db_conn *c, const char *id) {
         static const char sql[] =
                 "UPDATE experiments SET"
                 " status = (SELECT CASE"

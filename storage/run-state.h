@@ -28,15 +28,18 @@ enum run_state {
 #define RUN_STATES_UNFINISHED_SQL "('queued','preparing','starting','warmup','measuring','collecting')"
 #define RUN_STATES_FINISHED_SQL "('succeeded','failed','cancelled','interrupted')"
 
+/* Room for an experiment's status ("queued" ... "cancelled", the longest 9 characters) and its NUL. */
+#define EXPERIMENT_STATUS_SIZE 16
+
 const char *run_state_to_string(int state);
 int run_state_from_string(const char *s);      /* -EINVAL if unknown */
 bool run_state_is_terminal(int state);
 
 /* Move a run to state (recording reason and message when given, NULL keeps them) and append
  * the transition to its history. Call inside the caller's transaction, or alone. */
-int runs_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
+int run_state_transition(struct db_conn *c, const char *run_id, const char *state, const char *reason,
                     const char *message);
 
 /* The experiment's status and finished time from its runs' states (queued, running, then
  * succeeded, partial, failed or cancelled). Call in the transaction that changed a run. */
-int experiments_refresh_status(struct db_conn *c, const char *id);
+int run_state_refresh_experiment(struct db_conn *c, const char *id);

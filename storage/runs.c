@@ -192,8 +192,8 @@ int runs_finish(struct db_conn *c, const char *run_id, const char *experiment_id
                 if ((r = db_step(s)) < 0)
                         return r;
         }
-        if ((r = runs_transition(c, run_id, state, reason, message)) < 0 ||
-            (r = experiments_refresh_status(c, experiment_id)) < 0)
+        if ((r = run_state_transition(c, run_id, state, reason, message)) < 0 ||
+            (r = run_state_refresh_experiment(c, experiment_id)) < 0)
                 return r;
         return db_txn_commit(&t);
 }
@@ -221,8 +221,8 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
                 return r;
         db_stmt_resetp(&s);
         for (size_t i = 0; i < n; i++)
-                if ((r = runs_transition(c, ids[i][0], "interrupted", "daemon_restart", message)) < 0 ||
-                    (r = experiments_refresh_status(c, ids[i][1])) < 0)
+                if ((r = run_state_transition(c, ids[i][0], "interrupted", "daemon_restart", message)) < 0 ||
+                    (r = run_state_refresh_experiment(c, ids[i][1])) < 0)
                         return r;
         if ((r = db_txn_commit(&t)) < 0)
                 return r;
@@ -230,13 +230,24 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
         return 0;
 }
 
-int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret) {
-        static const char sql[] = "SELECT cancel_requested FROM experiments WHERE id = ?";
+int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
+        static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_row_text(c, sql, experiment_id, &s);
+        int r = db_row_value(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        *ret = sqlite3_column_int(s, 0) != 0;
+        *ret = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
+int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret) {
+        static const char sql[] = "SELECT wall_ns - mono_ns FROM run_events WHERE run_id = ?"
+                                  " ORDER BY state = 'measuring' DESC, seq LIMIT 1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, run_id, &s);
+        if (r < 0)
+                return r == -ENOENT ? -ENODATA : r;
+        *ret = sqlite3_column_int64(s, 0);
         return 0;
 }
 

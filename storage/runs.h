@@ -53,8 +53,11 @@ int runs_interrupt_unfinished(struct db_conn *c, const char *message, int64_t *r
 /* Whether this store has a run with this id (reconciliation touches only its own runs). */
 int runs_known(struct db_conn *c, const char *run_id, bool *ret);
 
-/* Whether the experiment was cancelled (so its run in progress must stop). */
-int experiment_cancel_requested(struct db_conn *c, const char *experiment_id, bool *ret);
+/* The run's measure start (the timeline's clock), -ENOENT for no such run, -ENODATA before it is known. */
+int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC as the run saw them (at its measuring transition, else its
+ * first): turns the timeline's clock into wall time. -ENODATA without any transition. */
+int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret);
 
 /* Figures for GET /metrics. */
 struct runs_overview {

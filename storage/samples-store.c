@@ -6,23 +6,31 @@
 #include "basic/json-util.h"
 #include "basic/macro.h"
 
+struct samples_rows {
+        const int64_t *t_ms;
+        char *const *rows;
+        size_t n;
+};
+
+static int insert_samples(sqlite3_stmt *st, const char *run_id, void *userdata) {
+        const struct samples_rows *s = userdata;
+        for (size_t i = 0; i < s->n; i++) {
+                sqlite3_reset(st);
+                db_bind_text(st, 1, run_id);
+                sqlite3_bind_int64(st, 2, s->t_ms[i]);
+                db_bind_text(st, 3, s->rows[i]);
+                int r = db_step(st);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int samples_save(struct db_conn *c, const char *run_id, const int64_t *t_ms, char *const *rows, size_t n) {
         static const char sql_clear[] = "DELETE FROM samples WHERE run_id = ?";
         static const char sql[] = "INSERT OR REPLACE INTO samples(run_id, t_ms, data) VALUES (?, ?, ?)";
-        struct db_txn txn _cleanup_txn_ = { 0 };
-        sqlite3_stmt *st _cleanup_stmt_ = NULL;
-        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &txn, &st);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
-                sqlite3_reset(st);
-                db_bind_text(st, 1, run_id);
-                sqlite3_bind_int64(st, 2, t_ms[i]);
-                db_bind_text(st, 3, rows[i]);
-                if ((r = db_step(st)) < 0)
-                        return r;
-        }
-        return db_txn_commit(&txn);
+        struct samples_rows s = { t_ms, rows, n };
+        return db_replace_run_rows(c, sql_clear, sql, run_id, insert_samples, &s);
 }
 
 static const char *const series[] = { "t_ms", "requests", "p99_us", "cpu_usage_s", "nr_periods", "nr_throttled",

@@ -8,20 +8,25 @@
 
 #include "storage/row-json.h"
 
+/* What the inserts of db_replace_run_rows() write: n items of an array. */
+struct rows {
+        const void *items;
+        size_t n;
+};
+
+static int insert_requests(sqlite3_stmt *s, const char *run_id, void *userdata) {
+        const struct rows *rows = userdata;
+        db_bind_text(s, 1, run_id);
+        return requests_insert_blocks(s, 2, rows->items, rows->n);
+}
+
 int requests_store(struct db_conn *c, const char *run_id, const struct timeline_record *records, size_t n) {
         static const char sql_clear[] = "DELETE FROM requests WHERE run_id = ?";
         static const char sql[] =
                 "INSERT INTO requests(run_id, first_seq, count, first_scheduled_ns, last_scheduled_ns, records)"
                 " VALUES (?, ?, ?, ?, ?, ?)";
-        struct db_txn t _cleanup_txn_ = { 0 };
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &t, &s);
-        if (r < 0)
-                return r;
-        db_bind_text(s, 1, run_id);
-        if ((r = requests_insert_blocks(s, 2, records, n)) < 0)
-                return r;
-        return db_txn_commit(&t);
+        struct rows rows = { records, n };
+        return db_replace_run_rows(c, sql_clear, sql, run_id, insert_requests, &rows);
 }
 
 int requests_insert_blocks(sqlite3_stmt *s, int first_param, const struct timeline_record *records, size_t n) {
@@ -40,17 +45,11 @@ int requests_insert_blocks(sqlite3_stmt *s, int first_param, const struct timeli
         return 0;
 }
 
-int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n) {
-        static const char sql_clear[] = "DELETE FROM gc_events WHERE run_id = ?";
-        static const char sql[] =
-                "INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind, cause, heap_before, heap_after,"
-                " heap_capacity, gc_id, collector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-        struct db_txn t _cleanup_txn_ = { 0 };
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_replace_run_rows(c, sql_clear, sql, run_id, &t, &s);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
+static int insert_gc_events(sqlite3_stmt *s, const char *run_id, void *userdata) {
+        const struct rows *rows = userdata;
+        const struct gc_event_row *events = rows->items;
+        int r = 0;
+        for (size_t i = 0; i < rows->n; i++) {
                 const struct gc_event_row *e = &events[i];
                 sqlite3_reset(s);
                 db_bind_text(s, 1, run_id);
@@ -70,7 +69,16 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
                 if ((r = db_step(s)) < 0)
                         return r;
         }
-        return db_txn_commit(&t);
+        return 0;
+}
+
+int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event_row *events, size_t n) {
+        static const char sql_clear[] = "DELETE FROM gc_events WHERE run_id = ?";
+        static const char sql[] =
+                "INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind, cause, heap_before, heap_after,"
+                " heap_capacity, gc_id, collector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        struct rows rows = { events, n };
+        return db_replace_run_rows(c, sql_clear, sql, run_id, insert_gc_events, &rows);
 }
 
 int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t seq, int64_t min_scheduled_ns,
@@ -109,11 +117,9 @@ int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t s
 int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, int64_t *ret_last_ns) {
         static const char sql[] = "SELECT MIN(first_scheduled_ns), MAX(last_scheduled_ns) FROM requests WHERE run_id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_row_text(c, sql, run_id, &s);
+        int r = db_row_value(c, sql, run_id, &s);
         if (r < 0)
                 return r;
-        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
-                return -ENODATA;
         *ret_first_ns = sqlite3_column_int64(s, 0);
         *ret_last_ns = sqlite3_column_int64(s, 1);
         return 0;
@@ -138,29 +144,6 @@ int requests_stream(struct db_conn *c, const char *run_id, struct timeline_recor
                         return r;
         }
         return r;
-}
-
-int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret) {
-        static const char sql[] = "SELECT measure_start_ns FROM runs WHERE id = ?";
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_row_text(c, sql, run_id, &s);
-        if (r < 0)
-                return r;
-        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
-                return -ENODATA;
-        *ret = sqlite3_column_int64(s, 0);
-        return 0;
-}
-
-int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret) {
-        static const char sql[] = "SELECT wall_ns - mono_ns FROM run_events WHERE run_id = ?"
-                                  " ORDER BY state = 'measuring' DESC, seq LIMIT 1";
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_row_text(c, sql, run_id, &s);
-        if (r < 0)
-                return r == -ENOENT ? -ENODATA : r;
-        *ret = sqlite3_column_int64(s, 0);
-        return 0;
 }
 
 int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t start_ns, int64_t duration_ns, void *userdata),

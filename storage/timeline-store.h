@@ -44,12 +44,6 @@ int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, 
 int requests_stream(struct db_conn *c, const char *run_id, struct timeline_record buf[REQUESTS_BLOCK_RECORDS],
                     int (*fn)(const struct timeline_record *records, size_t n, void *userdata), void *userdata);
 
-/* The run's measure start (the timeline's clock), -ENOENT for no such run, -ENODATA before it is known. */
-int runs_measure_start(struct db_conn *c, const char *run_id, int64_t *ret);
-/* CLOCK_REALTIME - CLOCK_MONOTONIC as the run saw them (at its measuring transition, else its
- * first): turns the timeline's clock into wall time. -ENODATA without any transition. */
-int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret);
-
 /* The run's GC pauses and safepoints in start order, each handed to fn as start and duration;
  * stops at fn's first negative return. */
 int gc_pauses_foreach(struct db_conn *c, const char *run_id, int (*fn)(int64_t start_ns, int64_t duration_ns, void *userdata),

@@ -12,7 +12,7 @@
 #include "basic/error.h"
 #include "basic/json-util.h"
 #include "basic/time-util.h"
-#include "findings/findings.h"
+#include "findings/findings-load.h"
 #include "storage/db.h"
 #include "storage/experiments.h"
 #include "storage/run-state.h"

@@ -27,24 +27,24 @@ static void test_options(void **state) {
                 "-XX:+UnlockDiagnosticVMOptions", "-Xlog:disable",
         };
         for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-                if (!definition_jvm_option_refused(refused[i], NULL))
+                if (!definition_policy_jvm_option_refused(refused[i], NULL))
                         fail_msg("not refused: %s", refused[i]);
         for (size_t i = 0; i < sizeof fine / sizeof *fine; i++)
-                if (definition_jvm_option_refused(fine[i], NULL))
+                if (definition_policy_jvm_option_refused(fine[i], NULL))
                         fail_msg("refused: %s", fine[i]);
         char *allow[] = { "-XX:HeapDumpPath=/var/tmp/", "-javaagent:/opt/agent.jar", NULL };
         struct definition_policy p = { .allow_jvm_option = allow, .n_allow_jvm_option = 2 };
-        assert_null(definition_jvm_option_refused("-XX:HeapDumpPath=/var/tmp/d", &p));
-        assert_null(definition_jvm_option_refused("-javaagent:/opt/agent.jar=opts", &p));
-        assert_non_null(definition_jvm_option_refused("-XX:HeapDumpPath=/etc", &p));
-        assert_non_null(definition_jvm_option_refused("-javaagent:/tmp/a.jar", &p));
+        assert_null(definition_policy_jvm_option_refused("-XX:HeapDumpPath=/var/tmp/d", &p));
+        assert_null(definition_policy_jvm_option_refused("-javaagent:/opt/agent.jar=opts", &p));
+        assert_non_null(definition_policy_jvm_option_refused("-XX:HeapDumpPath=/etc", &p));
+        assert_non_null(definition_policy_jvm_option_refused("-javaagent:/tmp/a.jar", &p));
 }
 
 static void check_field(const char *json, const struct definition_policy *p, const char *field) {
         struct definition *d = NULL;
         struct error err = { 0 };
         assert_int_equal(definition_parse(json, strlen(json), NULL, &d, &err), 0);
-        int r = definition_check_policy(d, p, &err);
+        int r = definition_policy_check(d, p, &err);
         definition_free(d);
         if (!field) {
                 assert_int_equal(r, 0);

@@ -108,8 +108,7 @@ static void test_bad_table(void **state) {
 static void assert_roundtrip(const struct definition *d, const struct host_limits *host) {
         struct definition *again = expect_ok(d->canonical, strlen(d->canonical), host);
         assert_string_equal(again->canonical, d->canonical);
-        char *formatted = NULL;
-        assert_int_equal(definition_format_json(again, &formatted), 0);
+        char *formatted = definition_format_json(again);
         assert_string_equal(formatted, d->canonical);
         free(formatted);
         definition_free(again);
@@ -414,6 +413,47 @@ static void test_messages(void **state) {
         assert_string_equal(err.field, "sut.memory_max");
 }
 
+/* env and labels share one parser (definition-kv.c); each keeps its own rules and words. */
+static void test_kv_messages(void **state) {
+        /* members: before, then a value of n bytes (list false) or n labels (list true), then after */
+        static const struct {
+                const char *before, *after;
+                int n;
+                bool list;
+                const char *field, *code, *words;
+        } cases[] = {
+                { "\"env\":{\"A\":\"1\",\"A\":\"2\"}", "", 0, false, "sut.env.A", "duplicate_field", "variable \"A\" appears" },
+                { "\"env\":{\"a-b\":\"1\"}", "", 0, false, "sut.env", "invalid_value", "variable names must match" },
+                { "\"env\":{\"A\":\"", "\"}", 4097, false, "sut.env.A", "out_of_range", "4096" },
+                { "\"labels\":{\"t\":\"1\",\"t\":\"2\"}", "", 0, false, "labels.t", "duplicate_field", "label \"t\" appears" },
+                { "\"labels\":{\"A-B\":\"1\"}", "", 0, false, "labels", "invalid_value", "label keys must be 1 to 63" },
+                { "\"labels\":{\"t\":\"", "\"}", 257, false, "labels.t", "out_of_range", "256" },
+                { "\"labels\":{", "}", 33, true, "labels", "out_of_range", "at most 32 labels, got 33" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char fill[4200] = "", members[4300], body[4400];
+                for (int j = 0, k = 0; j < cases[i].n; j++)
+                        k += cases[i].list ? snprintf(fill + k, sizeof fill - (size_t) k, "%s\"l%d\":\"\"", j ? "," : "", j)
+                                           : snprintf(fill + k, sizeof fill - (size_t) k, "x");
+                snprintf(members, sizeof members, "%s%s%s", cases[i].before, fill, cases[i].after);
+                if (strncmp(members, "\"env\"", 5) == 0)
+                        snprintf(body, sizeof body, "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"],%s},\"cells\":[{\"name\":\"a\"}]}",
+                                 members);
+                else
+                        snprintf(body, sizeof body, "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],%s}",
+                                 members);
+                struct error err;
+                expect_error(body, strlen(body), &host2, &err);
+                if (strcmp(err.field, cases[i].field) != 0 || strcmp(err.code, cases[i].code) != 0 ||
+                    !strstr(err.message, cases[i].words))
+                        print_error("case %zu: want %s [%s] \"%s\", got %s [%s] %s\n", i, cases[i].code,
+                                    cases[i].field, cases[i].words, err.code, err.field, err.message);
+                assert_string_equal(err.field, cases[i].field);
+                assert_string_equal(err.code, cases[i].code);
+                assert_non_null(strstr(err.message, cases[i].words));
+        }
+}
+
 /* One governor rule with preflight's (basic/governor.h): 15 characters of [a-z0-9_-] pass, 16 do
  * not (the 20-character case is in bad-definitions.tsv). */
 static void test_governor(void **state) {
@@ -505,7 +545,7 @@ int main(void) {
                 cmocka_unit_test(test_design_example), cmocka_unit_test(test_defaults_and_env),
                 cmocka_unit_test(test_warnings),       cmocka_unit_test(test_body_level),
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
-                cmocka_unit_test(test_governor),
+                cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }

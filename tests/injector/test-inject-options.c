@@ -15,7 +15,7 @@
 
 #define ARGV(...) ((char *[]){ "slicelab-inject", __VA_ARGS__, NULL })
 #define ARGC(...) ((int) (sizeof((char *[]){ "slicelab-inject", __VA_ARGS__ }) / sizeof(char *)))
-#define PARSE(o, ...) inject_options_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o))
+#define PARSE(o, ...) options_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o))
 
 static void test_durations(void **state) {
         static const struct {
@@ -31,20 +31,20 @@ static void test_durations(void **state) {
         };
         for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
                 int64_t v = -1;
-                assert_int_equal(parse_duration_ns(good[i].s, &v), 0);
+                assert_int_equal(options_parse_duration_ns(good[i].s, &v), 0);
                 assert_int_equal(v, good[i].ns);
         }
         static const char *const bad[] = { "", "s", "-1", "+1", " 1", "1 ", "1.", ".5", "1.5.5", "1sec",
                                            "1S", "1e3", "0x10", "1.0000000001", "ms" };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
                 int64_t v = 42;
-                assert_int_equal(parse_duration_ns(bad[i], &v), -EINVAL);
+                assert_int_equal(options_parse_duration_ns(bad[i], &v), -EINVAL);
                 assert_int_equal(v, 42);
         }
         int64_t v;
-        assert_int_equal(parse_duration_ns("31d", &v), -EINVAL);
-        assert_int_equal(parse_duration_ns("745h", &v), -ERANGE);
-        assert_int_equal(parse_duration_ns("99999999999999999999", &v), -ERANGE);
+        assert_int_equal(options_parse_duration_ns("31d", &v), -EINVAL);
+        assert_int_equal(options_parse_duration_ns("745h", &v), -ERANGE);
+        assert_int_equal(options_parse_duration_ns("99999999999999999999", &v), -ERANGE);
 }
 
 static void test_design_example(void **state) {

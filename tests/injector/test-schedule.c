@@ -71,9 +71,9 @@ static void test_seeded(void **state) {
 
 static void test_uniform_pos(void **state) {
         struct rng r;
-        rng_seed(&r, 7);
+        schedule_rng_seed(&r, 7);
         for (int i = 0; i < 1000000; i++) {
-                double u = rng_uniform_pos(&r);
+                double u = schedule_rng_uniform_pos(&r);
                 assert_true(u > 0.0 && u <= 1.0);
         }
 }

@@ -72,11 +72,11 @@ static void test_ranks(void **state) {
 
 static void test_random(void **state) {
         struct rng rng;
-        rng_seed(&rng, 3);
+        schedule_rng_seed(&rng, 3);
         size_t n = 300000;
         struct timeline_record *recs = calloc(n, sizeof *recs);
         for (size_t i = 0; i < n; i++) {
-                uint64_t x = rng_next(&rng);
+                uint64_t x = schedule_rng_next(&rng);
                 struct timeline_record *r = &recs[i];
                 r->scheduled_ns = (int64_t) i * 1000;
                 /* Heavy tails, many ties, a few huge values. */
