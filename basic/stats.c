@@ -88,6 +88,20 @@ static double max_of(const double *v, size_t n) {
 
 #define TINY 1e-300
 
+/* One step of the modified Lentz method for a continued fraction b0 + a1/(b1 + a2/(b2 + ...)):
+ * updates its c and d (start: c = b0, or 1/TINY for b0 = 0; d = 0) and returns the factor the
+ * value so far is multiplied by. */
+static double lentz_step(double a, double b, double *c, double *d) {
+        *d = b + a * *d;
+        if (fabs(*d) < TINY)
+                *d = TINY;
+        *c = b + a / *c;
+        if (fabs(*c) < TINY)
+                *c = TINY;
+        *d = 1 / *d;
+        return *c * *d;
+}
+
 /* Continued fraction of the regularized incomplete beta function (DLMF 8.17.22), evaluated
  * with the modified Lentz method: returns 1 + d1/(1 + d2/(1 + ...)). Converges quickly for
  * x < (a + 1) / (a + b + 2). */
@@ -98,14 +112,7 @@ static double ibeta_fraction(double a, double b, double x) {
                 double dm = (m % 2)
                         ? -(a + k) * (a + b + k) * x / ((a + 2 * k) * (a + 2 * k + 1))
                         : k * (b - k) * x / ((a + 2 * k - 1) * (a + 2 * k));
-                d = 1 + dm * d;
-                if (fabs(d) < TINY)
-                        d = TINY;
-                c = 1 + dm / c;
-                if (fabs(c) < TINY)
-                        c = TINY;
-                d = 1 / d;
-                double delta = c * d;
+                double delta = lentz_step(dm, 1, &c, &d);
                 f *= delta;
                 if (fabs(delta - 1) < 1e-15)
                         break;
@@ -136,7 +143,7 @@ static double normal_upper_tail(double z, double unused) {
         return 0.5 * erfc(z / M_SQRT2);
 }
 
-/* The x >= 0 with tail(x) = q for a decreasing tail function with tail(0) = 0.5: bracket by
+/* The x >= 0 with tail(x) = q for a decreasing tail function with tail(0) > q: bracket by
  * doubling, then bisect to the resolution of doubles. Not fast, but exact enough and robust for
  * any df; quantiles are computed a few times per report. */
 static double solve_upper_tail(double (*tail)(double, double), double param, double q) {
@@ -183,11 +190,11 @@ double stats_t_quantile(double p, double df) {
 
 /* ---- chi-square quantiles ---- */
 
-/* Regularized lower incomplete gamma P(a, x) for a > 0, x >= 0: its series below a + 1, else 1
- * less the continued fraction of Q(a, x) (DLMF 8.7.1 and 8.9.2, modified Lentz). */
-static double gamma_lower(double a, double x) {
+/* Regularized upper incomplete gamma Q(a, x) for a > 0, x >= 0: 1 less the series of P(a, x)
+ * below a + 1, else its continued fraction (DLMF 8.7.1 and 8.9.2, modified Lentz). */
+static double gamma_upper(double a, double x) {
         if (x <= 0)
-                return 0;
+                return 1;
         double lfront = a * log(x) - x - lgamma(a);
         if (x < a + 1) {
                 double term = 1 / a, sum = term;
@@ -195,46 +202,30 @@ static double gamma_lower(double a, double x) {
                         term *= x / (a + k);
                         sum += term;
                 }
-                return exp(lfront) * sum;
+                return 1 - exp(lfront) * sum;
         }
-        double b = x + 1 - a, c = 1 / TINY, d = 1 / b, f = d;
-        for (int i = 1; i < 100000; i++) {
-                double an = -i * (i - a);
-                b += 2;
-                d = an * d + b;
-                if (fabs(d) < TINY)
-                        d = TINY;
-                c = b + an / c;
-                if (fabs(c) < TINY)
-                        c = TINY;
-                d = 1 / d;
-                double delta = d * c;
+        /* 0 + a1/(b1 + a2/(b2 + ...)): a1 = 1, a(i+1) = -i (i - a), b(i+1) = x + 2i + 1 - a; b0 = 0
+         * starts Lentz at TINY */
+        double b = x + 1 - a, c = TINY, d = 0, f = TINY;
+        for (int i = 0; i < 100000; i++) {
+                double an = i == 0 ? 1 : -i * (i - a);
+                double delta = lentz_step(an, b + 2 * i, &c, &d);
                 f *= delta;
                 if (fabs(delta - 1) < 1e-15)
                         break;
         }
-        return 1 - exp(lfront) * f;
+        return exp(lfront) * f;
+}
+
+/* P(X > x) for X chi-square with df degrees of freedom. */
+static double chi2_upper_tail(double x, double df) {
+        return gamma_upper(df / 2, x / 2);
 }
 
 double stats_chi2_quantile(double p, double df) {
         if (!(p > 0 && p < 1) || !(df > 0) || isinf(df))
                 return NAN;
-        /* P(df/2, x/2) increases in x: bracket by doubling, then bisect */
-        double lo = 0, hi = df + 1;
-        while (gamma_lower(df / 2, hi / 2) < p) {
-                lo = hi;
-                hi *= 2;
-                if (hi > 1e300)
-                        return INFINITY;
-        }
-        for (int i = 0; i < 2000 && hi - lo > 4 * DBL_EPSILON * hi; i++) {
-                double mid = lo + (hi - lo) / 2;
-                if (gamma_lower(df / 2, mid / 2) < p)
-                        lo = mid;
-                else
-                        hi = mid;
-        }
-        return lo + (hi - lo) / 2;
+        return solve_upper_tail(chi2_upper_tail, df, 1 - p);
 }
 
 /* ---- descriptive statistics ---- */
@@ -301,6 +292,14 @@ static void log_moments(const double *x, size_t n, double *ret_mean, double *ret
                 ss += (log(x[i] / x[0]) - m) * (log(x[i] / x[0]) - m);
         *ret_mean = m;
         *ret_var = n >= 2 ? ss / (double) (n - 1) : 0;
+}
+
+double stats_log_variance(const double *x, size_t n) {
+        if (n < 2 || !all_positive(x, n))
+                return NAN;
+        double m, v;
+        log_moments(x, n, &m, &v);
+        return v;
 }
 
 /* The 95% interval by the method the values call for (stats.h); n >= 2, stddev known. */

@@ -54,6 +54,9 @@ struct stats_summary {
         const char *ci_method;  /* "log-t", "t-clamped" or "t" */
 };
 
+/* The sample variance (divisor n - 1) of ln x: NAN for n < 2 or a value not above 0. */
+double stats_log_variance(const double *x, size_t n);
+
 /* Descriptive statistics of x[0..n). -EINVAL for n == 0 or a non-finite value, -ENOMEM;
  * *ret untouched on failure. */
 int stats_describe(const double *x, size_t n, struct stats_summary *ret);

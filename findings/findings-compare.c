@@ -42,15 +42,9 @@ static double geometric_mean(const double *x, size_t n) {
         return stats_describe(x, n, &s) >= 0 && s.have_geometric_mean ? s.geometric_mean : NAN;
 }
 
-/* The sum of squares of ln x around its mean. */
+/* The sum of squares of ln x around its mean (0 for a single value). */
 static double log_sum_squares(const double *x, size_t n) {
-        double m = 0, ss = 0;
-        for (size_t i = 0; i < n; i++)
-                m += log(x[i]);
-        m /= (double) n;
-        for (size_t i = 0; i < n; i++)
-                ss += (log(x[i]) - m) * (log(x[i]) - m);
-        return ss;
+        return n >= 2 ? stats_log_variance(x, n) * (double) (n - 1) : 0;
 }
 
 size_t findings_compare_cell(const struct findings_cell *cell, const struct findings_cell *base,

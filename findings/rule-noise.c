@@ -25,16 +25,6 @@
 
 static const char *const paths[] = { "throughput_rps", "ops_per_s", "latency_us.scheduled.p99" };
 
-static double log_variance(const double *x, size_t n) {
-        double m = 0, ss = 0;
-        for (size_t i = 0; i < n; i++)
-                m += log(x[i]);
-        m /= (double) n;
-        for (size_t i = 0; i < n; i++)
-                ss += (log(x[i]) - m) * (log(x[i]) - m);
-        return ss / (double) (n - 1);
-}
-
 /* Iterations per cell for a 3% difference at level from a variance of the logarithms with df
  * degrees of freedom; false when it cannot be told. */
 static bool iterations_for(double var, double df, double level, struct sample_size_range *ret) {
@@ -112,7 +102,7 @@ static void too_variable(const struct findings_input *in, size_t ci, const char 
         struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX];
         size_t k = findings_compare_cell(cell, &in->cells[in->baseline], c);
         struct sample_size_range need;
-        if (!iterations_for(log_variance(x, n), (double) n - 1, findings_compare_level(k), &need))
+        if (!iterations_for(stats_log_variance(x, n), (double) n - 1, findings_compare_level(k), &need))
                 return;
         char claim[640], iterations[128];
         range_text(iterations, sizeof iterations, &need);
@@ -121,7 +111,7 @@ static void too_variable(const struct findings_input *in, size_t ci, const char 
                  "with 80%% power at the difference rule's %.2f%% level (the range is the 95%% interval of the variance)",
                  cell->name, path, s.cov * 100, n, iterations, findings_compare_level(k) * 100);
         cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
-                               "more iterations, longer measure phases, or a quieter machine (see interference)");
+                                   "more iterations, longer measure phases, or a quieter machine (see interference)");
         findings_add_cell(f, cell->name);
         char metric[96];
         snprintf(metric, sizeof metric, "%s.cov", path);

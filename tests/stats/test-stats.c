@@ -381,6 +381,9 @@ static void test_geometric_mean(void **state) {
         assert_close(s.geometric_mean, 1.9952623149688797, 1e-12);
         assert_close(s.ci_low, 0.4181699791706653, 1e-9);
         assert_close(s.ci_high, 9.520223602446126, 1e-9);
+        /* python3: statistics.variance([0.0] * 9 + [math.log(1000)]) */
+        assert_close(stats_log_variance(x, 10), 4.771708299430558, 1e-12);
+        assert_true(isnan(stats_log_variance(x, 1)));
         cJSON *j = stats_summary_json(&s);
         assert_close(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "geometric_mean")), 1.9952623149688797, 1e-12);
         assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "interval_of")), "geometric_mean");
