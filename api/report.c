@@ -1,9 +1,10 @@
 /* report.c: GET /v1/experiments/{id}/report[?baseline=CELL]: per cell and metric, n, mean,
- * median, stddev, CoV, min, max and a 95% CI over the succeeded iterations (of the geometric
- * mean for positive metrics, so it never goes negative; the method is named); with a baseline,
- * each cell's ratio to it with a 95% interval (geometric means on the log scale for positive
- * metrics, Fieller's for the others; the bootstrap is too narrow for the handful of iterations
- * experiments have); and the findings (findings/). Runs that did not succeed are listed, never
+ * median, geometric mean, stddev, CoV, min, max and a 95% CI over the succeeded iterations (of
+ * the geometric mean for positive metrics, so it never goes negative; the method and the mean it
+ * belongs to are named); with a baseline, each cell's ratio to it with a 95% interval (geometric
+ * means on the log scale for positive metrics, Fieller's for the others; the bootstrap is too
+ * narrow for the handful of iterations experiments have), marked approximate for few, unequal
+ * iterations; and the findings (findings/). Runs that did not succeed are listed, never
  * averaged in. */
 #include <cjson/cJSON.h>
 #include <math.h>
