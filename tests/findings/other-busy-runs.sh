@@ -25,22 +25,23 @@ experiment() { # NAME ITERATIONS
         check_eq "($1) accepted" 201 "$HTTP_STATUS"
         wait_for 600 experiment_finished "$EXP_ID" || not_finished "$EXP_ID"
 }
-# shares: each run's "outcome share", one per line.
+# shares ID: each run's "other_busy_share outcome" (null for a run without it), one per line.
 shares() {
         curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[].id' | while read -r run; do
-                echo "$(run_outcome "$run") $(run_field "$run" .metrics.cpu.other_busy_share)"
+                echo "$(run_field "$run" .metrics.cpu.other_busy_share) $(run_outcome "$run")"
         done
 }
+outcomes() { cut -d' ' -f2- <<<"$1" | xargs; }
 # on_cpu PID: its run time in ns (schedstat's first field: measured, not sampled).
 on_cpu() { cut -d' ' -f1 "/proc/$1/schedstat"; }
 
 # --- (a) quiet ---------------------------------------------------------------------------------
 experiment quiet 3
 QUIET=$(shares "$EXP_ID")
-echo "# quiet runs (outcome, other_busy_share): $(tr '\n' ';' <<<"$QUIET")"
-check_eq "(a) the quiet runs succeeded" "succeeded succeeded succeeded" "$(awk '{ print $1 }' <<<"$QUIET" | xargs)"
+echo "# quiet runs (other_busy_share outcome): $(tr '\n' ';' <<<"$QUIET")"
+check_eq "(a) the quiet runs succeeded" "succeeded succeeded succeeded" "$(outcomes "$QUIET")"
 check "(a) every quiet run reads near 0 (below 0.1), not 0.46 by the tick's phase" \
-        awk '$2 == "null" || $2 >= 0.1 { bad = 1 } END { exit bad }' <<<"$QUIET"
+        awk '$1 == "null" || $1 >= 0.1 { bad = 1 } END { exit bad || NR != 3 }' <<<"$QUIET"
 
 # --- (b) a loop on the cell's CPU ---------------------------------------------------------------
 taskset -c 1 python3 -c '
@@ -59,11 +60,11 @@ T1=$(date +%s%N)
 cleanup_spin
 LOOP=$(awk -v c="$((C1 - C0))" -v t="$((T1 - T0))" 'BEGIN { printf "%.3f", c / t }')
 BUSY=$(shares "$EXP_ID")
-echo "# the loop's share of CPU 1: $LOOP; the busy run (outcome, other_busy_share): $BUSY"
-check_eq "(b) the run with the loop succeeded" succeeded "$(awk '{ print $1 }' <<<"$BUSY")"
+echo "# the loop's share of CPU 1: $LOOP; the busy run (other_busy_share outcome): $BUSY"
+check_eq "(b) the run with the loop succeeded" succeeded "$(outcomes "$BUSY")"
 check "(b) the loop took a real share of CPU 1 (above 0.15)" awk -v l="$LOOP" 'BEGIN { exit !(l > 0.15) }'
 check "(b) other_busy_share is near the loop's share (within 0.1)" \
-        awk -v l="$LOOP" '{ d = $2 - l; if (d < 0) d = -d; exit !($2 != "null" && d < 0.1) }' <<<"$BUSY"
+        awk -v l="$LOOP" '{ d = $1 - l; if (d < 0) d = -d; exit !($1 != "null" && d < 0.1) }' <<<"$BUSY"
 api GET "/v1/experiments/$EXP_ID/findings"
 check "(b) the interference finding names the cell" json_true \
         '[.findings[] | select(.kind == "interference" and (.cells | index("c")))] | length >= 1' "$BODY"
