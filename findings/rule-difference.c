@@ -22,7 +22,8 @@
 #define APPROXIMATE_TEXT "approximate: fewer than 5 iterations on a side and sides of different sizes"
 
 /* "the geometric mean of throughput is 27% lower than in A (98.75% interval, Bonferroni over 4
- * metrics: 21% to 33% lower)" or "... is 3.2x the baseline A's (95% interval: 2.1-4.9x)" */
+ * metrics: 21.3% to 32.8% lower)", the bounds to a tenth so that one near 1 does not read 0%; or
+ * "... is 3.2x the baseline A's (95% interval: 2.1-4.9x)" */
 static void describe(char *buf, size_t size, const char *what, const char *base, const struct stats_ratio *r,
                      const char *level) {
         double q = r->ratio;
@@ -31,10 +32,10 @@ static void describe(char *buf, size_t size, const char *what, const char *base,
                 snprintf(buf, size, "geometric mean of %s is %.1fx the baseline %s's (%s: %.1f-%.1fx%s)", what, q, base,
                          level, r->ci_low, r->ci_high, approx);
         else if (q >= 1)
-                snprintf(buf, size, "geometric mean of %s is %.0f%% higher than in %s (%s: %.0f%% to %.0f%% higher%s)", what,
+                snprintf(buf, size, "geometric mean of %s is %.0f%% higher than in %s (%s: %.1f%% to %.1f%% higher%s)", what,
                          (q - 1) * 100, base, level, (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, approx);
         else
-                snprintf(buf, size, "geometric mean of %s is %.0f%% lower than in %s (%s: %.0f%% to %.0f%% lower%s)", what,
+                snprintf(buf, size, "geometric mean of %s is %.0f%% lower than in %s (%s: %.1f%% to %.1f%% lower%s)", what,
                          (1 - q) * 100, base, level, (1 - r->ci_high) * 100, (1 - r->ci_low) * 100, approx);
 }
 
