@@ -46,7 +46,11 @@ int other_cpu_compute(const struct other_cpu_reading *start, const struct other_
         const struct cpulist *cpus = &end->sut.cpus;
         unsigned n = cpulist_count(cpus);
         int64_t wall_ns = end->idle_t_ns - start->idle_t_ns;
-        if (n == 0 || elapsed_ns <= 0 || wall_ns <= 0 || !cpulist_is_subset(cpus, &end->idle.cpus)) {
+        if (elapsed_ns <= 0 || wall_ns <= 0) {
+                *why = "no time passed between the measure's start and end readings";
+                return -ENODATA;
+        }
+        if (n == 0 || !cpulist_is_subset(cpus, &end->idle.cpus)) {
                 *why = "the SUT slice's CPUs have no /proc/stat line";
                 return -ENODATA;
         }

@@ -90,6 +90,27 @@ static void test_compute_v1(void **state) {
         free(p);
 }
 
+/* The case of issue 27: a quiet cell on CPU 1 whose 200 us requests come 6 per 4 ms tick. Tick
+ * samples charged CPU 1 as busy for nearly all of the 10 s (or for none of it: the phase decides),
+ * while it was idle 7 s. Only the idle time counts: 3 s busy, the SUT's 2.9 s of it, 0.01 share. */
+static void test_compute_ignores_tick_samples(void **state) {
+        struct pair *p = two_cpus(true, "1");
+        p->end.sut.percpu_ns[1] = p->end.sut.total_ns = 2900 * UINT64_C(1000000);
+        struct other_cpu o, again;
+        const char *why = NULL;
+        assert_int_equal(host_parse_stat_idle(S "cpu0 0 0 0 100 0 0 0 0\ncpu1 990 0 10 800 0 0 0 0\n", 100, &p->end.idle), 0);
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), 0);
+        assert_true(fabs(o.busy_s - 3) < 1e-9 && fabs(o.other_s - 0.1) < 1e-9 && fabs(o.share - 0.01) < 1e-9);
+        assert_int_equal(host_parse_stat_idle(S "cpu0 0 0 0 100 0 0 0 0\ncpu1 0 0 0 800 0 0 0 0\n", 100, &p->end.idle), 0);
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &again, &why), 0);
+        assert_true(again.busy_s == o.busy_s && again.other_s == o.other_s);
+        /* readings without time between them tell nothing */
+        p->end.idle_t_ns = p->start.idle_t_ns;
+        assert_int_equal(other_cpu_compute(&p->start, &p->end, TEN_S, true, &o, &why), -ENODATA);
+        assert_non_null(strstr(why, "no time passed"));
+        free(p);
+}
+
 static void test_compute_v2(void **state) {
         /* v2: the SUT's total counts whole, the load's in its CPUs' share that is the cell's */
         struct pair *p = two_cpus(false, "1");
@@ -130,6 +151,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_stat),
                 cmocka_unit_test(test_compute_v1),
+                cmocka_unit_test(test_compute_ignores_tick_samples),
                 cmocka_unit_test(test_compute_v2),
                 cmocka_unit_test(test_compute_missing),
         };
