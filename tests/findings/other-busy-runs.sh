@@ -11,6 +11,8 @@
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 daemon_start --cgroup-root "slicelab-ob$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
+# This script's own polling (curl, jq) stays off the cell's CPU: it is not the work measured.
+taskset -cp 0 $$ >/dev/null
 SPIN_PID=
 cleanup_spin() { [ -n "$SPIN_PID" ] && kill "$SPIN_PID" 2>/dev/null && wait "$SPIN_PID" 2>/dev/null; SPIN_PID=; }
 trap cleanup_spin EXIT
