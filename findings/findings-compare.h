@@ -21,6 +21,9 @@ extern const size_t findings_compare_metrics_count;
 
 #define FINDINGS_ALPHA 0.05
 
+/* What a claim says of an approximate interval (stats.h: struct stats_ratio's approximate). */
+#define FINDINGS_APPROXIMATE_TEXT "approximate: fewer than 5 iterations on a side and sides of different sizes"
+
 struct findings_compared {
         const struct findings_compare_metric *metric;
         size_t nx, nbase;

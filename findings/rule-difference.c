@@ -19,15 +19,13 @@
 #define MEDIUM_EFFECT 0.05
 #define HIGH_EFFECT 0.10
 
-#define APPROXIMATE_TEXT "approximate: fewer than 5 iterations on a side and sides of different sizes"
-
 /* "the geometric mean of throughput is 27% lower than in A (98.75% interval, Bonferroni over 4
  * metrics: 21.3% to 32.8% lower)", the bounds to a tenth so that one near 1 does not read 0%; or
  * "... is 3.2x the baseline A's (95% interval: 2.1-4.9x)" */
 static void describe(char *buf, size_t size, const char *what, const char *base, const struct stats_ratio *r,
                      const char *level) {
         double q = r->ratio;
-        const char *approx = r->approximate ? "; " APPROXIMATE_TEXT : "";
+        const char *approx = r->approximate ? "; " FINDINGS_APPROXIMATE_TEXT : "";
         if (q >= 2)
                 snprintf(buf, size, "geometric mean of %s is %.1fx the baseline %s's (%s: %.1f-%.1fx%s)", what, q, base,
                          level, r->ci_low, r->ci_high, approx);
@@ -58,7 +56,7 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
                                         c[i].metric->what, r->ratio);
         }
         if (approximate && len > 0 && (size_t) len < sizeof claim)
-                snprintf(claim + len, sizeof claim - (size_t) len, "; the intervals are " APPROXIMATE_TEXT);
+                snprintf(claim + len, sizeof claim - (size_t) len, "; the intervals are " FINDINGS_APPROXIMATE_TEXT);
         cJSON *f = findings_append(out, "difference", FINDING_INFO, 0, claim,
                                have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
         findings_add_cell(f, cell->name);

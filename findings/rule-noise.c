@@ -62,6 +62,7 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         char list[512] = "", level[96];
         findings_compare_level_text(level, sizeof level, k);
         size_t len = 0, nx = 0, nb = 0;
+        bool approximate = false;
         struct sample_size_range need = { 0 };
         for (size_t i = 0; i < k; i++) {
                 const struct stats_ratio *r = &c[i].r;
@@ -70,6 +71,7 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
                     !iterations_for(c[i].log_var, c[i].log_var_df, findings_compare_level(k), &one))
                         continue;
                 range_max(&need, &one);
+                approximate = approximate || r->approximate;
                 nx = MAX(nx, c[i].nx);
                 nb = MAX(nb, c[i].nbase);
                 if (len < sizeof list)
@@ -82,8 +84,9 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         range_text(iterations, sizeof iterations, &need);
         snprintf(claim, sizeof claim,
                  "the intervals of cell %s's ratios to %s (%s) are too wide to decide a 3%% difference: %s; %s would decide it "
-                 "with 80%% power (the range is the 95%% interval of the variance seen in %zu + %zu iterations)",
-                 cell->name, base->name, level, list, iterations, nx, nb);
+                 "with 80%% power (the range is the 95%% interval of the variance seen in %zu + %zu iterations)%s",
+                 cell->name, base->name, level, list, iterations, nx, nb,
+                 approximate ? "; the intervals are " FINDINGS_APPROXIMATE_TEXT : "");
         cJSON *f = findings_append(out, "noise", FINDING_INFO, need.estimate, claim, "more iterations per cell");
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);

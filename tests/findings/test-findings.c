@@ -215,6 +215,20 @@ static void test_difference_approximate(void **state) {
         assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "approximate")));
         cJSON_Delete(out);
 
+        /* undecided at 2 vs 4: the noise rule's hint says its intervals are approximate too */
+        const char *wide =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":1000}},{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":1040}}]},"
+                "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":990}},{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":1050}},"
+                "  {\"id\":\"b3\",\"metrics\":{\"throughput_rps\":1010}},{\"id\":\"b4\",\"metrics\":{\"throughput_rps\":1030}}]}]}";
+        out = run_rule(findings_rule_noise, wide);
+        bool said = false;
+        for (int i = 0; i < cJSON_GetArraySize(out); i++)
+                said = said || (strstr(claim_of(out, i), "too wide") &&
+                                strstr(claim_of(out, i), "; the intervals are approximate: fewer than 5 iterations on a side"));
+        assert_true(said);
+        cJSON_Delete(out);
+
         /* the same sizes: not approximate */
         _cleanup_free_ char *even = two_by_two(1000, 1010, 700, 705);
         out = run_rule(findings_rule_difference, even);
