@@ -37,7 +37,7 @@ static void range_max(struct sample_size_range *acc, const struct sample_size_ra
         acc->high = MAX(acc->high, r->high);
 }
 
-/* "between 30 and 140 iterations per cell" ("more than 1000000" at the cap) */
+/* "between 30 and 140 iterations per cell"; "at least 30 ..." when the high end reaches the cap */
 static void range_text(char *buf, size_t size, const struct sample_size_range *r) {
         if (r->low == r->high)
                 snprintf(buf, size, "%" PRIu32 " iterations per cell", r->low);
