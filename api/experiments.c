@@ -115,6 +115,10 @@ static enum MHD_Result reply_created(struct api_request *req, unsigned status, c
 enum MHD_Result api_post_experiment(struct api_request *req) {
         struct error err = { 0 };
         const char *key = NULL;
+        if (req->config->results_only)
+                return api_reply_errorf(req, 403, "results_only", NULL,
+                                        "this slicelabd runs with --results-only: it stores and serves results (POST /v1/imports) "
+                                        "and runs no experiment; submit to a daemon that runs them");
         if (idempotency_key(req, &key, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;

@@ -30,14 +30,7 @@ static bool log_etag(struct api_request *req, const struct stat *st, char etag[8
 
 static enum MHD_Result reply_not_modified(struct api_request *req, int fd, const char *etag) {
         close(fd);
-        struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-        if (!resp)
-                return MHD_NO;
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable");
-        enum MHD_Result ret = MHD_queue_response(req->connection, 304, resp);
-        MHD_destroy_response(resp);
-        return ret;
+        return api_reply_not_modified(req, etag);
 }
 
 static enum MHD_Result reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,

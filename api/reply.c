@@ -148,3 +148,14 @@ int api_query_cursor(struct api_request *req, int64_t *ret, struct error *err) {
         *ret = (int64_t) strtoull(c, NULL, 16);
         return 0;
 }
+
+enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag) {
+        struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+                return MHD_NO;
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable");
+        enum MHD_Result ret = MHD_queue_response(req->connection, 304, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
