@@ -118,7 +118,7 @@ int cmd_runs(struct http *h, const struct client_options *o, const char *id) {
 
 /* --- timeline and logs: streamed, never held whole ---------------------------------------- */
 
-static int stream_to(struct http *h, const char *path, const char *accept, const char *output) {
+int client_stream_to(struct http *h, const char *path, const char *accept, const char *output) {
         _cleanup_free_ char *tmp = NULL;
         FILE *f = stdout;
         struct http_response r;
@@ -161,7 +161,7 @@ static int stream_to(struct http *h, const char *path, const char *accept, const
 int cmd_timeline(struct http *h, const struct client_options *o, const char *run) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run, "/timeline");
         bool nd = o->format == TIMELINE_NDJSON || o->json;
-        return stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
+        return client_stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream) {
@@ -172,7 +172,7 @@ int cmd_logs(struct http *h, const struct client_options *o, const char *run, co
                 if (asprintf(&path, "%s?tail=%ld", old, o->tail) < 0)
                         abort();
         }
-        return stream_to(h, path, "text/plain", NULL);
+        return client_stream_to(h, path, "text/plain", NULL);
 }
 
 /* --- cancel --------------------------------------------------------------------------------- */

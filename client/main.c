@@ -46,6 +46,8 @@ static const struct command commands[] = {
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "host", 0, OPT_JSON, "host" },
         { "health", 0, OPT_JSON, "health" },
+        { "export", 1, OPT_OUTPUT, "export ID [-o FILE]" },
+        { "import", 1, OPT_JSON, "import FILE" },
 };
 
 static void usage(FILE *f) {
@@ -193,6 +195,8 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "cancel")) return cmd_cancel(h, o, a[0]);
         if (!strcmp(n, "compare")) return cmd_compare(h, o, a[0], a[1]);
         if (!strcmp(n, "host")) return cmd_host(h, o);
+        if (!strcmp(n, "export")) return cmd_export(h, o, a[0]);
+        if (!strcmp(n, "import")) return cmd_import(h, o, a[0]);
         return cmd_health(h, o);
 }
 
