@@ -10,6 +10,7 @@
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 CLIENT="$BUILD/client/slicelab"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 
 # Two daemons: use_daemon NAME makes NAME's the DAEMON_* variables lib.sh works with.
 DAEMON_VARS=(DAEMON_STATE DAEMON_PID NL_PID DAEMON_EVENTS DAEMON_PORT DAEMON_URL DAEMON_TOKEN)
@@ -118,12 +119,15 @@ check_eq "and the state dir's files are as they were" "$files_before" "$(state_f
 location() { curl -s -D - -o "$TEST_TMP/body" -H "Authorization: Bearer $DAEMON_TOKEN" -H "Content-Type: application/vnd.slicelab.bundle" \
         --data-binary "@$BUNDLE" "$DAEMON_URL/v1/imports" | tr -d '\r' | awk 'NR == 1 { s = $2 } tolower($1) == "location:" { print s, $2 }'; }
 check_eq "the first import stores it (201)" "201 /v1/experiments/$EXP" "$(location)"
+check_schema "the import's answer" importBundle 201
 check_match "slicelab import of it again says it is stored" "^already stored $EXP " \
         "$(SLICELAB_TOKEN=$DAEMON_TOKEN "$CLIENT" --url "$DAEMON_URL" import "$BUNDLE")"
 check_eq "a second import answers 200 with the same Location" "200 /v1/experiments/$EXP" "$(location)"
 check_eq "it is stored once" "$EXP" "$(curl -s "$DAEMON_URL/v1/experiments" | jq -r '[.experiments[].id] | join(" ")')"
 check_eq "GET answers its origin" "$(hostname) $EXP" \
         "$(curl -s "$DAEMON_URL/v1/experiments/$EXP" | jq -r '"\(.origin.host) \(.origin.id)"')"
+api GET "/v1/experiments/$EXP"
+check_schema "an imported experiment" getExperiment 200
 check_eq "the label filter finds it" "$EXP" "$(curl -s "$DAEMON_URL/v1/experiments?label=app=sut" | jq -r '.experiments[0].id')"
 
 # --- every read endpoint answers the same bytes ---------------------------------------------
