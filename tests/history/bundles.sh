@@ -12,24 +12,10 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 CLIENT="$BUILD/client/slicelab"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 
-# Two daemons: use_daemon NAME makes NAME's the DAEMON_* variables lib.sh works with.
-DAEMON_VARS=(DAEMON_STATE DAEMON_PID NL_PID DAEMON_EVENTS DAEMON_PORT DAEMON_URL DAEMON_TOKEN)
-save_daemon() {
-        local v
-        for v in "${DAEMON_VARS[@]}"; do eval "${1}_$v=\${$v:-}"; done
-}
-use_daemon() {
-        local v
-        for v in "${DAEMON_VARS[@]}"; do eval "$v=\${${1}_$v:-}"; done
-}
-stop_both() {
-        use_daemon RESULTS; daemon_stop; save_daemon RESULTS
-        use_daemon LAB; daemon_stop; save_daemon LAB
-}
-trap 'stop_both; rm -rf "$TEST_TMP"' INT TERM
+trap 'daemon_stop_all LAB RESULTS; rm -rf "$TEST_TMP"' INT TERM
 
 daemon_start --cgroup-root "slicelab-b$$" || { not_ok "daemon starts"; finish; exit 1; }
-save_daemon LAB
+daemon_save LAB
 PORT=$(loopback_port)
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-Xlog:gc*:file=gc.log\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 post_experiment "{\"name\":\"bundled\",$SUT,
@@ -62,8 +48,8 @@ check "the bundle carries the runs' timelines and GC logs" \
 # --- a results-only daemon -------------------------------------------------------------------
 DAEMON_STATE=$TEST_TMP/results
 daemon_start --results-only --import-max 20M --cgroup-root "slicelab-b$$-unused" ||
-        { not_ok "a results-only daemon starts"; stop_both; finish; exit 1; }
-save_daemon RESULTS
+        { not_ok "a results-only daemon starts"; daemon_stop_all LAB RESULTS; finish; exit 1; }
+daemon_save RESULTS
 check_match "it says it runs nothing" 'results only' "$(grep 'listening on' "$TEST_TMP/daemon.log" | tail -1)"
 post_experiment '{"name":"x","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}'
 check_eq "a results-only daemon refuses experiments" "403 results_only" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
@@ -161,6 +147,5 @@ for run in $RUNS; do
         same "/v1/runs/$run/logs/load"
 done
 
-stop_both
-use_daemon LAB
+daemon_stop_all LAB RESULTS
 finish
