@@ -353,12 +353,13 @@ static enum MHD_Result reply_bundle(struct api_request *req, struct bundle_strea
 enum MHD_Result api_get_bundle(struct api_request *req) {
         const char *id = req->path_params[0];
         cJSON *raw = NULL;
-        int r = experiments_get_json(req->lease.conn, id, &raw);
+        bool finished;
+        int r = api_experiment_json(req->lease.conn, id, &raw, &finished);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         _cleanup_json_ cJSON *experiment = raw;
         const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(experiment, "status"));
-        if (!status || !experiment_status_finished(status))
+        if (!finished)
                 return api_reply_errorf(req, 409, "not_finished", NULL,
                                         "experiment %s is %s: only a finished experiment has a bundle", id, status ? status : "?");
         /* A finished experiment's rows no longer change: its id and end name the bundle. */

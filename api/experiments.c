@@ -188,9 +188,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         return reply_created(req, existing ? 200 : 201, id);
 }
 
-enum MHD_Result api_get_experiment(struct api_request *req) {
-        const char *id = req->path_params[0];
-        struct db_conn *db = req->lease.conn;
+int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *ret_finished) {
         cJSON *exp = NULL;
         cJSON *rows_raw = NULL, *cells_raw = NULL;
         char status[EXPERIMENT_STATUS_SIZE];
@@ -206,7 +204,7 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
         if (r < 0) {
                 cJSON_Delete(exp);
-                return api_reply_errno(req, r, "experiment");
+                return r;
         }
         bool finished = experiment_status_finished(status);
         cJSON *verdict = verdict_json(cJSON_GetObjectItemCaseSensitive(exp, "definition"), rows, finished);
@@ -214,9 +212,19 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
                 cJSON_AddItemToObject(exp, "verdict", verdict);
         else
                 cJSON_AddNullToObject(exp, "verdict");
-        return api_reply_json_cached(req, exp, finished);
+        *ret = exp;
+        *ret_finished = finished;
+        return 0;
 }
 
+enum MHD_Result api_get_experiment(struct api_request *req) {
+        cJSON *exp = NULL;
+        bool finished = false;
+        int r = api_experiment_json(req->lease.conn, req->path_params[0], &exp, &finished);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        return api_reply_json_cached(req, exp, finished);
+}
 
 bool experiment_status_finished(const char *s) {
         return s && strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;

@@ -266,9 +266,10 @@ static int already_here(struct db_conn *c, const struct bundle_meta *m, char ret
 static enum MHD_Result reply_imported(struct api_request *req, unsigned status, const char *id) {
         struct db_lease lease _cleanup_lease_ = { 0 };
         cJSON *exp = NULL;
+        bool finished;
         int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
-                r = experiments_get_json(lease.conn, id, &exp);
+                r = api_experiment_json(lease.conn, id, &exp, &finished);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         char location[64];
