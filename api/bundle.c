@@ -68,7 +68,7 @@ static void bundle_stream_free(void *cls) {
         free(s);
 }
 
-/* Bytes of the bundle that are not the end marker pass through here: hashed as they are queued. */
+/* The bytes the end marker's hash covers (all but the entries' own) pass through here. */
 static int emit(struct bundle_stream *s, const void *p, size_t n) {
         sha256_update(&s->whole, n, p);
         return bundle_buf_put(&s->out, p, n);
@@ -95,7 +95,7 @@ static int emit_entry(struct bundle_stream *s, const char *name, const void *dat
         sha256_update(&ctx, len, data);
         int r = emit_head(s, name, len);
         if (r >= 0)
-                r = emit(s, data, len);
+                r = bundle_buf_put(&s->out, data, len);
         return r < 0 ? r : emit_hash(s, &ctx);
 }
 
@@ -221,7 +221,6 @@ static ssize_t read_file(struct bundle_stream *s, char *buf, size_t max) {
                 return -1;
         }
         sha256_update(&s->file_hash, (size_t) n, (const uint8_t *) buf);
-        sha256_update(&s->whole, (size_t) n, (const uint8_t *) buf);
         s->file_left -= (uint64_t) n;
         return n;
 }

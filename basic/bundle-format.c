@@ -142,6 +142,9 @@ int bundle_check(const uint8_t *buf, size_t len, struct error *err) {
                 return -EINVAL;
         size_t pos = BUNDLE_HEADER_LEN;
         uint64_t count = 0;
+        struct sha256_ctx whole;
+        sha256_init(&whole);
+        sha256_update(&whole, BUNDLE_HEADER_LEN, buf);
         for (;;) {
                 if (pos >= len)
                         return error_set(err, 400, "invalid_bundle", "bundle", "truncated: no end marker after %" PRIu64 " entries",
@@ -151,8 +154,11 @@ int bundle_check(const uint8_t *buf, size_t len, struct error *err) {
                 if (buf[pos] != 'E')
                         return error_set(err, 400, "invalid_bundle", "bundle", "byte %zu: neither an entry nor the end marker", pos);
                 struct bundle_entry e;
+                size_t head = pos;
                 if (parse_entry(buf, len, &pos, &e, err) < 0)
                         return -EINVAL;
+                sha256_update(&whole, (size_t) (e.data - buf) - head, buf + head);
+                sha256_update(&whole, BUNDLE_HASH_LEN, e.data + e.len);
                 uint8_t digest[BUNDLE_HASH_LEN];
                 struct sha256_ctx ctx;
                 sha256_init(&ctx);
@@ -170,12 +176,10 @@ int bundle_check(const uint8_t *buf, size_t len, struct error *err) {
                 return error_set(err, 400, "invalid_bundle", "bundle", "the end marker counts %" PRIu64 " entries, the bundle has %" PRIu64,
                                  bundle_get_u64(buf + pos + 1), count);
         uint8_t digest[BUNDLE_HASH_LEN];
-        struct sha256_ctx whole;
-        sha256_init(&whole);
-        sha256_update(&whole, pos + 9, buf);
+        sha256_update(&whole, 9, buf + pos);
         sha256_digest(&whole, sizeof digest, digest);
         if (memcmp(digest, buf + pos + 9, BUNDLE_HASH_LEN) != 0)
-                return error_set(err, 400, "invalid_bundle", "bundle", "the whole bundle's sha256 does not match its end marker");
+                return error_set(err, 400, "invalid_bundle", "bundle", "the end marker's sha256 (of the header and every entry's head and hash) does not match");
         return 0;
 }
 

@@ -5,9 +5,11 @@
  *   header   "SLBUNDLE" (8 bytes), u32 format version
  *   entry    'E', u16 name length, name (UTF-8, no NUL), u64 length, the bytes, SHA-256 of the bytes
  *   end      'Z', u64 number of entries, SHA-256 of every byte of the bundle before this hash
+ *            except the entries' bytes (the header, each entry's head and hash, 'Z' and the count)
  *
  * Integers are little-endian. The hash follows the bytes so that a writer can stream a file
- * whose length it knows without reading it twice. What the entries hold is the business of the
+ * whose length it knows without reading it twice. The end's hash covers the entries through
+ * their hashes, so every byte is hashed once: a bundle is checked at the speed of one SHA-256. What the entries hold is the business of the
  * layers above (storage/bundle-rows.h, api/bundle.c); this file only frames and checks. */
 #pragma once
 
@@ -43,7 +45,7 @@ int bundle_buf_put_u64(struct bundle_buf *b, uint64_t v);
 void bundle_buf_done(struct bundle_buf *b);
 
 /* Writing: the header, an entry's head (the caller then writes len bytes and the hash of them),
- * the end marker from the hash of all bytes written before it. Each returns bytes written into
+ * the end marker from the hash of what it covers (all bytes written before it but the entries'). Each returns bytes written into
  * buf, which must hold BUNDLE_HEADER_LEN / BUNDLE_ENTRY_HEAD_MAX / BUNDLE_END_LEN; -EINVAL for
  * a name that is empty or too long. */
 size_t bundle_put_header(uint8_t *buf);

@@ -86,7 +86,7 @@ check_eq "one byte flipped in the middle is refused" 400 "$HTTP_STATUS"
 check_match "naming the entry whose sha256 failed" '^entry [^ ]+: sha256 mismatch$' "$(jq -r .error.message <<<"$BODY")"
 flip "$BUNDLE" $((SIZE - 1))
 import "$TEST_TMP/flipped"
-check_match "the whole bundle's hash is checked" "400 .*whole bundle's sha256" "$HTTP_STATUS $(jq -r .error.message <<<"$BODY")"
+check_match "the end marker's hash is checked" "400 the end marker's sha256" "$HTTP_STATUS $(jq -r .error.message <<<"$BODY")"
 cp "$BUNDLE" "$TEST_TMP/newer"
 printf '\x02' | dd of="$TEST_TMP/newer" bs=1 seek=8 conv=notrunc status=none
 import "$TEST_TMP/newer"
