@@ -174,7 +174,8 @@ static int next_run_dir(struct bundle_stream *s) {
         while ((de = readdir(d)) && s->n_files < RUN_FILES_MAX) {
                 if (!file_name_valid(de->d_name))
                         continue;
-                snprintf(s->files[s->n_files++], RUN_FILE_NAME_MAX + 1, "%s", de->d_name);
+                /* file_name_valid() bounded its length */
+                memcpy(s->files[s->n_files++], de->d_name, strlen(de->d_name) + 1);
         }
         closedir(d);
         qsort(s->files, s->n_files, sizeof *s->files, name_cmp);
