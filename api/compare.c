@@ -264,8 +264,12 @@ enum MHD_Result api_get_compare(struct api_request *req) {
                 _cleanup_json_ cJSON *db = cJSON_Duplicate(cell_definition(&b, cb), true);
                 cJSON_DeleteItemFromObjectCaseSensitive(da, "name");
                 cJSON_DeleteItemFromObjectCaseSensitive(db, "name");
+                /* each side's own cell: cells[A], or cells[A|B] when they are named apart */
                 char path[FIELD_MAX];
-                snprintf(path, sizeof path, "cells[%s]", ca);
+                if (strcmp(ca, cb) == 0)
+                        snprintf(path, sizeof path, "cells[%s]", ca);
+                else
+                        snprintf(path, sizeof path, "cells[%s|%s]", ca, cb);
                 diff("definition", path, da, db, false, differences);
         }
         diff_hosts(&a, &b, differences, warnings);

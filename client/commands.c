@@ -10,80 +10,103 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/run-failures.h"
+#include "client/table.h"
 
 /* --- list: every page, newest first ----------------------------------------------------- */
 
-static char *list_path(struct http *h, const struct client_options *o, const char *cursor) {
+#define LIST_CAP 48
+
+static char *list_path(struct http *h, const struct client_options *o) {
         char *p = strdup("/v1/experiments?limit=500");
         if (!p)
                 abort();
-        for (int i = -2; i < o->n_labels; i++) {
-                const char *name = i == -2 ? "status" : i == -1 ? "cursor" : "label";
-                const char *v = i == -2 ? o->status : i == -1 ? cursor : o->labels[i];
+        for (int i = -1; i < o->n_labels; i++) {
+                const char *v = i == -1 ? o->status : o->labels[i];
                 if (!v)
                         continue;
                 _cleanup_free_ char *e = http_escape(h, v), *old = p;
-                if (asprintf(&p, "%s&%s=%s", old, name, e) < 0)
+                if (asprintf(&p, "%s&%s=%s", old, i == -1 ? "status" : "label", e) < 0)
                         abort();
         }
         return p;
 }
 
 int cmd_list(struct http *h, const struct client_options *o) {
-        _cleanup_json_ cJSON *all = cJSON_CreateArray();
-        _cleanup_free_ char *cursor = NULL;
+        _cleanup_free_ char *path = list_path(h, o);
+        _cleanup_json_ cJSON *all = NULL;
+        struct table t;
+        const cJSON *e;
 
-        do {
-                _cleanup_free_ char *path = list_path(h, o, cursor);
-                _cleanup_json_ cJSON *page = NULL;
-                int k = http_get_json(h, path, &page);
-                if (k != 0)
-                        return k;
-                cJSON *e, *next;
-                cJSON *list = cJSON_GetObjectItemCaseSensitive(page, "experiments");
-                while ((e = cJSON_DetachItemFromArray(list, 0)))
-                        cJSON_AddItemToArray(all, e);
-                free(cursor);
-                next = cJSON_GetObjectItemCaseSensitive(page, "next_cursor");
-                cursor = cJSON_IsString(next) ? strdup(next->valuestring) : NULL;
-        } while (cursor);
-
+        int k = http_get_json_pages(h, path, "experiments", &all);
+        if (k != 0)
+                return k;
         if (o->json) {
                 _cleanup_json_ cJSON *doc = cJSON_CreateObject();
                 cJSON_AddItemToObject(doc, "experiments", TAKE_PTR(all));
                 json_print(doc);
                 return EXIT_OK;
         }
-        printf("%-26s %-10s %-9s %-20s %s\n", "ID", "STATUS", "RUNS", "CREATED", "NAME");
-        const cJSON *e;
+        table_init(&t, 6, LIST_CAP);
+        table_add(&t, "ID", "STATUS", "RUNS", "CREATED", "NAME", "LABELS");
         cJSON_ArrayForEach(e, all) {
                 struct json_print_progress p = json_print_progress(e);
+                _cleanup_free_ char *labels = json_print_labels(cJSON_GetObjectItemCaseSensitive(e, "labels"));
                 char runs[32];
                 snprintf(runs, sizeof runs, "%.0f/%.0f", p.done, p.total);
-                printf("%-26s %-10s %-9s %-20s %s\n", json_print_str(e, "id"), json_print_str(e, "status"),
-                       runs, json_print_str(e, "created_at"), json_print_str(e, "name"));
+                table_add(&t, json_print_str(e, "id"), json_print_str(e, "status"), runs,
+                          json_print_str(e, "created_at"), json_print_str(e, "name"), labels);
         }
+        table_print(&t, stdout);
+        table_done(&t);
         return EXIT_OK;
 }
 
 /* --- status and runs ---------------------------------------------------------------------- */
 
-static void show_runs(const cJSON *list) {
+/* A run's headline: requests or a benchmark's own operations per second. */
+static void headline(const cJSON *run, char *buf, size_t size) {
+        const cJSON *hl = cJSON_GetObjectItemCaseSensitive(run, "headline");
+        double v;
+        if (json_print_num(hl, "throughput_rps", &v))
+                snprintf(buf, size, "%.0f req/s", v);
+        else if (json_print_num(hl, "ops_per_s", &v))
+                snprintf(buf, size, "%.0f ops/s", v);
+        else
+                snprintf(buf, size, "-");
+}
+
+static void show_runs(const cJSON *runs) {
         const cJSON *r;
-        printf("%-26s %-20s %4s %-11s %-12s %s\n", "RUN", "CELL", "ITER", "STATE", "REASON", "HEADLINE");
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(list, "runs")) {
-                const cJSON *hl = cJSON_GetObjectItemCaseSensitive(r, "headline");
-                double it = 0, v;
-                char head[64] = "-";
+        struct table t;
+        table_init(&t, 6, LIST_CAP);
+        table_add(&t, "RUN", "CELL", "ITER", "STATE", "REASON", "HEADLINE");
+        cJSON_ArrayForEach(r, runs) {
+                double it = 0;
+                char iteration[16], head[64];
                 json_print_num(r, "iteration", &it);
-                if (json_print_num(hl, "throughput_rps", &v))
-                        snprintf(head, sizeof head, "%.0f req/s", v);
-                else if (json_print_num(hl, "ops_per_s", &v))
-                        snprintf(head, sizeof head, "%.0f ops/s", v);
-                printf("%-26s %-20s %4.0f %-11s %-12s %s\n", json_print_str(r, "id"),
-                       json_print_str(r, "cell"), it, json_print_str(r, "state"), json_print_str(r, "reason"),
-                       head);
+                snprintf(iteration, sizeof iteration, "%.0f", it);
+                headline(r, head, sizeof head);
+                table_add(&t, json_print_str(r, "id"), json_print_str(r, "cell"), iteration,
+                          json_print_str(r, "state"), json_print_str(r, "reason"), head);
         }
+        table_print(&t, stdout);
+        table_done(&t);
+}
+
+/* A capacity search's results so far, from the report (the experiment's own cells carry counts
+ * only). */
+static int show_capacity(struct http *h, const cJSON *exp) {
+        const cJSON *load = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(exp, "definition"), "load");
+        if (strcmp(json_print_str(load, "mode"), "capacity") != 0)
+                return 0;
+        _cleanup_free_ char *path = http_path(h, "/v1/experiments/", json_print_str(exp, "id"), "/report");
+        _cleanup_json_ cJSON *report = NULL;
+        int k = http_get_json(h, path, &report);
+        if (k != 0)
+                return k;
+        json_print_capacity(cJSON_GetObjectItemCaseSensitive(report, "cells"));
+        return 0;
 }
 
 int cmd_status(struct http *h, const struct client_options *o, const char *id) {
@@ -101,19 +124,39 @@ int cmd_status(struct http *h, const struct client_options *o, const char *id) {
                 const cJSON *s;
                 printf("%s %s: %s, %.0f/%.0f runs done", json_print_str(exp, "id"),
                        json_print_str(exp, "name"), json_print_str(exp, "status"), p.done, p.total);
+                _cleanup_free_ char *labels = json_print_labels(cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(exp, "definition"), "labels"));
                 cJSON_ArrayForEach(s, st)
                         if (cJSON_IsNumber(s) && s->valuedouble > 0)
                                 printf(", %s %.0f", s->string, s->valuedouble);
                 printf("\n");
+                if (strcmp(labels, "-") != 0)
+                        printf("labels: %s\n", labels);
                 cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(exp, "warnings"))
                         printf("warning: %s\n", str_or(cJSON_GetStringValue(s), "?"));
+                if (run_failures_expected(exp) && (k = run_failures_print(h, id, stdout)) != 0)
+                        return k;
+                if ((k = show_capacity(h, exp)) != 0)
+                        return k;
         }
         return exit_status_of_experiment(exp);
 }
 
 int cmd_runs(struct http *h, const struct client_options *o, const char *id) {
-        _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "/runs");
-        return json_print_get(h, o->json, path, show_runs);
+        _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "/runs?limit=1000");
+        _cleanup_json_ cJSON *runs = NULL;
+        int k = http_get_json_pages(h, path, "runs", &runs);
+        if (k != 0)
+                return k;
+        if (o->json) {
+                /* one page with every run, as the daemon's last page looks */
+                _cleanup_json_ cJSON *doc = cJSON_CreateObject();
+                cJSON_AddItemToObject(doc, "runs", TAKE_PTR(runs));
+                cJSON_AddNullToObject(doc, "next_cursor");
+                json_print(doc);
+        } else
+                show_runs(runs);
+        return EXIT_OK;
 }
 
 /* --- timeline and logs: streamed, never held whole ---------------------------------------- */
@@ -164,6 +207,30 @@ int cmd_timeline(struct http *h, const struct client_options *o, const char *run
         return client_stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
+/* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,
+ * which its rotation bounds (64 MiB at most). */
+static int print_log_json(struct http *h, const char *path, const char *run, const char *stream, long tail) {
+        struct http_response r;
+        int k = http_request(h, "GET", path, NULL, NULL, "text/plain", NULL, &r);
+        if (k < 0) {
+                fprintf(stderr, "slicelab: %s\n", h->error);
+                return EXIT_DAEMON;
+        }
+        if (r.status / 100 != 2) {
+                http_print_error(&r);
+                http_response_done(&r);
+                return EXIT_DAEMON;
+        }
+        _cleanup_json_ cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "run", run);
+        cJSON_AddStringToObject(doc, "stream", stream);
+        json_add_number_or_null(doc, "tail", tail > 0, (double) tail);
+        cJSON_AddItemToObject(doc, "text", json_print_text(r.body, r.size));
+        http_response_done(&r);
+        json_print(doc);
+        return EXIT_OK;
+}
+
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run,
                                               strcmp(stream, "sut") == 0 ? "/logs/sut" : "/logs/load");
@@ -172,6 +239,8 @@ int cmd_logs(struct http *h, const struct client_options *o, const char *run, co
                 if (asprintf(&path, "%s?tail=%ld", old, o->tail) < 0)
                         abort();
         }
+        if (o->json)
+                return print_log_json(h, path, run, stream, o->tail);
         return client_stream_to(h, path, "text/plain", NULL);
 }
 

@@ -1,6 +1,6 @@
 /* commands.h: the client's subcommands (slicelab(1)), each returning its exit status
  * (exit-status.h), and the options they share. Defined in commands.c (the plain reads),
- * submit.c, wait.c, report.c and bundle.c; what they share to print lives in json-print.h. */
+ * run.c, submit.c, wait.c, report.c and bundle.c; what they share to print lives in json-print.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -26,6 +26,7 @@ struct client_options {
 int cmd_submit(struct http *h, const struct client_options *o, const char *file);
 int cmd_wait(struct http *h, const struct client_options *o, const char *id);
 int cmd_status(struct http *h, const struct client_options *o, const char *id);
+int cmd_run(struct http *h, const struct client_options *o, const char *run);
 int cmd_runs(struct http *h, const struct client_options *o, const char *id);
 int cmd_list(struct http *h, const struct client_options *o);
 int cmd_report(struct http *h, const struct client_options *o, const char *id);

@@ -39,9 +39,10 @@ static bool valid_authority(const char *a) {
         return port >= 1 && port <= 65535;
 }
 
-int http_open(struct http *h, const char *url, const char *token) {
+int http_open(struct http *h, const char *url, const char *token, const char *cacert) {
         CURL *c;
-        const char *authority = strncmp(url, "http://", 7) == 0 ? url + 7 : url;
+        bool tls = strncmp(url, "https://", 8) == 0;
+        const char *authority = tls ? url + 8 : strncmp(url, "http://", 7) == 0 ? url + 7 : url;
 
         *h = (struct http) { 0 };
         if (strncmp(url, "unix:", 5) == 0) {
@@ -52,14 +53,14 @@ int http_open(struct http *h, const char *url, const char *token) {
         } else {
                 if (strstr(authority, "://") || !valid_authority(authority))
                         return -EINVAL;
-                if (asprintf(&h->base, "http://%s", authority) < 0)
+                if (asprintf(&h->base, "%s://%s", tls ? "https" : "http", authority) < 0)
                         abort();
                 /* "http://host:port/" and "http://host:port" name the same daemon */
                 size_t n = strlen(h->base);
                 if (h->base[n - 1] == '/')
                         h->base[n - 1] = '\0';
         }
-        if (token && !(h->token = strdup(token)))
+        if ((token && !(h->token = strdup(token))) || (cacert && !(h->cacert = strdup(cacert))))
                 abort();
         c = curl_easy_init();
         if (!c)
@@ -74,6 +75,7 @@ void http_close(struct http *h) {
         free(h->base);
         free(h->unix_path);
         free(h->token);
+        free(h->cacert);
         *h = (struct http) { 0 };
 }
 
@@ -164,6 +166,8 @@ static int perform(struct http *h, const char *method, const char *path, const s
         curl_easy_setopt(c, CURLOPT_URL, url);
         if (h->unix_path)
                 curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->unix_path);
+        if (h->cacert)
+                curl_easy_setopt(c, CURLOPT_CAINFO, h->cacert);
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -190,6 +194,10 @@ static int perform(struct http *h, const char *method, const char *path, const s
                 free(b.data);
                 if (b.too_big)
                         snprintf(h->error, sizeof h->error, "answer larger than %u MiB", MAX_BODY >> 20);
+                else if (rc == CURLE_PEER_FAILED_VERIFICATION)
+                        snprintf(h->error, sizeof h->error, "%.200s: the daemon's certificate did not verify "
+                                 "(%.200s); give the CA that signed it with --cacert FILE or $SLICELAB_CACERT",
+                                 h->base, errbuf[0] ? errbuf : curl_easy_strerror(rc));
                 else
                         snprintf(h->error, sizeof h->error, "%.200s: %.256s", str_or(h->unix_path, h->base),
                                  errbuf[0] ? errbuf : curl_easy_strerror(rc));
@@ -259,6 +267,31 @@ int http_get_json_retrying(struct http *h, const char *path, double retry_for_s,
 
 int http_get_json(struct http *h, const char *path, cJSON **ret) {
         return http_get_json_retrying(h, path, 0, ret);
+}
+
+int http_get_json_pages(struct http *h, const char *path, const char *key, cJSON **ret) {
+        _cleanup_json_ cJSON *all = cJSON_CreateArray();
+        _cleanup_free_ char *cursor = NULL;
+
+        do {
+                _cleanup_free_ char *p = NULL, *e = cursor ? http_escape(h, cursor) : NULL;
+                _cleanup_json_ cJSON *page = NULL;
+                if (asprintf(&p, "%s%s%s", path, e ? "&cursor=" : "", str_or(e, "")) < 0)
+                        abort();
+                int k = http_get_json(h, p, &page);
+                if (k != 0)
+                        return k;
+                cJSON *item, *list = cJSON_GetObjectItemCaseSensitive(page, key);
+                while ((item = cJSON_DetachItemFromArray(list, 0)))
+                        cJSON_AddItemToArray(all, item);
+                free(cursor);
+                const char *next = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(page, "next_cursor"));
+                cursor = next ? strdup(next) : NULL;
+                if (next && !cursor)
+                        abort();
+        } while (cursor);
+        *ret = TAKE_PTR(all);
+        return 0;
 }
 
 void http_print_error(const struct http_response *r) {

@@ -1,6 +1,6 @@
-/* http.h: the client's one connection to slicelabd (libcurl), over TCP or a unix socket, with
- * the bearer token on every request. A transport failure is told apart from an HTTP answer:
- * the first may be retried, the second is what the daemon said. */
+/* http.h: the client's one connection to slicelabd (libcurl), over TCP (HTTP or HTTPS) or a
+ * unix socket, with the bearer token on every request. A transport failure is told apart from an
+ * HTTP answer: the first may be retried, the second is what the daemon said. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,6 +19,7 @@ struct http {
         char *base;             /* "http://127.0.0.1:7878" (or "http://localhost" on a socket) */
         char *unix_path;        /* NULL over TCP */
         char *token;            /* NULL: no Authorization header */
+        char *cacert;           /* NULL: the system's CAs verify an https:// daemon */
         char error[512];        /* the last transport error, for the user */
 };
 
@@ -28,8 +29,10 @@ struct http_response {
         size_t size;
 };
 
-/* url: "http://HOST:PORT", "HOST:PORT" or "unix:/PATH". token may be NULL. */
-int http_open(struct http *h, const char *url, const char *token);
+/* url: "http://HOST:PORT", "https://HOST:PORT", "HOST:PORT" or "unix:/PATH". token and cacert
+ * (a PEM file of the CA certificates an https:// daemon's certificate is verified against,
+ * instead of the system's) may be NULL. */
+int http_open(struct http *h, const char *url, const char *token, const char *cacert);
 void http_close(struct http *h);
 
 /* One request. body (JSON) may be NULL; extra_header ("Name: value") may be NULL; accept NULL
@@ -48,6 +51,10 @@ int http_upload(struct http *h, const char *path, FILE *file, long long size, co
 int http_get_json(struct http *h, const char *path, cJSON **ret);
 /* The same, trying again for up to retry_for_s while the daemon cannot be reached (restarting). */
 int http_get_json_retrying(struct http *h, const char *path, double retry_for_s, cJSON **ret);
+
+/* GET path (which has a query string) page by page, following next_cursor, and gather the pages'
+ * arrays named key into one array *ret. Exit statuses as http_get_json. */
+int http_get_json_pages(struct http *h, const char *path, const char *key, cJSON **ret);
 
 /* Prints the daemon's error as it gave it: status, code, field and message. */
 void http_print_error(const struct http_response *r);

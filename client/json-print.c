@@ -1,6 +1,9 @@
 /* json-print.c: reading and printing the daemon's JSON for the client's commands (see
  * json-print.h). */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
@@ -25,12 +28,142 @@ bool json_print_num(const cJSON *j, const char *key, double *ret) {
         return true;
 }
 
+bool json_print_num_at(const cJSON *j, const char *path, double *ret) {
+        const char *dot;
+        while ((dot = strchr(path, '.'))) {
+                char key[64];
+                if ((size_t) (dot - path) >= sizeof key)
+                        return false;
+                snprintf(key, sizeof key, "%.*s", (int) (dot - path), path);
+                j = cJSON_GetObjectItemCaseSensitive(j, key);
+                path = dot + 1;
+        }
+        return json_print_num(j, path, ret);
+}
+
+/* Neither waiting nor finished: a phase of a run under way. */
+static bool under_way(const char *state) {
+        static const char *const not[] = { "queued", "succeeded", "failed", "cancelled", "interrupted" };
+        for (size_t i = 0; i < ELEMENTSOF(not); i++)
+                if (strcmp(state, not[i]) == 0)
+                        return false;
+        return true;
+}
+
 struct json_print_progress json_print_progress(const cJSON *exp) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(exp, "progress"), *s;
         struct json_print_progress ret = { 0 };
+        size_t n = 0;
         json_print_num(p, "done", &ret.done);
         json_print_num(p, "total", &ret.total);
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "by_state")) {
+                if (!cJSON_IsNumber(s) || s->valuedouble <= 0 || !under_way(s->string))
+                        continue;
+                int k = snprintf(ret.phases + n, sizeof ret.phases - n, "%s%.0f %s", n ? ", " : "",
+                                 s->valuedouble, s->string);
+                if (k < 0 || (size_t) k >= sizeof ret.phases - n) {
+                        ret.phases[n] = '\0';
+                        break;
+                }
+                n += (size_t) k;
+        }
         return ret;
+}
+
+char *json_print_labels(const cJSON *labels) {
+        const cJSON *l;
+        char *s = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&s, &size);
+        if (!f)
+                abort();
+        cJSON_ArrayForEach(l, labels)
+                fprintf(f, "%s%s=%s", l == labels->child ? "" : ", ", l->string, json_print_str(labels, l->string));
+        if (!labels || !labels->child)
+                fputc('-', f);
+        if (fclose(f) != 0)
+                abort();
+        return s;
+}
+
+/* The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when there is none. */
+static size_t utf8_sequence(const unsigned char *s, size_t n) {
+        size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+                     (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || len > n || s[0] == 0)
+                return 0;
+        for (size_t i = 1; i < len; i++)
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+        uint32_t cp = len == 1 ? s[0] : s[0] & (0x7f >> len);
+        for (size_t i = 1; i < len; i++)
+                cp = cp << 6 | (s[i] & 0x3f);
+        /* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
+        static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+                return 0;
+        return len;
+}
+
+cJSON *json_print_text(const char *s, size_t n) {
+        _cleanup_free_ char *out = malloc(3 * n + 1);
+        size_t o = 0;
+        if (!out)
+                abort();
+        for (size_t i = 0; i < n;) {
+                size_t len = utf8_sequence((const unsigned char *) s + i, n - i);
+                if (len == 0) {
+                        memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        i++;
+                        continue;
+                }
+                memcpy(out + o, s + i, len);
+                o += len;
+                i += len;
+        }
+        out[o] = '\0';
+        cJSON *j = cJSON_CreateString(out);
+        if (!j)
+                abort();
+        return j;
+}
+
+/* "MEAN req/s (LOW-HIGH)" of a Stats, or "-" */
+static const char *stats_rps(const cJSON *stats, char *buf, size_t size) {
+        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(stats, "ci95");
+        double mean, lo, hi;
+        if (!json_print_num(stats, "mean", &mean))
+                snprintf(buf, size, "-");
+        else if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
+                snprintf(buf, size, "%.0f req/s (%.0f-%.0f)", mean, lo, hi);
+        else
+                snprintf(buf, size, "%.0f req/s", mean);
+        return buf;
+}
+
+void json_print_capacity(const cJSON *cells) {
+        static const char per_sla[] = "capacity.per_sla.";
+        const cJSON *cell, *m;
+        bool any = false;
+        char buf[96];
+
+        cJSON_ArrayForEach(cell, cells) {
+                const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(cell, "metrics");
+                const cJSON *max = cJSON_GetObjectItemCaseSensitive(metrics, "capacity.max_rps");
+                if (!max)
+                        continue;
+                if (!any)
+                        printf("\ncapacity (the highest rate that met every SLA, mean and 95%% interval):\n");
+                any = true;
+                printf("  %s: max %s", json_print_str(cell, "name"), stats_rps(max, buf, sizeof buf));
+                printf(", critical %s", stats_rps(cJSON_GetObjectItemCaseSensitive(metrics, "capacity.critical_rps"),
+                                                   buf, sizeof buf));
+                cJSON_ArrayForEach(m, metrics)
+                        if (strncmp(m->string, per_sla, sizeof per_sla - 1) == 0)
+                                printf(", %s %s", m->string + sizeof per_sla - 1, stats_rps(m, buf, sizeof buf));
+                printf("\n");
+        }
 }
 
 int json_print_get(struct http *h, bool json, const char *path, void (*show)(const cJSON *j)) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -37,11 +38,12 @@ static const struct command commands[] = {
         { "list", 0, OPT_JSON | OPT_STATUS | OPT_LABEL, "list [--status S] [--label k=v]..." },
         { "status", 1, OPT_JSON, "status ID" },
         { "runs", 1, OPT_JSON, "runs ID" },
+        { "run", 1, OPT_JSON, "run RUN" },
         { "wait", 1, OPT_JSON | OPT_RETRY, "wait ID [--retry-for S]" },
         { "report", 1, OPT_JSON | OPT_BASELINE, "report ID [--baseline CELL]" },
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
         { "timeline", 1, OPT_JSON | OPT_FORMAT | OPT_OUTPUT, "timeline RUN [--csv|--ndjson] [-o FILE]" },
-        { "logs", 2, OPT_TAIL, "logs RUN sut|load [--tail N]" },
+        { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "host", 0, OPT_JSON, "host" },
@@ -51,10 +53,12 @@ static const struct command commands[] = {
 };
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: slicelab [--url URL] [--json] COMMAND ...\n");
+        fprintf(f, "usage: slicelab [--url URL] [--cacert FILE] [--json] COMMAND ...\n");
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 fprintf(f, "       slicelab %s\n", commands[i].usage);
-        fprintf(f, "URL: http://HOST:PORT or unix:/PATH (default $SLICELAB_URL, else %s).\n"
+        fprintf(f, "URL: http://HOST:PORT, https://HOST:PORT or unix:/PATH (default $SLICELAB_URL, else %s).\n"
+                   "--cacert FILE: the CA certificates (PEM) an https:// daemon is verified against\n"
+                   "(default $SLICELAB_CACERT, else the system's).\n"
                    "Exit: 0 succeeded, 1 experiment not succeeded, 2 usage, 3 checks failed,\n"
                    "4 daemon unreachable or HTTP error. See slicelab(1).\n", DEFAULT_URL);
 }
@@ -105,13 +109,15 @@ static int parse_number(const char *s, double min, double max, double *ret) {
 }
 
 /* Options may come before or after the command; *seen collects which were given. */
-static int parse_options(int argc, char **argv, struct client_options *o, const char **url, unsigned *seen) {
-        enum { ARG_URL = 0x100, ARG_WAIT, ARG_KEY, ARG_STATUS, ARG_LABEL, ARG_BASELINE, ARG_CSV,
+static int parse_options(int argc, char **argv, struct client_options *o, const char **url,
+                         const char **cacert, unsigned *seen) {
+        enum { ARG_URL = 0x100, ARG_CACERT, ARG_WAIT, ARG_KEY, ARG_STATUS, ARG_LABEL, ARG_BASELINE, ARG_CSV,
                ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION };
         static const struct option longopts[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "url", required_argument, NULL, ARG_URL },
+                { "cacert", required_argument, NULL, ARG_CACERT },
                 { "json", no_argument, NULL, 'j' },
                 { "wait", no_argument, NULL, ARG_WAIT },
                 { "key", required_argument, NULL, ARG_KEY },
@@ -137,6 +143,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                         printf("slicelab %s\n", SLICELAB_VERSION);
                         exit(EXIT_OK);
                 case ARG_URL: *url = optarg; break;
+                case ARG_CACERT: *cacert = optarg; break;
                 case 'j': o->json = true; *seen |= OPT_JSON; break;
                 case ARG_WAIT: o->wait = true; *seen |= OPT_WAIT; break;
                 case ARG_KEY:
@@ -187,6 +194,7 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "list")) return cmd_list(h, o);
         if (!strcmp(n, "status")) return cmd_status(h, o, a[0]);
         if (!strcmp(n, "runs")) return cmd_runs(h, o, a[0]);
+        if (!strcmp(n, "run")) return cmd_run(h, o, a[0]);
         if (!strcmp(n, "wait")) return cmd_wait(h, o, a[0]);
         if (!strcmp(n, "report")) return cmd_report(h, o, a[0]);
         if (!strcmp(n, "findings")) return cmd_findings(h, o, a[0]);
@@ -202,14 +210,14 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
 
 int main(int argc, char **argv) {
         struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
-        const char *url = getenv("SLICELAB_URL");
+        const char *url = getenv("SLICELAB_URL"), *cacert = getenv("SLICELAB_CACERT");
         _cleanup_free_ char *token = NULL;
         unsigned seen = 0;
         struct http h;
         int k;
 
         json_setup();
-        if ((k = parse_options(argc, argv, &o, &url, &seen)) != 0)
+        if ((k = parse_options(argc, argv, &o, &url, &cacert, &seen)) != 0)
                 return k;
         if (optind >= argc)
                 return usage_error("%s", "a command is needed");
@@ -223,12 +231,17 @@ int main(int argc, char **argv) {
         if (!strcmp(cmd->name, "logs") && strcmp(argv[optind + 2], "sut") && strcmp(argv[optind + 2], "load"))
                 return usage_error("logs: the stream is sut or load, got '%s'", argv[optind + 2]);
 
+        if (cacert && !*cacert)
+                cacert = NULL;
+        if (cacert && access(cacert, R_OK) < 0)
+                return usage_error("--cacert: %s: %s", cacert, strerror(errno));
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
                 return EXIT_DAEMON;
         token = find_token();
-        if (http_open(&h, url && *url ? url : DEFAULT_URL, token) < 0) {
+        if (http_open(&h, url && *url ? url : DEFAULT_URL, token, cacert) < 0) {
                 curl_global_cleanup();
-                return usage_error("--url wants http://HOST:PORT, HOST:PORT or unix:/PATH, got '%s'", url);
+                return usage_error("--url wants http://HOST:PORT, https://HOST:PORT, HOST:PORT or unix:/PATH, got '%s'",
+                                   url);
         }
         k = dispatch(&h, &o, cmd, argv + optind + 1);
         http_close(&h);

@@ -9,6 +9,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/run-failures.h"
 
 #define ROW_FORMAT "%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
 
@@ -193,6 +194,7 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
                 print_row(h, cell, runs);
         printf("\n(* = the 95%% interval of the ratio excludes 1; throughput in req/s, or ops/s for a benchmark without load)\n");
+        json_print_capacity(cJSON_GetObjectItemCaseSensitive(report, "cells"));
         const cJSON *findings = cJSON_GetObjectItemCaseSensitive(report, "findings");
         if (cJSON_GetArraySize(findings) > 0) {
                 printf("\nfindings:\n");
@@ -202,6 +204,11 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
         if (cJSON_IsObject(verdict)) {
                 printf("\n");
                 print_verdict(verdict);
+        }
+        if (run_failures_expected(report)) {
+                printf("\n");
+                if ((k = run_failures_print(h, id, stdout)) != 0)
+                        return k;
         }
         return exit_status_of_experiment(report);
 }

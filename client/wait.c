@@ -10,6 +10,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/run-failures.h"
 
 #define POLL_INTERVAL_NS 500000000L
 #define BAR_WIDTH 30
@@ -21,16 +22,16 @@ static void show_bar(const cJSON *exp, const char *id, double elapsed_s) {
         for (int i = 0; i < BAR_WIDTH; i++)
                 bar[i] = i < fill ? '#' : '.';
         bar[BAR_WIDTH] = '\0';
-        fprintf(stderr, "\r%s [%s] %.0f/%.0f runs  %-9s %4.0fs ", id, bar, p.done, p.total,
-                json_print_str(exp, "status"), elapsed_s);
+        fprintf(stderr, "\r%s [%s] %.0f/%.0f runs  %-9s %4.0fs %-24s", id, bar, p.done, p.total,
+                json_print_str(exp, "status"), elapsed_s, p.phases);
 }
 
 /* Plain lines (logs, Slurm's output file): one when something changed. */
 static void show_line(const cJSON *exp, const char *id, char *last, size_t size) {
         struct json_print_progress p = json_print_progress(exp);
-        char line[128];
-        snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done", id,
-                 json_print_str(exp, "status"), p.done, p.total);
+        char line[256];
+        snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done%s%s", id,
+                 json_print_str(exp, "status"), p.done, p.total, p.phases[0] ? ", " : "", p.phases);
         if (strcmp(line, last) == 0)
                 return;
         fprintf(stderr, "%s\n", line);
@@ -42,7 +43,7 @@ static void show_line(const cJSON *exp, const char *id, char *last, size_t size)
 static int wait_finished(struct http *h, const struct client_options *o, const char *id, cJSON **ret) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
         bool tty = isatty(STDERR_FILENO);
-        char last[128] = "";
+        char last[256] = "";
         struct timespec start, now;
 
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -83,6 +84,8 @@ int cmd_wait(struct http *h, const struct client_options *o, const char *id) {
                 printf("%s %s (%.0f/%.0f runs)%s\n", id, json_print_str(exp, "status"), p.done, p.total,
                        !cJSON_IsObject(v) ? "" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "passed")) ?
                        ", checks passed" : ", checks FAILED");
+                if (run_failures_expected(exp) && (k = run_failures_print(h, id, stdout)) != 0)
+                        return k;
         }
         return exit_status_of_experiment(exp);
 }

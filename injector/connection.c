@@ -11,6 +11,7 @@
 
 #include "basic/macro.h"
 #include "basic/time-util.h"
+#include "injector/engine-config.h"
 #include "injector/worker.h"
 #include "injector/recv-stamp.h"
 
@@ -22,7 +23,7 @@ static void set_interest(struct worker *w, struct conn *c, bool out) {
                 return;
         struct epoll_event ev = {
                 .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0),
-                .data.u64 = connection_token(c),
+                .data.u64 = conn_token(c),
         };
         if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
                 c->want_out = out;
@@ -51,7 +52,7 @@ int connection_open(struct worker *w, struct conn *c) {
         c->gen++;
         struct epoll_event ev = {
                 .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (connected ? 0 : EPOLLOUT),
-                .data.u64 = connection_token(c),
+                .data.u64 = conn_token(c),
         };
         if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
                 return negative_errno();
@@ -64,14 +65,14 @@ int connection_open(struct worker *w, struct conn *c) {
 }
 
 void connection_down(struct worker *w, struct conn *c, int64_t retry_ns) {
-        connection_list_remove(c);
+        conn_list_remove(c);
         if (c->fd >= 0)
                 close(c->fd);   /* also leaves the epoll set */
         c->fd = -1;
         c->connected = c->want_out = false;
         c->state = CONN_DOWN;
         c->retry_ns = retry_ns;
-        connection_list_append(&w->down, c);
+        conn_list_append(&w->down, c);
 }
 
 void connection_connect_failed(struct worker *w, struct conn *c, int64_t now) {
@@ -81,16 +82,16 @@ void connection_connect_failed(struct worker *w, struct conn *c, int64_t now) {
 }
 
 static void conn_idle(struct worker *w, struct conn *c) {
-        connection_list_remove(c);
+        conn_list_remove(c);
         c->backoff_ns = 0;
         set_interest(w, c, false);
         c->state = CONN_IDLE;
-        connection_list_append(&w->idle, c);
+        conn_list_append(&w->idle, c);
 }
 
 /* Open a connection ahead of need, so the next request does not pay for the handshake. */
 void connection_prepare(struct worker *w, struct conn *c, int64_t now) {
-        connection_list_remove(c);
+        conn_list_remove(c);
         if (connection_open(w, c) < 0) {
                 connection_connect_failed(w, c, now);
                 return;
@@ -101,7 +102,7 @@ void connection_prepare(struct worker *w, struct conn *c, int64_t now) {
         }
         c->state = CONN_CONNECTING;
         c->start_ns = now;
-        connection_list_append(&w->timed, c);
+        conn_list_append(&w->timed, c);
 }
 
 /* The connection cannot carry another request: close it, and reopen it while sending goes on. */

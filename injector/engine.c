@@ -139,7 +139,7 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
                 w->last_send_wake = now;
         if (now < w->e->measure_start)
                 spin_tuner_add(&w->tuner, now - w->res_ns);
-        connection_list_remove(c);
+        conn_list_remove(c);
         c->k = w->res_k;
         w->has_res = false;
         w->busy++;
@@ -147,7 +147,7 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
         c->sent = 0;
         http_parser_reset(&c->parser, w->e->cfg->request->head);
         c->state = CONN_BUSY;
-        connection_list_append(&w->timed, c);
+        conn_list_append(&w->timed, c);
         if (c->fd < 0) {
                 if (connection_open(w, c) < 0) {
                         connection_request_fail(w, c, now, TIMELINE_ERR_CONNECT);
@@ -311,7 +311,7 @@ static void worker_close_all(struct worker *w) {
         struct engine *e = w->e;
         for (unsigned i = w->id; i < e->o->connections; i += e->n_workers) {
                 struct conn *c = &e->conns[i];
-                connection_list_remove(c);
+                conn_list_remove(c);
                 if (c->fd >= 0)
                         close(c->fd);
                 c->fd = -1;
@@ -475,7 +475,7 @@ static int engine_setup(struct engine *e) {
                 e->workers[i] = (struct worker){ .e = e, .id = i, .epfd = -1, .timerfd = -1, .part_fd = -1 };
         for (unsigned i = 0; i < o->connections; i++) {
                 e->conns[i] = (struct conn){ .fd = -1, .index = i, .state = CONN_DOWN };
-                connection_list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
+                conn_list_append(&e->workers[i % e->n_workers].down, &e->conns[i]);
         }
         for (unsigned i = 0; i < e->n_workers; i++) {
                 struct worker *w = &e->workers[i];

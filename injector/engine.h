@@ -5,19 +5,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "injector/calibrate.h"
-#include "injector/http-request.h"
-#include "injector/options.h"
-
-struct engine_config {
-        const struct inject_options *opts;
-        struct sockaddr_storage addr;
-        socklen_t addr_len;
-        const struct http_request *request;
-        int timeline_fd;        /* empty file open for writing; the header goes first */
-};
+#include "injector/engine-config.h"
 
 struct engine_result {
         int64_t start_ns;               /* t0: start of the schedule and of the warmup */

@@ -12,8 +12,7 @@
 
 #include "basic/macro.h"
 #include "injector/calibrate.h"
-#include "injector/connection.h"
-#include "injector/engine.h"
+#include "injector/conn.h"
 #include "injector/schedule.h"
 #include "injector/spin-tuner.h"
 #include "injector/timeline-ring.h"
@@ -21,6 +20,8 @@
 #define RECV_BUFFER (64u << 10)
 
 struct engine;
+struct engine_config;
+struct inject_options;
 
 struct worker {
         struct engine *e;

@@ -2,12 +2,14 @@
 # client.sh: slicelab, the client, against a real slicelabd: every subcommand; --json output
 # that jq parses; each exit status for real (a succeeded, a failed and a cancelled experiment,
 # a stopped daemon, a bad definition whose 400 message and field are printed; checks failing
-# once the daemon has checks); submit retried through a proxy that drops the first answer
-# creating one experiment; TCP and a unix socket.
+# once the daemon has checks); one run shown whole; a failed run's reason and message printed by
+# wait, status, report and run; the phase of a run under way; logs as JSON; columns sized to
+# long names; a capacity search's result and labels without --json; compare naming each side's
+# cell; submit retried through a proxy that drops the first answer creating one experiment; TCP
+# and a unix socket. (HTTPS: client-tls.sh.)
 . "$SLICELAB_SRC/tests/lib.sh"
+. "$SLICELAB_SRC/tests/client/client-lib.sh"
 
-CLIENT="$BUILD/client/slicelab"
-SPIN="$BUILD/contrib/workloads/slicelab-spin"
 SYNTH="$BUILD/tests/synth-timeline"
 CGROOT=slicelab-c$$
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
@@ -15,24 +17,6 @@ export SLICELAB_URL=$DAEMON_URL SLICELAB_STATE_DIR=$DAEMON_STATE
 unset SLICELAB_TOKEN
 # A unique spin duration marks this test's long-running process for pgrep.
 LONG_S=$((5000 + $$ % 1000))
-
-# sl ARGS...: runs the client; RC, OUT and ERR hold what it did.
-sl() {
-        "$CLIENT" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
-        RC=$?
-        OUT=$(cat "$TEST_TMP/out")
-        ERR=$(cat "$TEST_TMP/err")
-}
-
-# check_rc NAME WANT: the last sl's exit status, with its stderr when it differs.
-check_rc() {
-        if [ "$RC" = "$2" ]; then ok "$1 (exit $2)"; else not_ok "$1 (exit $2)" "got exit $RC" "stderr: $ERR" "stdout: $OUT"; fi
-}
-
-# json_ok NAME: the last sl's stdout is JSON.
-json_ok() {
-        if [ -n "$OUT" ] && jq -e . >/dev/null 2>&1 <<<"$OUT"; then ok "$1: --json is valid JSON"; else not_ok "$1: --json is valid JSON" "$OUT"; fi
-}
 
 TWO_CELLS='[{"name":"a","cpus":"0"},{"name":"b","cpus":"1","cpu_quota":0.5}]'
 definition() { # NAME SUT_JSON_ARRAY [CELLS_JSON]
@@ -42,6 +26,7 @@ definition ok "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]" >"$TEST_TMP/
 definition fails '["/bin/false"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/fail.json"
 definition long "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"$LONG_S\"]" '[{"name":"a","cpus":"1"}]' >"$TEST_TMP/long.json"
 definition bad '["/bin/true"]' '[{"name":"a","cpus":"4095"}]' >"$TEST_TMP/bad.json"
+definition nojar '["/bin/true","-jar","missing.jar"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/nojar.json"
 printf '{"name":"timeline","iterations":1,"sut":{"command":["/bin/sleep","600"]},"load":{"command":["%s","tl.bin","3000","1000","500"],"timeline":"tl.bin"},"cells":[{"name":"a"}]}\n' \
         "$SYNTH" >"$TEST_TMP/timeline.json"
 
@@ -52,6 +37,7 @@ sl status; check_rc "a missing argument is a usage error" 2
 sl health --baseline x; check_rc "an option of another command is a usage error" 2
 sl logs RUN stdout; check_rc "logs of neither sut nor load is a usage error" 2
 sl logs RUN sut --tail 0; check_rc "--tail 0 is a usage error" 2
+sl run; check_rc "run without a run is a usage error" 2
 sl submit "$TEST_TMP/ok.json" --key "a b"; check_rc "a key with a space is a usage error" 2
 sl submit "$TEST_TMP/nonexistent.json"; check_rc "a definition that cannot be read is a usage error" 2
 check_match "the file and the reason are printed" "nonexistent.json: No such file" "$ERR"
@@ -59,7 +45,7 @@ sl --url ftp://example health; check_rc "a URL of another scheme is a usage erro
 sl --url 127.0.0.1: health; check_rc "a URL with an empty port is a usage error" 2
 sl --url 127.0.0.1:65536 health; check_rc "a URL with a port out of range is a usage error" 2
 sl --help; check_rc "--help" 0
-check_match "--help lists every command" "submit.*list.*status.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health" "$(tr '\n' ' ' <<<"$OUT")"
+check_match "--help lists every command" "submit.*list.*status.*runs.*run RUN.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health" "$(tr '\n' ' ' <<<"$OUT")"
 
 # --- health, host, over TCP -------------------------------------------------------------------
 sl health; check_rc "health over TCP" 0
@@ -106,6 +92,34 @@ check_eq "list --status running is empty" 0 "$(jq '.experiments | length' <<<"$O
 sl logs "$OK_RUN" sut --tail 2; check_rc "logs --tail" 0
 check_eq "--tail 2 gives two lines" 2 "$(wc -l <<<"$OUT")"
 check_match "the SUT's last lines have spin's result (stdout and stderr interleave)" '"ops_per_s": [0-9.]+' "$OUT"
+TAIL=$OUT
+sl logs "$OK_RUN" sut --tail 2 --json; check_rc "logs --json" 0; json_ok logs
+check_eq "logs --json holds the same text, the run, the stream and the tail" "$TAIL|$OK_RUN sut 2" \
+        "$(jq -r '.text | rtrimstr("\n")' <<<"$OUT")|$(jq -r '"\(.run) \(.stream) \(.tail)"' <<<"$OUT")"
+# A log is bytes: what is not UTF-8 becomes U+FFFD, so that the JSON stays JSON.
+cat >"$TEST_TMP/bytes.json" <<'EOF'
+{"name":"bytes","iterations":1,"sut":{"command":["/usr/bin/printf","ok \\377\\n"]},"cells":[{"name":"a"}]}
+EOF
+sl submit "$TEST_TMP/bytes.json" --wait
+sl logs "$(first_run "$(head -1 <<<"$OUT")")" sut --json; check_rc "logs --json of a log that is not UTF-8" 0; json_ok "logs of bytes"
+check_eq "the byte that is not UTF-8 is U+FFFD" "$(printf 'ok \xef\xbf\xbd')" "$(jq -r .text <<<"$OUT")"
+
+# --- one run ---------------------------------------------------------------------------------------
+sl run "$OK_RUN"; check_rc "run" 0
+check_match "run names its cell, iteration and experiment" "^run $OK_RUN: cell a, iteration 1 of experiment $OK_ID$" "$(head -1 <<<"$OUT")"
+check_match "run shows the state" "^state: +succeeded$" "$OUT"
+check_match "and how the SUT ended" "^exit: +sut exited 0, load -$" "$OUT"
+check_eq "and every state with its time, oldest first" "queued preparing starting measuring collecting succeeded" \
+        "$(sed -n '/^states:/,/^[a-z]/p' <<<"$OUT" | awk '/^  [0-9]/ {print $3}' | tr '\n' ' ' | sed 's/ $//')"
+check_match "and the benchmark's own figure" "^  ops/s +[0-9]+$" "$OUT"
+sl run "$OK_RUN" --json; check_rc "run --json" 0; json_ok run
+check_eq "run --json is the daemon's run" "$(curl -s "$DAEMON_URL/v1/runs/$OK_RUN" | jq -c .)" "$(jq -c . <<<"$OUT")"
+sl run nosuchrun; check_rc "an unknown run is the daemon's 404" 4
+
+# --- compare with A:CELL: each side named by its own cell ------------------------------------------
+sl compare "$OK_ID:a" "$OK_ID:b"; check_rc "compare of two cells" 0
+check_match "the differing cpus are named by both cells" '^differs \(definition\) cells\[a\|b\]\.cpus: "0" vs "1"$' "$OUT"
+check_match "and so is the table's heading" "^cell a vs b:$" "$OUT"
 
 # --- timelines ------------------------------------------------------------------------------
 sl submit "$TEST_TMP/timeline.json" --wait
@@ -131,6 +145,54 @@ check_match "wait says failed" "^$FAIL_ID failed \(1/1 runs\)$" "$OUT"
 sl status "$FAIL_ID"; check_rc "status of a failed experiment" 1
 sl report "$FAIL_ID"; check_rc "report of a failed experiment" 1
 
+# A jar that is not there: the run fails preflight, and every command says so with the field.
+sl submit "$TEST_TMP/nojar.json" --wait; check_rc "submit --wait of a definition whose jar is missing" 1
+NOJAR_ID=$(head -1 <<<"$OUT")
+NOJAR_RUN=$(first_run "$NOJAR_ID")
+WHY="run $NOJAR_RUN: failed \(preflight\): sut\.command\[2\]: -jar file missing\.jar: No such file or directory"
+check_match "submit --wait prints the failed run's reason and message" "^$WHY$" "$OUT"
+sl wait "$NOJAR_ID"; check_rc "wait" 1
+check_match "wait prints them" "^$WHY$" "$OUT"
+sl status "$NOJAR_ID"; check_rc "status" 1
+check_match "status prints them" "^$WHY$" "$OUT"
+sl report "$NOJAR_ID"; check_rc "report" 1
+check_match "report prints them" "^$WHY$" "$OUT"
+sl run "$NOJAR_RUN"; check_rc "run of the failed run" 0
+check_match "run shows the state and reason" "^state: +failed \(preflight\)$" "$OUT"
+check_match "and the message naming the field" "^message: sut\.command\[2\]: -jar file missing\.jar: No such file or directory$" "$OUT"
+check_match "and that the SUT never started" "^exit: +sut -, load -$" "$OUT"
+sl status "$OK_ID"
+check "a succeeded experiment prints no failed run" not grep -q '^run ' <<<"$OUT"
+
+# --- capacity and labels without --json; columns sized to long values -------------------------------
+CAP_PORT=$(loopback_port)
+CAP_NAME="an experiment whose name is long enough to run past any column of the list"
+CAP_CELL="a cell name longer than the twenty columns"
+printf '{"name":"%s","iterations":1,"labels":{"team":"perf","build":"42"},
+  "sut":{"command":["python3","-m","http.server","%s","--bind","127.0.0.1"],"ready":{"http":"http://127.0.0.1:%s/","timeout_s":60}},
+  "load":{"target":"http://127.0.0.1:%s/","mode":"capacity","sla":[{"percentile":99,"max_ms":3000}],"rate_min":20,"rate_max":40,
+          "step":{"warmup_s":1,"measure_s":1},"precision":0.5,"connections":4},
+  "cells":[{"name":"%s"}]}\n' "$CAP_NAME" "$CAP_PORT" "$CAP_PORT" "$CAP_PORT" "$CAP_CELL" >"$TEST_TMP/cap.json"
+sl submit "$TEST_TMP/cap.json" --wait; check_rc "a small capacity search with labels" 0
+CAP_ID=$(head -1 <<<"$OUT")
+CAP_RUN=$(first_run "$CAP_ID")
+sl run "$CAP_RUN"; check_rc "run of a capacity search" 0
+check_match "run shows the search's outcome and rate" "^  capacity +rate_max_met, max 40 req/s, critical 40 req/s$" "$OUT"
+check_match "and each SLA's rate" "^    p99 <= 3000 ms: 40 req/s$" "$OUT"
+sl report "$CAP_ID"; check_rc "report of a capacity search" 0
+check_match "report shows the cell's capacity" "^  $CAP_CELL: max 40 req/s, critical 40 req/s, p99_3000ms 40 req/s$" "$OUT"
+sl status "$CAP_ID"; check_rc "status of a capacity search" 0
+check_match "status shows the labels" "^labels: (build=42, team=perf|team=perf, build=42)$" "$OUT"
+check_match "and the capacity" "^  $CAP_CELL: max 40 req/s" "$OUT"
+sl list; check_rc "list with a long name" 0
+COL=$(head -1 <<<"$OUT" | grep -bo STATUS | cut -d: -f1)
+check_eq "every row's status starts under STATUS" "" "$(tail -n +2 <<<"$OUT" | cut -c$((COL + 1))- | grep -Ev '^(queued|running|succeeded|failed|partial|cancelled) ')"
+check_match "the long name is cut with an ellipsis, the labels follow" "^$CAP_ID .* an experiment whose name .*… +(build=42, team=perf|team=perf, build=42)$" "$OUT"
+sl runs "$CAP_ID"; check_rc "runs with a long cell name" 0
+COL=$(head -1 <<<"$OUT" | grep -bo STATE | cut -d: -f1)
+check_match "the cell is shown whole and the state under STATE" "^$CAP_RUN +$CAP_CELL +1 +succeeded " "$(tail -1 <<<"$OUT")"
+check_eq "at STATE's column" "succeeded" "$(tail -1 <<<"$OUT" | cut -c$((COL + 1))- | awk '{print $1}')"
+
 # --- a cancelled experiment ------------------------------------------------------------------
 sl submit "$TEST_TMP/long.json" --json; check_rc "submit --json" 0; json_ok submit
 LONG_ID=$(jq -r .id <<<"$OUT")
@@ -138,6 +200,8 @@ LONG_RUN=$(first_run "$LONG_ID")
 wait_for 30 run_state_is "$LONG_RUN" measuring
 "$CLIENT" wait "$LONG_ID" >"$TEST_TMP/wait.out" 2>"$TEST_TMP/wait.err" &
 WAITER=$!
+wait_for 30 grep -q "running, 0/1 runs done" "$TEST_TMP/wait.err"
+check_match "waiting says which phase the run is in" "^experiment $LONG_ID: running, 0/1 runs done, 1 measuring$" "$(cat "$TEST_TMP/wait.err")"
 SLICELAB_STATE_DIR=/nonexistent sl cancel "$LONG_ID"
 check_rc "cancel without a token is the daemon's 401" 4
 check_match "the 401 is printed" "HTTP 401" "$ERR"
@@ -226,6 +290,8 @@ wait_for 30 run_state_is "$(first_run "$RESTART_ID")" measuring
 WAITER=$!
 PORT=$DAEMON_PORT
 daemon_stop
+# Restarted once the waiter has met the daemon down: a restart quicker than its poll would not be.
+wait_for 30 grep -q "trying again for up to 60 s" "$TEST_TMP/wait.err"
 check "the waiter waits while the daemon is down" alive "$WAITER"
 DAEMON_LISTEN=127.0.0.1:$PORT daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon restarts on its port"; finish; exit 1; }
 wait "$WAITER"; RC=$? ERR=$(cat "$TEST_TMP/wait.err") OUT=$(cat "$TEST_TMP/wait.out")

@@ -84,7 +84,8 @@ check_eq "the differences list the rate and nothing else of the definitions" "lo
 check_eq "the hosts were recorded and are the same here" "" "$(jq -r '[.differences[] | select(.source == "host") | .field] | join(" ")' <<<"$BODY")"
 check "both sides had their host facts recorded" not json_true '.warnings | any(test("no host facts"))' "$BODY"
 api GET "/v1/compare?a=$E1:A&b=$E1:B"
-check_eq "two cells of one experiment compare, with no difference but the quota" "cells[A].cpu_quota cells[A].cpu_period_us cells[A].cpu_burst_us" \
+check_eq "two cells of one experiment compare, with no difference but the quota, each side named by its cell" \
+  "cells[A|B].cpu_quota cells[A|B].cpu_period_us cells[A|B].cpu_burst_us" \
   "$(jq -r '[.differences[].field] | join(" ")' <<<"$BODY")"
 api GET "/v1/compare?a=$E1:A&b=$E1:B"
 check "the same experiment's same load: no warning about the load" not json_true '.warnings | any(test("load"))' "$BODY"
