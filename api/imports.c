@@ -312,14 +312,19 @@ enum MHD_Result api_post_import(struct api_request *req) {
         if (r > 0)
                 return reply_imported(req, 200, existing);
         r = store(req, buf, map.len, &m, &err);
-        if (r < 0) {
-                if (err.status)
-                        return api_reply_error(req, &err);
-                /* Two imports of one bundle at once: the second one's insert lost the race. */
-                if (r == -EEXIST)
-                        return api_reply_errorf(req, 409, "conflict", "bundle", "experiment %s was stored meanwhile", m.id);
-                return api_reply_errno(req, r, "import");
+        if (r < 0 && (r == -EEXIST || err.status == 409)) {
+                /* Two imports of one bundle at once: the one that lost the race answers as a
+                 * second import does. */
+                struct error again = { 0 };
+                int k = db_lease_take(req->config->storage, &lease);
+                if (k >= 0)
+                        k = already_here(lease.conn, &m, existing, &again);
+                db_lease_release(&lease);
+                if (k > 0)
+                        return reply_imported(req, 200, existing);
         }
+        if (r < 0)
+                return err.status ? api_reply_error(req, &err) : api_reply_errno(req, r, "import");
         log_info("imported experiment %s from %s (%s there)", m.id, m.host, m.origin_id);
         return reply_imported(req, 201, m.id);
 }
