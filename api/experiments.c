@@ -21,12 +21,6 @@
  * without a bound is disk and scheduler time nobody asked for on a shared host. */
 #define QUEUED_RUNS_MAX 10000
 
-static void wake_loop(struct api_request *req) {
-        uint64_t one = 1;
-        if (write(req->config->wake_fd, &one, sizeof one) < 0)
-                log_warning_errno(negative_errno(), "cannot wake the event loop");
-}
-
 /* Printable ASCII without spaces, bounded; NULL when absent. */
 static int idempotency_key(struct api_request *req, const char **ret, struct error *err) {
         const char *k = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Idempotency-Key");
@@ -116,9 +110,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         struct error err = { 0 };
         const char *key = NULL;
         if (req->config->results_only)
-                return api_reply_errorf(req, 403, "results_only", NULL,
-                                        "this slicelabd runs with --results-only: it stores and serves results (POST /v1/imports) "
-                                        "and runs no experiment; submit to a daemon that runs them");
+                return api_reply_results_only(req);
         if (idempotency_key(req, &key, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
@@ -183,7 +175,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         if (!existing) {
                 log_full(LOG_INFO, 0, id, NULL, "experiment %s '%s' queued: %zu cells, %zu runs", id, d->name,
                          d->n_cells, n_runs);
-                wake_loop(req);
+                api_wake_loop(req);
         }
         return reply_created(req, existing ? 200 : 201, id);
 }
@@ -224,6 +216,12 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
         return api_reply_json_cached(req, exp, finished);
+}
+
+enum MHD_Result api_reply_results_only(struct api_request *req) {
+        return api_reply_errorf(req, 403, "results_only", NULL,
+                                "this slicelabd runs with --results-only: it stores and serves results (POST /v1/imports) "
+                                "and runs nothing, neither experiments nor peer loads; send them to a daemon that runs them");
 }
 
 bool experiment_status_finished(const char *s) {
@@ -331,7 +329,7 @@ enum MHD_Result api_delete_experiment(struct api_request *req) {
         log_full(LOG_INFO, 0, id, NULL, "experiment %s cancelled: %lld queued runs cancelled%s", id,
                  (long long) cancelled, active ? ", stopping the run in progress" : "");
         /* The loop stops a run in progress; it also re-reads the queue. */
-        wake_loop(req);
+        api_wake_loop(req);
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "id", id);
         cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));

@@ -6,11 +6,19 @@
 
 #include <stdbool.h>
 
+/* 403 results_only: a --results-only daemon runs no experiment and no peer load. */
+enum MHD_Result api_reply_results_only(struct api_request *req);
 /* Finished experiments (succeeded, partial, failed, cancelled) no longer change. */
 bool experiment_status_finished(const char *status);
 
 enum MHD_Result api_get_ui(struct api_request *req);
 enum MHD_Result api_get_health(struct api_request *req);
+enum MHD_Result api_get_clock(struct api_request *req);
+enum MHD_Result api_post_load(struct api_request *req);
+enum MHD_Result api_get_load(struct api_request *req);
+enum MHD_Result api_delete_load(struct api_request *req);
+enum MHD_Result api_renew_load(struct api_request *req);
+enum MHD_Result api_get_load_timeline(struct api_request *req);
 enum MHD_Result api_post_experiment(struct api_request *req);
 enum MHD_Result api_list_experiments(struct api_request *req);
 enum MHD_Result api_get_experiment(struct api_request *req);

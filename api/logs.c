@@ -14,6 +14,7 @@
 
 #define TAIL_LINES_MAX 100000
 #define TAIL_BYTES_MAX (4u << 20)
+#define LOG_CONTENT_TYPE "text/plain; charset=utf-8"
 
 /* A finished run's log no longer changes: its tag is the file's identity, size and mtime, so a
  * poll is answered from one stat(); a log still being written has none. */
@@ -26,27 +27,6 @@ static bool log_etag(struct api_request *req, const struct stat *st, char etag[8
         snprintf(etag, 80, "\"%" PRIx64 "-%" PRIx64 "-%" PRIx64 ".%09ld\"", (uint64_t) st->st_ino, (uint64_t) st->st_size,
                  (uint64_t) st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
         return true;
-}
-
-static enum MHD_Result reply_not_modified(struct api_request *req, int fd, const char *etag) {
-        close(fd);
-        return api_reply_not_modified(req, etag);
-}
-
-static enum MHD_Result reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
-                                const char *const *headers) {
-        struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
-        if (!resp) {
-                close(fd);
-                return MHD_NO;
-        }
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
-        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
-                MHD_add_response_header(resp, h[0], h[1]);
-        enum MHD_Result ret = MHD_queue_response(req->connection, status, resp);
-        MHD_destroy_response(resp);
-        return ret;
 }
 
 /* "bytes=A-B", "bytes=A-", "bytes=-N"; one range only. */
@@ -117,7 +97,7 @@ enum MHD_Result api_get_logs(struct api_request *req) {
         char etag[80];
         bool tagged = log_etag(req, &st, etag);
         if (tagged && api_if_none_match(req, etag))
-                return reply_not_modified(req, fd, etag);
+                return api_reply_not_modified_fd(req, fd, etag);
         const char *const tag_headers[] = { MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable", NULL };
         const char *const *base = tagged ? tag_headers : NULL;
         if (tail > 0) {
@@ -126,11 +106,11 @@ enum MHD_Result api_get_logs(struct api_request *req) {
                         close(fd);
                         return api_reply_errno(req, (int) off, "log");
                 }
-                return reply_fd(req, 200, fd, (uint64_t) off, size - (uint64_t) off, base);
+                return api_reply_fd(req, 200, fd, (uint64_t) off, size - (uint64_t) off, LOG_CONTENT_TYPE, base);
         }
         const char *range = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
         if (!range)
-                return reply_fd(req, 200, fd, 0, size, base);
+                return api_reply_fd(req, 200, fd, 0, size, LOG_CONTENT_TYPE, base);
         uint64_t off, len;
         int r = parse_range(range, size, &off, &len);
         if (r < 0) {
@@ -145,5 +125,5 @@ enum MHD_Result api_get_logs(struct api_request *req) {
         char cr[96];
         snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, off, off + len - 1, size);
         const char *const headers[] = { "Content-Range", cr, MHD_HTTP_HEADER_ETAG, tagged ? etag : NULL, NULL };
-        return reply_fd(req, 206, fd, off, len, headers);
+        return api_reply_fd(req, 206, fd, off, len, LOG_CONTENT_TYPE, headers);
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -149,6 +150,17 @@ int api_query_cursor(struct api_request *req, int64_t *ret, struct error *err) {
         return 0;
 }
 
+void api_wake_loop(struct api_request *req) {
+        uint64_t one = 1;
+        if (write(req->config->wake_fd, &one, sizeof one) < 0)
+                log_warning_errno(negative_errno(), "cannot wake the event loop");
+}
+
+enum MHD_Result api_reply_not_modified_fd(struct api_request *req, int fd, const char *etag) {
+        close(fd);
+        return api_reply_not_modified(req, etag);
+}
+
 enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag) {
         struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
         if (!resp)
@@ -156,6 +168,22 @@ enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "max-age=86400, immutable");
         enum MHD_Result ret = MHD_queue_response(req->connection, 304, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+enum MHD_Result api_reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
+                             const char *content_type, const char *const *headers) {
+        struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
+        if (!resp) {
+                close(fd);
+                return MHD_NO;
+        }
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+        for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
+                MHD_add_response_header(resp, h[0], h[1]);
+        enum MHD_Result ret = MHD_queue_response(req->connection, status, resp);
         MHD_destroy_response(resp);
         return ret;
 }

@@ -18,6 +18,7 @@ static const char *const compare_query[] = { "a", "b", NULL };
  * .lease: the handler gets a pool connection in req->lease (503 when none came free). */
 #define EXPERIMENT .resource = "experiment", .id = true
 #define RUN .resource = "run", .id = true
+#define LOAD .resource = "load", .id = true
 #define ROUTE(m, p, h, ...) { .method = (m), .pattern = (p), .handler = (h), __VA_ARGS__ }
 
 const struct api_route api_routes[] = {
@@ -25,6 +26,12 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/ui/{}", api_get_ui, .open = true),
         ROUTE("GET", "/v1/health", api_get_health, .resource = "queue", .lease = true),
         ROUTE("GET", "/v1/host", api_get_host, .resource = "host"),
+        ROUTE("GET", "/v1/clock", api_get_clock, .resource = "clock", .open = true),
+        ROUTE("POST", "/v1/loads", api_post_load, .resource = "load"),
+        ROUTE("GET", "/v1/loads/{}", api_get_load, LOAD, .lease = true),
+        ROUTE("DELETE", "/v1/loads/{}", api_delete_load, LOAD, .lease = true),
+        ROUTE("POST", "/v1/loads/{}/lease", api_renew_load, LOAD, .lease = true),
+        ROUTE("GET", "/v1/loads/{}/timeline", api_get_load_timeline, LOAD, .lease = true),
         ROUTE("GET", "/metrics", api_get_metrics, .resource = "metrics", .lease = true),
         ROUTE("POST", "/v1/experiments", api_post_experiment, .resource = "experiment"),
         ROUTE("GET", "/v1/experiments", api_list_experiments, .query = list_query, .resource = "experiments", .lease = true),

@@ -13,6 +13,7 @@
 #include "storage/db.h"
 
 struct definition_policy;
+struct peer_config;
 
 struct storage;
 struct cJSON;
@@ -37,6 +38,7 @@ struct api_config {
         const struct definition_policy *policy; /* --allow-exec, --allow-jvm-option; outlives the server */
         bool results_only;              /* --results-only: no experiment runs here, imports only */
         uint64_t import_max;            /* --import-max: the largest bundle POST /v1/imports takes */
+        const struct peer_config *peers;        /* --peer-*: who may ask this daemon for loads, and aim where */
 };
 
 struct api_server;
@@ -126,6 +128,15 @@ int api_error_pool_exhausted(struct error *err);
 enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what);
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers);
+
+/* A file's bytes [off, off + len) as the body (fd is the reply's, closed with it; also on
+ * failure), with content_type and more headers (name, value, ..., NULL). */
+enum MHD_Result api_reply_fd(struct api_request *req, unsigned status, int fd, uint64_t off, uint64_t len,
+                             const char *content_type, const char *const *headers);
+/* 304 for a file that no longer changes (fd closed). */
+enum MHD_Result api_reply_not_modified_fd(struct api_request *req, int fd, const char *etag);
+/* Tell the event loop that work was queued or cancelled (the eventfd). */
+void api_wake_loop(struct api_request *req);
 
 /* Query parameters. */
 const char *api_query(struct api_request *req, const char *name);

@@ -1,7 +1,8 @@
-/* hostport.c: the host[:port] / [IPv6][:port] splitter. */
+/* hostport.c: the host[:port] / [IPv6][:port] splitter and the host patterns of --peer-allow. */
 #include "basic/hostport.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 
 static int fail(const char **ret_why, const char *why) {
@@ -58,4 +59,11 @@ int hostport_split(const char *s, size_t len, unsigned flags, struct hostport *r
                 return fail(ret_why, "the host is empty or too long");
         *ret = h;
         return 0;
+}
+
+bool hostport_pattern_match(char *const *patterns, size_t n, const char *host) {
+        for (size_t i = 0; i < n; i++)
+                if (fnmatch(patterns[i], host, FNM_CASEFOLD) == 0)
+                        return true;
+        return false;
 }

@@ -21,7 +21,20 @@ struct timeline_header {
 
 enum timeline_record_flags {
         TIMELINE_WARMUP = 1u << 0,
+        /* bits 8-15: the load host that sent the request, as its index in load.hosts + 1; 0 for
+         * this host's injector (a run spread over peers: basic/timeline-merge.h) */
+        TIMELINE_HOST_SHIFT = 8,
+        TIMELINE_HOST_MASK = 0xffu << TIMELINE_HOST_SHIFT,
 };
+
+/* The flags that mark a record of load host index (0-based) in a merged timeline. */
+static inline uint32_t timeline_host_flags(unsigned index) {
+        return ((index + 1u) << TIMELINE_HOST_SHIFT) & TIMELINE_HOST_MASK;
+}
+/* The load host's index + 1 of a record, 0 = this host. */
+static inline unsigned timeline_record_host(uint32_t flags) {
+        return (flags & TIMELINE_HOST_MASK) >> TIMELINE_HOST_SHIFT;
+}
 
 /* error: why a request has status 0 (or, for TIMELINE_ERR_NONE, none). */
 enum timeline_error {

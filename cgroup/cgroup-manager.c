@@ -86,32 +86,33 @@ static void run_group_limits(const struct cgroup_manager *m, const struct slice_
         }
 }
 
-int cgroup_run_create(struct cgroup_manager *m, const char *run_id, const struct slice_limits *sut,
-                      const struct slice_limits *load, struct cgroup_run **ret) {
-        if (!cg_valid_name(run_id, CG_RUN_ID_MAX, false) || !sut || !load)
+/* <root>/<prefix>-<id> and the slices of lim that are not NULL. */
+static int group_create(struct cgroup_manager *m, const char *prefix, const char *id,
+                        const struct slice_limits *const lim[_SLICE_KIND_MAX], struct cgroup_run **ret) {
+        if (!cg_valid_name(id, CG_RUN_ID_MAX, false) || !lim[SLICE_LOAD])
                 return -EINVAL;
         _cleanup_free_ struct cgroup_run *r = calloc(1, sizeof *r);
         if (!r)
                 return -ENOMEM;
         r->manager = m;
-        snprintf(r->id, sizeof r->id, "%s", run_id);
-        int k = cg_path(r->path, sizeof r->path, "%s/run-%s", m->root, run_id);
-        const struct slice_limits *lim[_SLICE_KIND_MAX] = { [SLICE_SUT] = sut, [SLICE_LOAD] = load };
+        snprintf(r->id, sizeof r->id, "%s", id);
+        int k = cg_path(r->path, sizeof r->path, "%s/%s-%s", m->root, prefix, id);
         for (int i = 0; k >= 0 && i < _SLICE_KIND_MAX; i++)
-                k = cg_path(r->slice[i], sizeof r->slice[i], "%s/%s", r->path, slice_kind_to_string(i));
+                if (lim[i])
+                        k = cg_path(r->slice[i], sizeof r->slice[i], "%s/%s", r->path, slice_kind_to_string(i));
         if (k < 0)
                 return k;
 
         struct slice_limits parent;
-        run_group_limits(m, sut, load, &parent);
+        run_group_limits(m, lim[SLICE_SUT] ? lim[SLICE_SUT] : lim[SLICE_LOAD], lim[SLICE_LOAD], &parent);
         k = m->driver->create(m, r->path, &parent, true);
         if (k == -EEXIST)
-                return log_error_errno(k, "cgroup: run %s: %s exists already", run_id, r->path);
+                return log_error_errno(k, "cgroup: %s %s: %s exists already", prefix, id, r->path);
         for (int i = 0; k >= 0 && i < _SLICE_KIND_MAX; i++)
-                k = m->driver->create(m, r->slice[i], lim[i], false);
+                if (lim[i])
+                        k = m->driver->create(m, r->slice[i], lim[i], false);
         if (k < 0) {
-                log_run(LOG_ERR, NULL, run_id, "cgroup: creating the slices of run %s failed: %s",
-                        run_id, strerror(-k));
+                log_run(LOG_ERR, NULL, id, "cgroup: creating the slices of %s %s failed: %s", prefix, id, strerror(-k));
                 int q = m->driver->remove(m, r->path);
                 if (q < 0)
                         log_error_errno(q, "cgroup: rolling back %s", r->path);
@@ -119,6 +120,20 @@ int cgroup_run_create(struct cgroup_manager *m, const char *run_id, const struct
         }
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int cgroup_run_create(struct cgroup_manager *m, const char *run_id, const struct slice_limits *sut,
+                      const struct slice_limits *load, struct cgroup_run **ret) {
+        if (!sut || !load)
+                return -EINVAL;
+        return group_create(m, "run", run_id, (const struct slice_limits *const[_SLICE_KIND_MAX]){ sut, load }, ret);
+}
+
+int cgroup_load_create(struct cgroup_manager *m, const char *load_id, const struct slice_limits *limits,
+                       struct cgroup_run **ret) {
+        if (!limits)
+                return -EINVAL;
+        return group_create(m, "load", load_id, (const struct slice_limits *const[_SLICE_KIND_MAX]){ NULL, limits }, ret);
 }
 
 int cgroup_run_destroy(struct cgroup_run *r) {
@@ -181,28 +196,29 @@ static int name_set_add(struct name_set *s, const char *id) {
         return 0;
 }
 
-static int collect_runs(const char *dir, struct name_set *s) {
+static int collect_groups(const char *dir, const char *prefix, struct name_set *s) {
         DIR *d = opendir(dir);
         if (!d)
                 return errno == ENOENT ? 0 : negative_errno();
         int r = 0;
+        size_t n = strlen(prefix);
         struct dirent *de;
         while (r >= 0 && (de = readdir(d)))
-                if (de->d_type == DT_DIR && strncmp(de->d_name, "run-", 4) == 0 &&
-                    cg_valid_name(de->d_name + 4, CG_RUN_ID_MAX, false))
-                        r = name_set_add(s, de->d_name + 4);
+                if (de->d_type == DT_DIR && strncmp(de->d_name, prefix, n) == 0 && de->d_name[n] == '-' &&
+                    cg_valid_name(de->d_name + n + 1, CG_RUN_ID_MAX, false))
+                        r = name_set_add(s, de->d_name + n + 1);
         closedir(d);
         return r;
 }
 
-int cgroup_reconcile(struct cgroup_manager *m,
+static int reconcile(struct cgroup_manager *m, const char *prefix,
                      bool (*keep)(const char *run_id, void *userdata), void *userdata) {
         char dirs[CG_V1_MAX_HIER][PATH_MAX];
         size_t n = m->driver->dirs(m, m->root, dirs, ELEMENTSOF(dirs));
         struct name_set s = { 0 };
         int r = 0;
         for (size_t i = 0; r >= 0 && i < n; i++)
-                r = collect_runs(dirs[i], &s);
+                r = collect_groups(dirs[i], prefix, &s);
         if (r < 0) {
                 free(s.names);
                 return log_error_errno(r, "cgroup: listing %s", m->root);
@@ -212,7 +228,7 @@ int cgroup_reconcile(struct cgroup_manager *m,
                 if (keep(s.names[i], userdata))
                         continue;
                 char path[PATH_MAX];
-                int k = cg_path(path, sizeof path, "%s/run-%s", m->root, s.names[i]);
+                int k = cg_path(path, sizeof path, "%s/%s-%s", m->root, prefix, s.names[i]);
                 if (k >= 0)
                         k = m->driver->remove(m, path);
                 if (k < 0) {
@@ -221,10 +237,20 @@ int cgroup_reconcile(struct cgroup_manager *m,
                         r = k;
                         continue;
                 }
-                log_run(LOG_NOTICE, NULL, s.names[i], "cgroup: removed %s left by run %s",
-                        path, s.names[i]);
+                log_run(LOG_NOTICE, NULL, s.names[i], "cgroup: removed %s left by %s %s",
+                        path, prefix, s.names[i]);
                 removed++;
         }
         free(s.names);
         return r < 0 ? r : removed;
+}
+
+int cgroup_reconcile(struct cgroup_manager *m,
+                     bool (*keep)(const char *run_id, void *userdata), void *userdata) {
+        return reconcile(m, "run", keep, userdata);
+}
+
+int cgroup_reconcile_loads(struct cgroup_manager *m,
+                           bool (*keep)(const char *load_id, void *userdata), void *userdata) {
+        return reconcile(m, "load", keep, userdata);
 }

@@ -104,6 +104,10 @@ struct cgroup_run;
  * negative errno returned (-EEXIST when the run group already exists). */
 int cgroup_run_create(struct cgroup_manager *m, const char *run_id, const struct slice_limits *sut,
                       const struct slice_limits *load, struct cgroup_run **ret);
+/* A load run for another host (issue 25): <root>/load-<id> with one slice, load (limits), the
+ * same rules as a run's otherwise; destroyed, freed and spawned into (SLICE_LOAD) as a run. */
+int cgroup_load_create(struct cgroup_manager *m, const char *load_id, const struct slice_limits *limits,
+                       struct cgroup_run **ret);
 /* Kills every process in both slices and removes sut, load and run-<id> in every hierarchy.
  * Idempotent; returns the first error but always tries every step. Does not free r. */
 int cgroup_run_destroy(struct cgroup_run *r);
@@ -189,3 +193,6 @@ int slice_kill(struct cgroup_run *r, enum slice_kind kind);
  * number of groups removed, or the first error after trying all of them. */
 int cgroup_reconcile(struct cgroup_manager *m,
                      bool (*keep)(const char *run_id, void *userdata), void *userdata);
+/* The same for load-<id> groups (cgroup_load_create()). */
+int cgroup_reconcile_loads(struct cgroup_manager *m,
+                           bool (*keep)(const char *load_id, void *userdata), void *userdata);

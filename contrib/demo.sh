@@ -7,14 +7,16 @@
 #   --full   the example's real phases (10 iterations of 60 s warmup + 240 s measure)
 set -eu
 cd "$(dirname "$0")/.."
-SRC=$PWD
 URL=${SLICELAB_URL:-http://127.0.0.1:7878}
 STATE_DIR=${SLICELAB_STATE_DIR:-/var/lib/slicelab}
 FULL=0
 [ "${1:-}" = "--full" ] && FULL=1
 
+# bash-completion and man-db: `man slicelab` and completion at the prompt, which a minimal
+# image may lack.
 packages=(build-essential meson ninja-build pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev
-          libsystemd-dev libcgroup-dev libcmocka-dev libcurl4-openssl-dev curl jq openjdk-17-jdk-headless libjs-chart.js zlib1g-dev)
+          libsystemd-dev libcgroup-dev libcmocka-dev libcurl4-openssl-dev curl jq openjdk-17-jdk-headless libjs-chart.js zlib1g-dev
+          bash-completion man-db)
 missing=()
 for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -28,14 +30,18 @@ fi
 echo "== building"
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
-# The README's examples name the installed workloads (/usr/local/share/slicelab/slicelab-sut.jar).
-# The runs' processes are the slicelab user's, who may not reach this checkout (under /root, say):
-# the daemon, its injector and the workloads run from where they are installed.
-echo "== installing slicelabd, slicelab-inject and the workloads (meson install --tags runtime,workloads)"
-meson install -C build --tags runtime,workloads --quiet >/dev/null
-PREFIX=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "prefix") | .value')
-SBINDIR=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "sbindir") | .value')
-DATADIR=$(meson introspect build --buildoptions | jq -r '.[] | select(.name == "datadir") | .value')
+# Everything a user reads about afterwards: the programs, the workloads the examples name
+# (/usr/local/share/slicelab/slicelab-sut.jar), the man pages, the bash completion, the examples
+# and openapi.yaml, the commented config file. The runs' processes are the slicelab user's, who
+# may not reach this checkout (under /root, say): the daemon, its injector and the workloads run
+# from where they are installed.
+echo "== installing (meson install: programs, workloads, man pages, bash completion, examples)"
+meson install -C build --quiet >/dev/null
+option() { meson introspect build --buildoptions | jq -r --arg n "$1" '.[] | select(.name == $n) | .value'; }
+PREFIX=$(option prefix)
+SBINDIR=$(option sbindir)
+BINDIR=$(option bindir)
+DATADIR=$(option datadir)
 
 # The runs' processes are the slicelab user's (slicelabd's default --run-as; units/sysusers.conf
 # makes it where systemd installs the units).
@@ -44,8 +50,9 @@ if ! id -u slicelab >/dev/null 2>&1; then
         useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin slicelab
 fi
 
-# The client, slicelab(1), does the talking (the token from the state dir).
-SL="$SRC/build/client/slicelab"
+# The client, slicelab(1), does the talking (the token from the state dir): the installed one,
+# as a user would run it.
+SL="$PREFIX/$BINDIR/slicelab"
 export SLICELAB_URL=$URL SLICELAB_STATE_DIR=$STATE_DIR
 
 if "$SL" health >/dev/null 2>&1; then
@@ -99,6 +106,7 @@ echo
 echo
 echo; echo "Findings (why the cells differ; the evidence: $SL findings $ID --json):"
 "$SL" findings "$ID" || true
-echo "More: $SL report $ID --json | jq .   ($SL --help, man slicelab)"
+echo "More: slicelab report $ID --json | jq .   (slicelab --help, man slicelab; tab completes in a new bash)"
+echo "Examples and the API description: $PREFIX/$DATADIR/slicelab/ (examples/, openapi.yaml)"
 echo "slicelabd keeps running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?')); stop it with: kill \$(cat /tmp/slicelabd.pid)"
 exit "$STATUS"

@@ -208,6 +208,21 @@ int run_plan_load_argv(const struct definition *d, const char *dir, const char *
         return strv_finish(&argv, ret);
 }
 
+int run_plan_peer_load_argv(const struct definition *d, const char *dir, const char *injector_path,
+                            const struct run_plan_peer *peer, char ***ret) {
+        _cleanup_(strv_done) struct strv argv = { 0 };
+        if (d->load.kind != DEFINITION_LOAD_INJECTOR || d->load.mode == DEFINITION_MODE_CAPACITY)
+                return -EINVAL;
+        add_injector_argv(&argv, &d->load, dir, injector_path, -1, d->load.rate);
+        strv_add_option(&argv, "--start-at", "%lld", (long long) peer->start_at_ns);
+        if (d->load.mode == DEFINITION_MODE_RATE) {
+                strv_add_option(&argv, "--seed", "%llu", (unsigned long long) peer->seed);
+                if (peer->phase_ns > 0)
+                        strv_add_option(&argv, "--phase", "%lld", (long long) peer->phase_ns);
+        }
+        return strv_finish(&argv, ret);
+}
+
 int run_plan_step_argv(const struct definition *d, const char *dir, const char *injector_path, unsigned step,
                        double rate, char ***ret) {
         _cleanup_(strv_done) struct strv argv = { 0 };
@@ -230,5 +245,6 @@ uint64_t run_plan_deadline_s(const struct definition *d) {
         if (l->kind != DEFINITION_LOAD_INJECTOR)
                 return NO_LOAD_DEADLINE_S;
         uint64_t phases = (uint64_t) l->warmup_s + l->measure_s;
-        return phases + MAX(DEADLINE_GRACE_MIN_S, phases / 4);
+        /* load hosts: each peer's clock, start and fetch are calls of up to 10 s (peer/) */
+        return phases + MAX(DEADLINE_GRACE_MIN_S, phases / 4) + 10 * l->n_hosts;
 }

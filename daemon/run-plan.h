@@ -44,6 +44,16 @@ int run_plan_sut_env(const struct definition *d, size_t cell, const char *dir, c
  * -EINVAL for a definition without load. */
 int run_plan_load_argv(const struct definition *d, const char *dir, const char *injector_path,
                        char ***ret);
+/* A load run for another host (issue 25): the injector as for a run, its schedule starting at
+ * start_at_ns on this host's CLOCK_MONOTONIC, shifted by phase_ns (uniform), seeded by seed
+ * (Poisson). -EINVAL unless the load is the injector in mode rate or max. */
+struct run_plan_peer {
+        int64_t start_at_ns;
+        int64_t phase_ns;
+        uint64_t seed;
+};
+int run_plan_peer_load_argv(const struct definition *d, const char *dir, const char *injector_path,
+                            const struct run_plan_peer *peer, char ***ret);
 /* A capacity step's injector: slicelab-inject at rate with load.step's phases, writing
  * timeline-step-N.bin and summary-step-N.json in dir. -EINVAL unless load.mode is capacity. */
 int run_plan_step_argv(const struct definition *d, const char *dir, const char *injector_path, unsigned step,

@@ -25,6 +25,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/preflight.h"
+#include "daemon/run-peers.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
@@ -76,6 +77,8 @@ struct run {
         struct capacity_steps search;
         sd_event_source *step_defer;
         struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
+        struct run_peers *remote;               /* load.hosts: the peers' loads, on a thread */
+        bool remote_done;                       /* its thread has finished (FINISHED told) */
         struct {                                /* a stop asked for while the worker ran */
                 bool asked;
                 int state;
@@ -91,6 +94,7 @@ struct run {
 static void run_fail(struct run *r, const char *reason, const char *fmt, ...) _printf_(3, 4);
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics);
 static int on_step_done(sd_event_source *s, void *userdata);
+static int prepare_slices(struct run *r);
 
 const char *run_get_id(const struct run *r) {
         return r->id;
@@ -317,6 +321,9 @@ static void on_collected(struct collect_worker *w, void *userdata) {
         else {
                 if (r->capacity)
                         cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_steps_metrics(&r->search));
+                cJSON *load = cJSON_GetObjectItemCaseSensitive(metrics, "load");
+                if (r->remote && cJSON_IsObject(load))
+                        cJSON_AddItemToObject(load, "hosts", run_peers_hosts_json(r->remote));
                 run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
         }
 }
@@ -508,6 +515,58 @@ static void start_search(struct run *r) {
                 run_fail(r, "load_failed", "%s", why);
 }
 
+/* ---- load on load hosts ------------------------------------------------------------------ */
+
+static int arm_timer_at(struct run *r, sd_event_source **s, int64_t at_ns, sd_event_time_handler_t cb) {
+        *s = sd_event_source_disable_unref(*s);
+        return sd_event_add_time(r->ctx.event, s, CLOCK_MONOTONIC, (uint64_t) MAX(at_ns, 0) / 1000, 1000, cb, r);
+}
+
+static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct run *r = userdata;
+        const struct definition_load *l = &r->def->load;
+        advance(r, RUN_WARMUP, "the load hosts' schedules started");
+        arm_timer_at(r, &r->phase_timer, run_peers_start_ns(r->remote) + (int64_t) l->warmup_s * NSEC_PER_SEC, on_measure);
+        return 0;
+}
+
+/* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
+ * has the loads posted (STARTED: the phases follow the instant they start at on this host's
+ * clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop asked
+ * for meanwhile waited for it, the peers' loads are deleted). */
+static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userdata) {
+        struct run *r = userdata;
+        if (ev == RUN_PEERS_CHECKED) {
+                if (!r->stop.asked && !r->tearing_down)
+                        (void) prepare_slices(r);
+                return;
+        }
+        if (ev == RUN_PEERS_STARTED) {
+                run_peers_clock_warnings(p, r->warnings);
+                if (r->stop.asked)
+                        return;
+                int64_t at = run_peers_start_ns(p);
+                arm_timer_at(r, &r->phase_timer, at, r->def->load.warmup_s > 0 ? on_remote_warmup : on_measure);
+                log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: %zu load hosts start in %.3f s", r->id,
+                         r->def->load.n_hosts, seconds_from_ns(at - now_mono_ns()));
+                return;
+        }
+        r->remote_done = true;
+        const char *reason, *message;
+        int k = run_peers_result(p, &reason, &message);
+        if (r->stop.asked)
+                run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
+        else if (k < 0)
+                run_fail(r, reason, "%s", message);
+        else
+                start_collect(r);
+}
+
+static void start_remote_load(struct run *r) {
+        run_peers_go(r->remote);
+        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
+}
+
 /* ---- load --------------------------------------------------------------------------------- */
 
 static void start_load(struct run *r) {
@@ -515,6 +574,10 @@ static void start_load(struct run *r) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY) {
                 start_search(r);
+                return;
+        }
+        if (l->n_hosts > 0) {
+                start_remote_load(r);
                 return;
         }
         int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
@@ -696,6 +759,18 @@ static int prepare(struct run *r) {
         if (k < 0)
                 return 0;
         record_host(r);
+        if (r->def->load.n_hosts == 0)
+                return prepare_slices(r);
+        /* In preflight: the thread checks every peer's clock; the slices and the SUT follow
+         * (RUN_PEERS_CHECKED). */
+        k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
+        if (k < 0)
+                run_fail(r, "preflight", "cannot start the load hosts' thread: %s", strerror(-k));
+        return 0;
+}
+
+static int prepare_slices(struct run *r) {
+        int k;
         struct slice_limits sut, load;
         run_plan_limits(r->def, r->cell, &sut, &load);
         k = cgroup_run_create(r->ctx.cgroups, r->id, &sut, &load, &r->cg);
@@ -776,11 +851,18 @@ static void defer_stop(struct run *r, int state, const char *reason, const char 
         r->stop.state = state;
         snprintf(r->stop.reason, sizeof r->stop.reason, "%s", reason ? reason : "");
         snprintf(r->stop.message, sizeof r->stop.message, "%s", message ? message : "");
-        collect_worker_cancel(r->collector);
+        if (r->collector)
+                collect_worker_cancel(r->collector);
+        run_peers_stop(r->remote);
+}
+
+/* The load hosts' thread still talks to the peers: it deletes their loads before the run ends. */
+static bool remote_busy(const struct run *r) {
+        return r->remote && !r->remote_done;
 }
 
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
-        if (r->tearing_down || r->collector) {
+        if (r->tearing_down || r->collector || remote_busy(r)) {
                 if (!r->tearing_down)
                         defer_stop(r, state, reason, message);
                 cJSON_Delete(metrics);
@@ -848,6 +930,13 @@ void run_free(struct run *r) {
                 collect_worker_wait(r->collector);
                 on_collected(r->collector, r);
         }
+        if (remote_busy(r)) {
+                /* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is
+                 * joined here; a peer it cannot reach stops its load when the lease lapses. */
+                defer_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped");
+                r->remote = run_peers_free(r->remote);
+                r->remote_done = true;
+        }
         if (!r->tearing_down)
                 run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
@@ -856,6 +945,7 @@ void run_free(struct run *r) {
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
+        run_peers_free(r->remote);
         definition_free(r->def);
         capacity_steps_done(&r->search);
         cJSON_Delete(r->warnings);

@@ -31,8 +31,10 @@ struct run_context {
         gid_t gid;
         const struct definition_policy *policy; /* checked again before each run */
         const struct cpulist *housekeeping;     /* --housekeeping-cpus, or NULL: the CPUs runs leave */
+        const struct peer_config *peers;        /* --peer-*: lab hosts this daemon may ask for load */
 };
 
+struct peer_config;
 struct run;
 /* Called once the run reached a terminal state and is torn down; the callee frees the run. */
 typedef void (*run_done_fn)(struct run *r, void *userdata);

@@ -11,6 +11,8 @@
 #include "cgroup/cgroup.h"
 #include "storage/experiments.h"
 #include "daemon/housekeeping.h"
+#include "daemon/load-runner.h"
+#include "storage/loads.h"
 #include "daemon/run-plan.h"
 #include "definition/definition.h"
 #include "basic/id.h"
@@ -34,13 +36,26 @@ struct scheduler {
         bool shutting_down;
         sd_event_source *kick_defer;
         struct cpulist housekeeping;    /* applied to the daemon's threads; empty before the first */
+        struct load_runner *loads;      /* loads run for other hosts (issue 25) */
+        char waiting_for_load[ID_LEN + 1];      /* the run last said to wait for a load's CPUs */
 };
+
+static void kick_later(struct scheduler *s);
+
+static void on_load_changed(void *userdata) {
+        kick_later(userdata);
+}
 
 int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct scheduler **ret) {
         struct scheduler *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
         s->ctx = *ctx;
+        int k = load_runner_new(ctx, on_load_changed, s, &s->loads);
+        if (k < 0) {
+                free(s);
+                return k;
+        }
         s->max_parallel = MIN(MAX(max_parallel, 1u), (unsigned) ACTIVE_MAX);
         for (size_t i = 0; ctx->storage && i < MIN((size_t) s->max_parallel, (size_t) COLLECT_CONNS_MAX); i++) {
                 int r = storage_acquire(ctx->storage, &s->idle_db[s->n_idle_db]);
@@ -89,7 +104,7 @@ int scheduler_recover(struct scheduler *s) {
         r = cgroup_reconcile(s->ctx.cgroups, keep_group, s);
         if (r < 0)
                 return log_error_errno(r, "cannot clean up the slices left by the previous daemon");
-        return 0;
+        return load_runner_recover(s->loads);
 }
 
 /* Zombies of processes that double-forked out of a run were adopted by us (we are a subreaper).
@@ -216,7 +231,7 @@ static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
 
 /* Every CPU a running or queued run uses (a queue longer than the scan is counted in part). */
 static void used_cpus(const struct scheduler *s, const struct cpulist *online, struct cpulist *ret) {
-        *ret = (struct cpulist){ 0 };
+        load_runner_cpus(s->loads, ret);
         for (size_t i = 0; i < s->n_active; i++)
                 cpulist_union(ret, run_get_cpus(s->active[i]));
         struct queued_run *q = NULL;
@@ -272,11 +287,39 @@ static void update_housekeeping(struct scheduler *s) {
         }
 }
 
-static bool fits_beside_active(const struct scheduler *s, const struct queued_run *q) {
-        if (s->n_active == 0)
-                return true;
+/* The CPUs of the runs in progress. */
+static void active_cpus(const struct scheduler *s, struct cpulist *ret) {
+        *ret = (struct cpulist){ 0 };
+        for (size_t i = 0; i < s->n_active; i++)
+                cpulist_union(ret, run_get_cpus(s->active[i]));
+}
+
+/* Peer loads hold their CPUs until they end: those running, and those queued since the loads
+ * were last started (the store's word, read just before the run would start). */
+static bool clear_of_loads(const struct scheduler *s, const struct cpulist *cpus) {
+        struct cpulist held, queued;
+        load_runner_cpus(s->loads, &held);
+        if (loads_holding_cpus(s->ctx.db, &queued) < 0)
+                return false;
+        return !cpulist_intersects(cpus, &held) && !cpulist_intersects(cpus, &queued);
+}
+
+/* Said once per run: a run held back by another host's load is not a run that is stuck. */
+static void note_waiting(struct scheduler *s, const struct queued_run *q) {
         struct cpulist cpus;
-        if (queued_cpus(q, &cpus) < 0)
+        if (strcmp(s->waiting_for_load, q->id) == 0 || queued_cpus(q, &cpus) < 0 || clear_of_loads(s, &cpus))
+                return;
+        snprintf(s->waiting_for_load, sizeof s->waiting_for_load, "%s", q->id);
+        log_full(LOG_INFO, 0, q->experiment_id, q->id, "run %s waits: a load run for another host holds some of its CPUs",
+                 q->id);
+}
+
+static bool fits_beside_active(const struct scheduler *s, const struct queued_run *q) {
+        struct cpulist cpus, held;
+        if (s->n_active == 0 && load_runner_active(s->loads) == 0 && loads_holding_cpus(s->ctx.db, &held) >= 0 &&
+            cpulist_count(&held) == 0)
+                return true;
+        if (queued_cpus(q, &cpus) < 0 || !clear_of_loads(s, &cpus))
                 return false;
         for (size_t i = 0; i < s->n_active; i++)
                 if (cpulist_intersects(&cpus, run_get_cpus(s->active[i])))
@@ -295,6 +338,7 @@ static void start_due(struct scheduler *s) {
                 /* Only the head of the queue may start: runs keep their order (interleaving is
                  * part of the experiment's design), so a head that overlaps waits. */
                 if (!fits_beside_active(s, &q[0])) {
+                        note_waiting(s, &q[0]);
                         queued_runs_free(q, n);
                         return;
                 }
@@ -317,6 +361,9 @@ void scheduler_kick(struct scheduler *s) {
         if (s->shutting_down)
                 return;
         honour_cancels(s);
+        struct cpulist busy;
+        active_cpus(s, &busy);
+        load_runner_kick(s->loads, &busy);
         start_due(s);
         update_housekeeping(s);
 }
@@ -330,6 +377,7 @@ void scheduler_shutdown(struct scheduler *s) {
                 run_free(r);
                 give_back_db(s, s->active_db[s->n_active]);
         }
+        load_runner_shutdown(s->loads);
         reap_adopted(s);
 }
 
@@ -337,6 +385,7 @@ void scheduler_free(struct scheduler *s) {
         if (!s)
                 return;
         scheduler_shutdown(s);
+        load_runner_free(s->loads);
         while (s->n_idle_db > 0)
                 storage_release(s->ctx.storage, s->idle_db[--s->n_idle_db]);
         free(s);

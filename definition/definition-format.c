@@ -103,6 +103,17 @@ static void format_injector(cJSON *o, const struct definition_load *l) {
         }
 }
 
+static void format_load_hosts(cJSON *o, const struct definition_load *l) {
+        cJSON *hosts = cJSON_AddArrayToObject(o, "hosts");
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddItemToArray(hosts, e);
+                add_string(e, "host", l->hosts[i].host);
+                add_cpulist(e, "cpus", &l->hosts[i].cpus);
+                add_double(e, "share", l->hosts[i].share);
+        }
+}
+
 static void format_load(cJSON *root, const struct definition_load *l) {
         if (l->kind == DEFINITION_LOAD_NONE)
                 return;
@@ -113,6 +124,8 @@ static void format_load(cJSON *root, const struct definition_load *l) {
                 add_uint(o, "timeout_s", l->timeout_s);
         } else
                 format_injector(o, l);
+        if (l->n_hosts > 0)
+                format_load_hosts(o, l);
         if (l->has_cpus)
                 add_cpulist(o, "cpus", &l->cpus);
 }
@@ -164,6 +177,8 @@ static void format_check(cJSON *checks, const struct definition *d, const struct
 char *definition_format_json(const struct definition *d) {
         _cleanup_json_ cJSON *root = cJSON_CreateObject();
         add_string(root, "name", d->name);
+        if (d->description)
+                add_string(root, "description", d->description);
         add_uint(root, "iterations", d->iterations);
         add_uint(root, "max_consecutive_failures", d->max_consecutive_failures);
         add_string(root, "order", definition_names_order(d->order));

@@ -85,6 +85,12 @@ int def_parse_memory(const cJSON *v, const char *path, const struct host_limits 
 int def_parse_url(const char *s, const char *path, struct definition_url *ret, struct error *err);
 int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *ret_ipv6,
                         uint16_t *ret_port, struct error *err);
+/* A host name (RFC 1123) or an IPv4/IPv6 literal without brackets, lower-cased into *ret. */
+int def_parse_host(const char *s, const char *path, char **ret, struct error *err);
+/* host (as def_parse_url() keeps it) names this machine to whoever connects to it: localhost
+ * (and *.localhost, RFC 6761), 127.0.0.0/8, ::1, or an unspecified address (0.0.0.0, ::), also
+ * IPv4-mapped. */
+bool def_host_is_local(const char *host);
 int def_check_regex(const char *s, const char *path, struct error *err);
 int def_check_command(char **argv, const char *path, struct error *err);
 int def_check_env_key(const char *key, const char *path, struct error *err);

@@ -3,7 +3,7 @@
  * load native code (-agentpath), take options from a file the definition's author does not show
  * (@argfile, -XX:Flags) or write wherever that user can (-Xlog:...:file=/x): those are refused
  * unless --allow-jvm-option names them. Files inside the run directory (the SUT's working
- * directory: a relative path without "..") are fine. */
+ * directory: a relative path without "..") are fine. Load hosts must match --peer-allow. */
 #include "definition/definition-policy.h"
 
 #include <limits.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/hostport.h"
 #include "basic/macro.h"
 #include "definition/definition.h"
 
@@ -209,8 +210,24 @@ static int check_exec(char **command, const char *field, const struct definition
                          "named by absolute path)", command[0], p->n_allow_exec);
 }
 
+/* Unlike --allow-exec, no pattern allows no host: a peer is reached with this daemon's token. */
+static int check_peers(const struct definition_load *l, const struct definition_policy *p, struct error *err) {
+        for (size_t i = 0; i < l->n_hosts; i++) {
+                if (p && hostport_pattern_match(p->peer_allow, p->n_peer_allow, l->hosts[i].host))
+                        continue;
+                char field[64];
+                snprintf(field, sizeof field, "load.hosts[%zu].host", i);
+                return error_set(err, 400, "not_allowed", field,
+                                 "'%s' is not a load host this daemon allows (--peer-allow; %zu patterns)",
+                                 l->hosts[i].host, p ? p->n_peer_allow : 0);
+        }
+        return 0;
+}
+
 int definition_policy_check(const struct definition *d, const struct definition_policy *p, struct error *err) {
         int r = check_exec(d->sut.command, "sut.command[0]", p, err);
+        if (r >= 0)
+                r = check_peers(&d->load, p, err);
         if (r >= 0 && d->load.kind == DEFINITION_LOAD_EXTERNAL)
                 r = check_exec(d->load.command, "load.command[0]", p, err);
         if (r >= 0)

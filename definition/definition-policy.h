@@ -14,10 +14,13 @@ struct definition_policy {
         size_t n_allow_exec;
         char **allow_jvm_option;        /* an option beginning with one of these is allowed */
         size_t n_allow_jvm_option;
+        char **peer_allow;              /* fnmatch(3) patterns of load hosts (--peer-allow); none = no host */
+        size_t n_peer_allow;
 };
 
 /* 0 when d keeps to p; else -EINVAL with err (400, code "not_allowed") naming the field:
- * sut.command[N], load.command[0], cells[N].jvm_args[K], sut.env.KEY or cells[N].env.KEY. */
+ * sut.command[N], load.command[0], cells[N].jvm_args[K], sut.env.KEY, cells[N].env.KEY or
+ * load.hosts[N].host (a host no --peer-allow pattern matches). */
 int definition_policy_check(const struct definition *d, const struct definition_policy *p, struct error *err);
 
 /* Why the JVM option (one argv element) is refused under p, or NULL when it is fine. */

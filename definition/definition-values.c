@@ -221,6 +221,43 @@ int def_parse_host_port(const char *s, const char *path, char **ret_host, bool *
         return 0;
 }
 
+int def_parse_host(const char *s, const char *path, char **ret, struct error *err) {
+        const char *what = "a host name or an IP address (without brackets or port)";
+        size_t len = strlen(s);
+        unsigned char addr[16];
+
+        if (len == 0 || len > HOSTPORT_HOST_MAX)
+                return authority_error(-EINVAL, path, s, what, "1 to 253 bytes", err);
+        if (inet_pton(AF_INET, s, addr) != 1 && inet_pton(AF_INET6, s, addr) != 1 && !hostname_valid(s, len))
+                return authority_error(-EINVAL, path, s, what, "neither an IP address nor a valid host name", err);
+        char *h = strdup(s);
+        if (!h)
+                return def_oom(err);
+        for (char *c = h; *c; c++)
+                *c = (char) tolower((unsigned char) *c);
+        *ret = h;
+        return 0;
+}
+
+bool def_host_is_local(const char *host) {
+        size_t len = strlen(host);
+        unsigned char a[16];
+        static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+        if (strcmp(host, "localhost") == 0 || (len > 10 && strcmp(host + len - 10, ".localhost") == 0))
+                return true;
+        if (inet_pton(AF_INET, host, a) == 1)
+                return a[0] == 127 || (a[0] | a[1] | a[2] | a[3]) == 0;
+        if (inet_pton(AF_INET6, host, a) != 1)
+                return false;
+        if (memcmp(a, mapped, sizeof mapped) == 0)
+                return a[12] == 127 || (a[12] | a[13] | a[14] | a[15]) == 0;
+        for (size_t i = 0; i < 15; i++)
+                if (a[i])
+                        return false;
+        return a[15] <= 1; /* :: and ::1 */
+}
+
 void def_format_host_port(char *buf, size_t size, const char *host, bool ipv6, uint16_t port) {
         snprintf(buf, size, ipv6 ? "[%s]:%u" : "%s:%u", host, (unsigned) port);
 }
@@ -469,7 +506,7 @@ int def_parse_cpulist(const cJSON *v, const char *path, const struct cpulist *on
                         snprintf(m, sizeof m, "(many)");
                 if (cpulist_format(online, o, sizeof o) < 0)
                         snprintf(o, sizeof o, "(many)");
-                return def_error(err, "not_on_host", path, "%s %s not online on this host (online: %s), got %s",
+                return def_error(err, "not_on_host", path, "%s %s not online (this host has %s online), got %s",
                                  what, m, o, q);
         }
         *ret = c;

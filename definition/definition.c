@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "basic/governor.h"
+#include "basic/hostport.h"
 #include "definition/definition-internal.h"
 
 #define READY_TIMEOUT_DEFAULT_S 60
@@ -195,12 +196,100 @@ static int parse_load_cpus(const cJSON *v, const struct host_limits *host, struc
                                  &load->has_cpus, err);
 }
 
+static void load_hosts_free(struct definition_load *load) {
+        for (size_t i = 0; i < load->n_hosts; i++)
+                free(load->hosts[i].host);
+        free(load->hosts);
+        load->hosts = NULL;
+        load->n_hosts = 0;
+}
+
+static int parse_load_host(const cJSON *v, const char *path, const struct definition_load *load,
+                           struct definition_load_host *h, struct error *err) {
+        static const char *const known[] = { "host", "cpus", "share" };
+        const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
+        _cleanup_free_ char *text = NULL;
+        char p[DEF_PATH_MAX];
+        int r;
+
+        r = expect_members(v, path, known, ELEMENTSOF(known), err);
+        if (r >= 0)
+                r = get_required(v, path, "host", &c, err);
+        if (r < 0)
+                return r;
+        def_path_key(p, path, "host");
+        r = def_get_string(c, p, HOSTPORT_HOST_MAX, 0, &text, err);
+        if (r >= 0)
+                r = def_parse_host(text, p, &h->host, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; load->hosts + i < h; i++)
+                if (strcmp(load->hosts[i].host, h->host) == 0) {
+                        char q[96];
+                        def_quote(q, sizeof q, h->host);
+                        return def_error(err, "conflict", p, "must be unique, got %s as load.hosts[%zu].host too",
+                                         q, i);
+                }
+        /* the peer's CPUs: only their syntax is this host's business */
+        r = get_required(v, path, "cpus", &c, err);
+        if (r < 0)
+                return r;
+        def_path_key(p, path, "cpus");
+        r = def_parse_cpulist(c, p, NULL, "cpus", &h->cpus, err);
+        if (r < 0)
+                return r;
+        h->share = 1;
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "share"))) {
+                def_path_key(p, path, "share");
+                r = def_get_number(c, p, 0, DEFINITION_SHARE_MAX, &h->share, err);
+        }
+        return r;
+}
+
+/* load.hosts, once target and mode are known: the rules that make a load spread over peers
+ * mean the same as one here. */
+static int parse_load_hosts(const cJSON *v, const cJSON *hosts, struct definition_load *load,
+                            struct error *err) {
+        if (load->mode == DEFINITION_MODE_CAPACITY)
+                return def_error(err, "conflict", "load.mode",
+                                 "\"capacity\" runs on this host's injector only; with load.hosts use "
+                                 "\"rate\" or \"max\"");
+        if (cJSON_GetObjectItemCaseSensitive(v, "cpus"))
+                return def_error(err, "conflict", "load.cpus",
+                                 "with load.hosts no injector runs here: give each host its CPUs as "
+                                 "load.hosts[N].cpus");
+        if (def_host_is_local(load->target.host)) {
+                char q[96];
+                def_quote(q, sizeof q, load->target.host);
+                return def_error(err, "invalid_value", "load.target",
+                                 "with load.hosts must be an address the load hosts can reach, not loopback, "
+                                 "unspecified or localhost, got host %s",
+                                 q);
+        }
+        int r = def_expect_array(hosts, "load.hosts", 1, DEFINITION_LOAD_HOSTS_MAX, err);
+        if (r < 0)
+                return r;
+        load->hosts = calloc((size_t) cJSON_GetArraySize(hosts), sizeof *load->hosts);
+        if (!load->hosts)
+                return def_oom(err);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, hosts) {
+                char p[DEF_PATH_MAX];
+                def_path_index(p, "load.hosts", load->n_hosts);
+                /* counted first so that definition_free() releases a half-parsed host */
+                r = parse_load_host(c, p, load, &load->hosts[load->n_hosts++], err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                                struct definition_load *load, struct error *err) {
         static const char *const known[] = { "target",      "mode",       "rate",     "arrival",
                                              "connections", "timeout_ms", "warmup_s", "measure_s",
                                              "cpus",        "sla",        "rate_min", "rate_max",
-                                             "step",        "precision" };
+                                             "step",        "precision",  "hosts" };
         _cleanup_free_ char *target = NULL;
         int r;
 
@@ -262,7 +351,8 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                 return def_error(err, "out_of_range", "load.rate",
                                  "rate x (warmup_s + measure_s) is %.0f requests, over the limit of %llu per run",
                                  requests, (unsigned long long) DEFINITION_REQUESTS_MAX);
-        return parse_load_cpus(v, host, load, err);
+        const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(v, "hosts");
+        return hosts ? parse_load_hosts(v, hosts, load, err) : parse_load_cpus(v, host, load, err);
 }
 
 static int parse_load_external(const cJSON *v, const struct host_limits *host,
@@ -272,6 +362,9 @@ static int parse_load_external(const cJSON *v, const struct host_limits *host,
         const cJSON *timeline = cJSON_GetObjectItemCaseSensitive(v, "timeline");
         int r;
 
+        if (cJSON_GetObjectItemCaseSensitive(v, "hosts"))
+                return def_error(err, "conflict", "load.hosts",
+                                 "needs the built-in injector (target): an external command runs on this host");
         r = def_check_members(v, "load", known, ELEMENTSOF(known), err);
         if (r < 0)
                 return r;
@@ -540,9 +633,9 @@ static int fill_defaults(struct definition *d) {
 
 static int parse_root(const cJSON *root, const struct host_limits *host, struct definition *d,
                       struct error *err) {
-        static const char *const known[] = { "name", "iterations", "max_consecutive_failures", "order",
-                                             "seed", "sut",        "load",                     "cells",
-                                             "host", "labels",     "checks" };
+        static const char *const known[] = { "name", "description", "iterations", "max_consecutive_failures",
+                                             "order", "seed",       "sut",        "load",
+                                             "cells", "host",       "labels",     "checks" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -555,6 +648,11 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
         r = def_get_string(c, "name", DEFINITION_NAME_MAX, DEF_STRING_NAME, &d->name, err);
         if (r < 0)
                 return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "description"))) {
+                r = def_get_string(c, "description", DEFINITION_DESCRIPTION_MAX, DEF_STRING_NAME, &d->description, err);
+                if (r < 0)
+                        return r;
+        }
         r = get_unsigned_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &d->iterations, err);
         if (r < 0)
                 return r;
@@ -676,6 +774,7 @@ void definition_free(struct definition *d) {
         if (!d)
                 return;
         free(d->name);
+        free(d->description);
         definition_strv_free(d->sut.command);
         def_kv_done(&d->sut.env);
         free(d->sut.ready.tcp_host);
@@ -684,6 +783,7 @@ void definition_free(struct definition *d) {
         def_url_done(&d->load.target);
         definition_strv_free(d->load.command);
         free(d->load.timeline);
+        load_hosts_free(&d->load);
         for (size_t i = 0; i < d->n_cells; i++)
                 cell_done(&d->cells[i]);
         free(d->cells);

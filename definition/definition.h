@@ -51,8 +51,18 @@
  *    0.001..0.5 (0.05); rate, warmup_s and measure_s are refused with it, and so are its fields
  *    with the other modes; a range the search could need more than CAPACITY_STEPS_MAX steps for
  *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
+ *  - description: optional, for people (what the experiment needs and how long it runs); a name's
+ *    character rules, at most DEFINITION_DESCRIPTION_MAX bytes, echoed in the canonical JSON.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
  *    into the path), values at most 256 bytes, may be empty; canonical JSON sorts them.
+ *  - load.hosts (1..64): each host a host name (RFC 1123) or an IPv4/IPv6 literal (no brackets,
+ *    no port), unique, lower-cased in canonical JSON; cpus required (a cpulist of the peer, not
+ *    checked here); share (0, 1e6], default 1. Only with the built-in injector in mode rate or
+ *    max (capacity: conflict on load.mode; an external command: conflict on load.hosts);
+ *    load.cpus is refused with it (the local host runs no injector: each host names its own
+ *    cpus); load.target must not be loopback, unspecified or localhost (the peers must reach
+ *    it). connections and timeout_ms apply to each host's injector. Which hosts a daemon may
+ *    use is its policy (--peer-allow, definition-policy.h), not the parser's.
  *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
@@ -70,6 +80,7 @@
 #define DEFINITION_BODY_MAX (1024 * 1024)
 #define DEFINITION_DEPTH_MAX 8             /* a valid definition nests 4 deep */
 #define DEFINITION_NAME_MAX 128            /* bytes, experiment name */
+#define DEFINITION_DESCRIPTION_MAX 1024    /* bytes, the optional description */
 #define DEFINITION_CELL_NAME_MAX 64        /* bytes */
 #define DEFINITION_CELLS_MAX 64
 #define DEFINITION_ITERATIONS_MAX 1000
@@ -96,6 +107,9 @@
 #define DEFINITION_LABEL_KEY_MAX 63        /* bytes of [a-z0-9_.-] */
 #define DEFINITION_LABEL_VALUE_MAX 256     /* bytes */
 #define DEFINITION_CHECKS_MAX 64
+/* Load hosts of one run: a merged timeline record keeps its host as index + 1 in 8 bits. */
+#define DEFINITION_LOAD_HOSTS_MAX 64
+#define DEFINITION_SHARE_MAX 1000000.0
 
 enum definition_order {
         DEFINITION_ORDER_INTERLEAVED,
@@ -175,6 +189,14 @@ struct definition_sut {
         uint64_t memory_max;            /* bytes, 0 = none */
 };
 
+/* A load host: a peer slicelabd (reached through this daemon's --peer-url-template) that runs
+ * its share of the load on its own CPUs. */
+struct definition_load_host {
+        char *host;                     /* lower-cased host name or IP literal (IPv6 without brackets) */
+        struct cpulist cpus;            /* the peer's CPUs: never checked against this host's */
+        double share;                   /* (0, DEFINITION_SHARE_MAX], default 1 */
+};
+
 struct definition_load {
         enum definition_load_kind kind;
         /* INJECTOR */
@@ -201,6 +223,10 @@ struct definition_load {
         /* both */
         bool has_cpus;                  /* false: the injector's slice gets no cpuset */
         struct cpulist cpus;
+        /* INJECTOR, modes RATE and MAX: the load runs on these peers instead of here, each with
+         * rate x share / sum of shares (RATE) and its own connections; none here */
+        struct definition_load_host *hosts;
+        size_t n_hosts;                 /* 0..DEFINITION_LOAD_HOSTS_MAX, hosts unique */
 };
 
 struct definition_cell {
@@ -240,6 +266,7 @@ struct definition_check {
 
 struct definition {
         char *name;
+        char *description;              /* NULL when absent; a name's rules, at most 1024 bytes */
         unsigned iterations;            /* 1..1000, default 1 */
         /* 0..1000, default 3: after this many runs in a row failed with the same reason the
          * experiment's queued runs are cancelled; 0 = never */
@@ -295,6 +322,18 @@ int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
 int definition_cell_env(const struct definition *d, size_t cell, char ***ret);
 /* The cell's memory_max, else sut.memory_max; 0 = none. */
 uint64_t definition_cell_memory_max(const struct definition *d, size_t cell);
+
+/* One load host's part of a load spread over hosts (definition-split.c). */
+struct definition_host_load {
+        double rate;            /* mode RATE: rate x share / sum of shares; else 0 */
+        int64_t phase_ns;       /* arrival uniform: its schedule starts this late, in [0, 1e9 / rate) */
+        uint64_t seed;          /* arrival poisson: its own, distinct per host, 1..DEFINITION_SEED_MAX */
+};
+/* Each of l->n_hosts hosts' part into ret[n_hosts], seeds derived from seed. *ret_even: the
+ * hosts together send the definition's schedule (always, but for uniform arrivals whose shares
+ * do not tile evenly spaced slots: definition-split.c says which do and what the others get). */
+int definition_load_split(const struct definition_load *l, uint64_t seed, struct definition_host_load *ret,
+                          bool *ret_even);
 
 void definition_strv_free(char **l);
 DEFINE_POINTER_CLEANUP(char *, definition_strv_free)

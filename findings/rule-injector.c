@@ -5,7 +5,8 @@
  * x worst latency from submit above the connections), the injector's CPUs exhausted (its slice
  * used 90% of them, or was throttled) or shared with the SUT, the injector not running (most of
  * its own late requests waited through a stall of 1 ms or more, load.late.stalled: a stolen
- * vCPU, another task on its CPUs), else its own pace or late wakeups. */
+ * vCPU, another task on its CPUs), else its own pace or late wakeups. A run whose load came from
+ * load hosts names the host that fell behind most. */
 #include "findings/rules.h"
 
 #include <math.h>
@@ -42,6 +43,43 @@ static int late_mostly_server(const struct findings_run *run, double *ret_late, 
         return server * 2 > late;
 }
 
+/* A run whose load came from load hosts (metrics.load.hosts): the host that fell behind most,
+ * a saturated one first, then the largest lag p99, with its own account of its late requests.
+ * The coordinator's load slice ran nothing, so its CPU figures say nothing of the injectors. */
+static bool host_cause(const struct findings_run *run, char *buf, size_t size) {
+        const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run->metrics, "load"), "hosts");
+        const cJSON *h, *worst = NULL;
+        double worst_lag = -1;
+        bool worst_sat = false;
+        if (!cJSON_IsArray(hosts))
+                return false;
+        cJSON_ArrayForEach(h, hosts) {
+                bool sat = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "saturated"));
+                double lag = def_number(h, "lag_p99_us");
+                lag = isfinite(lag) ? lag : 0;
+                if (!worst || (sat && !worst_sat) || (sat == worst_sat && lag > worst_lag)) {
+                        worst = h;
+                        worst_lag = lag;
+                        worst_sat = sat;
+                }
+        }
+        const char *name = worst ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(worst, "host")) : NULL;
+        if (!name) {
+                snprintf(buf, size, "the load hosts' injectors (none reported its figures)");
+                return true;
+        }
+        const cJSON *late = cJSON_GetObjectItemCaseSensitive(worst, "late");
+        double requests = def_number(late, "requests"), server = def_number(late, "server"),
+               stalled = def_number(late, "stalled"), own = def_number(late, "injector");
+        if (isfinite(requests) && requests > 0 && isfinite(server) && isfinite(stalled) && isfinite(own))
+                snprintf(buf, size, "load host %s fell behind most (%slag p99 %.2f ms): of its %.0f late requests %.0f were the server's (no connection free), %.0f waited through a stall of its injector and %.0f were its own pace; see that host's CPUs and connections",
+                         name, worst_sat ? "saturated, " : "", worst_lag / 1000, requests, server, stalled, own);
+        else
+                snprintf(buf, size, "load host %s fell behind most (%slag p99 %.2f ms); see that host's CPUs and connections", name,
+                         worst_sat ? "saturated, " : "", worst_lag / 1000);
+        return true;
+}
+
 /* The cause, as a sentence, from the strongest evidence first. */
 static void cause_of(const struct findings_input *in, const struct findings_cell *cell, const struct findings_run *run,
                      char *buf, size_t size) {
@@ -62,6 +100,8 @@ static void cause_of(const struct findings_input *in, const struct findings_cell
                         return;
                 }
         }
+        if (host_cause(run, buf, size))
+                return;
         struct cpulist lc, sc;
         bool have_lc = def_cpus(load, &lc);
         if (findings_metric(run, "load.nr_throttled", &throttled) && throttled > 0) {

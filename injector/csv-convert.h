@@ -1,8 +1,13 @@
-/* csv-convert.h: bring another injector's per-request data into slicelab's timeline format.
- * The input is a CSV with the columns scheduled_ns,submit_ns,done_ns,status (an optional header
- * line naming exactly those), one request per line, times on CLOCK_MONOTONIC or any one clock
- * in ns. Records are sorted by scheduled time; a status of 0 is a transport error of unknown
- * kind (error "io"). Records scheduled within warmup_ns of the first one carry the warmup flag. */
+/* csv-convert.h: bring per-request data back into slicelab's timeline format. Two inputs, one
+ * request per line, times on CLOCK_MONOTONIC or any one clock in ns:
+ *  - another injector's CSV with the columns scheduled_ns,submit_ns,done_ns,status (an optional
+ *    header line naming exactly those): a status of 0 is a transport error of unknown kind
+ *    (error "io"), and records scheduled within warmup_ns of the first one carry the warmup flag;
+ *  - slicelab's own export (GET /v1/runs/{id}/timeline as text/csv, `slicelab timeline`), known
+ *    by its header line scheduled_ns,submit_ns,done_ns,status,error,bytes,conn,flags: records
+ *    keep their error, bytes, connection and warmup flag, the measure phase starts at the first
+ *    record without the flag, and warmup_ns must be 0.
+ * Records are sorted by scheduled time. */
 #pragma once
 
 #include <stdint.h>

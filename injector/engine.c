@@ -9,7 +9,7 @@
  * that backlog is the queue, and the time an arrival spends there shows up as lag (submit -
  * scheduled). In the closed loop, a request is claimed and sent whenever a connection is free.
  * With N > 1 each loop writes its own file, merged in schedule order at the end
- * (timeline-merge.h); with one loop the ring writes the run's timeline directly.
+ * (basic/timeline-merge.h); with one loop the ring writes the run's timeline directly.
  *
  * What a connection is and what happens on its socket is in connection.h: a request costs one
  * send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per second
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "basic/time-util.h"
+#include "basic/timeline-merge.h"
 #include "injector/connection.h"
 #include "injector/worker.h"
 #include "injector/http-parser.h"
@@ -39,7 +40,6 @@
 #include "basic/macro.h"
 #include "injector/recv-stamp.h"
 #include "injector/schedule.h"
-#include "injector/timeline-merge.h"
 #include "injector/timeline-ring.h"
 
 #define EVENTS_MAX 256
@@ -533,6 +533,19 @@ static int engine_calibrate(struct engine *e, double gap_ns) {
         return 0;
 }
 
+/* --start-at: worker 0 waits for the instant (a stop signal ends the wait; the other loops'
+ * connections wait in their own epoll sets, a server's close is seen when they start). */
+static void engine_wait_start_at(struct engine *e) {
+        int64_t at = e->o->start_at_ns;
+        while (at > 0 && now_mono_ns() < at && atomic_load(&e->stop_ns) == 0) {
+                int r = worker_wait(&e->workers[0], at, false, false);
+                if (r < 0) {
+                        engine_fail(e, r);
+                        return;
+                }
+        }
+}
+
 static int engine_start(struct engine *e) {
         for (unsigned i = 0; i < e->n_workers; i++)
                 worker_settle(&e->workers[i]);
@@ -542,7 +555,8 @@ static int engine_start(struct engine *e) {
         int r = engine_calibrate(e, gap_ns);
         if (r < 0)
                 return r;
-        e->t0 = now_mono_ns();
+        engine_wait_start_at(e);
+        e->t0 = e->o->start_at_ns > 0 ? e->o->start_at_ns : now_mono_ns();
         e->measure_start = e->t0 + e->o->warmup_ns;
         e->end = e->measure_start + e->o->duration_ns;
         r = timeline_ring_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
@@ -555,7 +569,7 @@ static int engine_start(struct engine *e) {
                 spin_tuner_init(&w->tuner, tune, e->spin_ns, e->calibration.budget_spin_ns, CALIBRATE_LAG_GOAL_NS, window);
                 if (e->o->mode != INJECT_MODE_RATE)
                         continue;
-                schedule_init(&w->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0);
+                schedule_init(&w->sched, e->o->arrival, e->o->rate, e->o->seed, e->t0 + e->o->phase_ns);
                 for (unsigned j = 0; j < i; j++)
                         schedule_advance(&w->sched);
         }
@@ -564,12 +578,12 @@ static int engine_start(struct engine *e) {
 
 /* With several loops: their files joined in schedule order after the run's header. */
 static int merge_parts(struct engine *e) {
-        _cleanup_free_ int *fds = calloc(e->n_workers, sizeof *fds);
-        if (!fds)
+        _cleanup_free_ struct timeline_merge_input *in = calloc(e->n_workers, sizeof *in);
+        if (!in)
                 return -ENOMEM;
         for (unsigned i = 0; i < e->n_workers; i++)
-                fds[i] = e->workers[i].part_fd;
-        return timeline_merge(e->cfg->timeline_fd, fds, e->n_workers, &e->records);
+                in[i] = (struct timeline_merge_input){ .fd = e->workers[i].part_fd };
+        return timeline_merge(e->cfg->timeline_fd, in, e->n_workers, &e->records);
 }
 
 static int engine_loop(struct engine *e) {

@@ -263,5 +263,7 @@ int main(int argc, char **argv) {
         }
         if (o.convert_csv)
                 return run_convert(&o);
+        if (options_check_start_at(&o, now_mono_ns()) < 0)
+                return usage_failure();
         return run_load(&o);
 }

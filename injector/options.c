@@ -36,6 +36,9 @@ void options_usage(FILE *f) {
               "  --rate R                   requests per second of the open loop\n"
               "  --arrival uniform|poisson  gaps between scheduled requests (default uniform)\n"
               "  --seed N                   seed of the Poisson schedule (default 1)\n"
+              "  --phase NS                 shift the uniform schedule by NS nanoseconds, less than\n"
+              "                             one gap (1e9/R); with --start-at, lets several injectors\n"
+              "                             interleave their arrivals into one uniform schedule\n"
               "  --connections N            keep-alive connections (default 16)\n"
               "  --threads N                event loops the connections are spread over (default 1),\n"
               "                             sharing nothing: each its connections, every N-th arrival\n"
@@ -52,12 +55,18 @@ void options_usage(FILE *f) {
               "                             (per thread), tick: wake every D, send what is due and\n"
               "                             read every answer that came (their times are the\n"
               "                             kernel's); fewer wakeups at high rates, lag up to D\n"
-              "                             (default 100us; 0 wakes for every request)\n"
-              "Requests:\n"
+              "                             (default 100us; 0 wakes for every request)\n",
+              f);
+        /* Two strings: one would pass the 4095 characters -Woverlength-strings allows. */
+        fputs("Requests:\n"
               "  --method M                 (default GET)\n"
               "  --body FILE                request body, at most 16 MiB\n"
               "  --header 'Name: value'     extra request header, repeatable\n"
               "Phases:\n"
+              "  --start-at NS              start the schedule (the warmup) at this CLOCK_MONOTONIC\n"
+              "                             instant in nanoseconds, connections open and calibrated\n"
+              "                             before it (default: as soon as they are); refused when\n"
+              "                             more than 1s in the past\n"
               "  --warmup D                 first phase; its records carry the warmup flag (default 0)\n"
               "  --duration D               the measure phase (default 10s)\n"
               "Output:\n"
@@ -68,7 +77,9 @@ void options_usage(FILE *f) {
               "                             microseconds, intervals of the scheduled time\n"
               "  --hlog-interval D          its interval, 1ms to 1h (default 1s)\n"
               "  --convert-csv IN           turn a CSV with the columns scheduled_ns,submit_ns,done_ns,\n"
-              "                             status into the timeline format, written to --timeline\n"
+              "                             status (--warmup: its first records' span), or slicelab's own\n"
+              "                             export (`slicelab timeline`, known by its header line), into\n"
+              "                             the timeline format, written to --timeline\n"
               "  --help, --version\n"
               "\n"
               "Durations are plain seconds or carry a suffix: 90, 1.5s, 250ms, 100us, 2m, 1h.\n"
@@ -171,6 +182,7 @@ enum {
         OPT_URL = 0x100, OPT_MODE, OPT_RATE, OPT_ARRIVAL, OPT_SEED, OPT_CONNECTIONS, OPT_THREADS,
         OPT_TIMEOUT, OPT_SPIN, OPT_SPIN_BUDGET, OPT_BATCH, OPT_METHOD, OPT_BODY, OPT_HEADER, OPT_WARMUP, OPT_DURATION,
         OPT_TIMELINE, OPT_SUMMARY, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_CONVERT_CSV, OPT_HELP, OPT_VERSION,
+        OPT_START_AT, OPT_PHASE,
 };
 
 static const struct option long_options[] = {
@@ -179,6 +191,8 @@ static const struct option long_options[] = {
         { "rate", required_argument, NULL, OPT_RATE },
         { "arrival", required_argument, NULL, OPT_ARRIVAL },
         { "seed", required_argument, NULL, OPT_SEED },
+        { "phase", required_argument, NULL, OPT_PHASE },
+        { "start-at", required_argument, NULL, OPT_START_AT },
         { "connections", required_argument, NULL, OPT_CONNECTIONS },
         { "threads", required_argument, NULL, OPT_THREADS },
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -244,6 +258,11 @@ static int check_combination(const struct inject_options *o, bool rate_given, bo
                 return usage_error("--spin must be at most 1ms");
         if (o->batch_ns > NSEC_PER_MSEC)
                 return usage_error("--batch must be at most 1ms");
+        if (o->phase_ns > 0 && (o->mode != INJECT_MODE_RATE || o->arrival != INJECT_ARRIVAL_UNIFORM))
+                return usage_error("--phase applies to the uniform open loop only (--rate, --arrival uniform)");
+        if ((double) o->phase_ns >= (double) NSEC_PER_SEC / o->rate && o->phase_ns > 0)
+                return usage_error("--phase %lld is not less than one gap of the schedule (%.0f ns at --rate %g)",
+                                   (long long) o->phase_ns, (double) NSEC_PER_SEC / o->rate, o->rate);
         if (o->hlog_interval_ns < HLOG_INTERVAL_MIN_NS || o->hlog_interval_ns > HLOG_INTERVAL_MAX_NS)
                 return usage_error("--hlog-interval must be between 1ms and 1h");
         if (o->hlog_path && o->duration_ns / o->hlog_interval_ns >= HLOG_INTERVALS_MAX)
@@ -288,6 +307,16 @@ static int parse_one(int opt, const char *arg, struct inject_options *o, bool *r
                 if (parse_unsigned(arg, UINT64_MAX, &v) < 0)
                         return usage_error("--seed: '%s' is not an unsigned 64-bit number", arg);
                 o->seed = v;
+                return 0;
+        case OPT_START_AT:
+                if (parse_unsigned(arg, INT64_MAX, &v) < 0 || v == 0)
+                        return usage_error("--start-at: '%s' is not a CLOCK_MONOTONIC time in nanoseconds above 0", arg);
+                o->start_at_ns = (int64_t) v;
+                return 0;
+        case OPT_PHASE:
+                if (parse_unsigned(arg, INT64_MAX, &v) < 0)
+                        return usage_error("--phase: '%s' is not a whole number of nanoseconds", arg);
+                o->phase_ns = (int64_t) v;
                 return 0;
         case OPT_CONNECTIONS:
                 return parse_count_option("connections", arg, INJECT_MAX_CONNECTIONS, &o->connections);
@@ -342,6 +371,15 @@ static int parse_one(int opt, const char *arg, struct inject_options *o, bool *r
                 return 0;
         }
         return -EINVAL;
+}
+
+int options_check_start_at(const struct inject_options *o, int64_t now_ns) {
+        if (o->start_at_ns == 0 || o->start_at_ns >= now_ns - INJECT_START_AT_PAST_MAX_NS)
+                return 0;
+        usage_error("--start-at %lld is %.3f s in the past (CLOCK_MONOTONIC is now %lld); at most 1 s is allowed",
+                    (long long) o->start_at_ns, (double) (now_ns - o->start_at_ns) / (double) NSEC_PER_SEC,
+                    (long long) now_ns);
+        return -ERANGE;
 }
 
 int options_parse(int argc, char **argv, struct inject_options *ret) {

@@ -31,6 +31,8 @@ struct inject_options {
         double rate;
         enum inject_arrival arrival;
         uint64_t seed;
+        int64_t start_at_ns;    /* CLOCK_MONOTONIC instant the schedule starts; 0: at once */
+        int64_t phase_ns;       /* uniform arrivals shifted by this much, below one gap */
         unsigned connections;
         unsigned threads;
         int64_t warmup_ns;
@@ -61,6 +63,13 @@ void options_usage(FILE *f);
 /* "60", "60s", "1.5s", "250ms", "100us", "2m", "1h" -> ns. Rejects signs, spaces, empty
  * strings, more than 9 fractional digits and anything above INJECT_MAX_DURATION_NS. */
 int options_parse_duration_ns(const char *s, int64_t *ret);
+
+/* How far in the past --start-at may be when the injector starts (the schedule then begins
+ * late, its requests' lag says by how much); further is refused. */
+#define INJECT_START_AT_PAST_MAX_NS NSEC_PER_SEC
+/* 0 when --start-at is absent, in the future or within INJECT_START_AT_PAST_MAX_NS of now;
+ * else says so on stderr and returns -ERANGE. */
+int options_check_start_at(const struct inject_options *o, int64_t now_ns);
 
 const char *options_mode_name(enum inject_mode m);
 const char *options_arrival_name(enum inject_arrival a);

@@ -4,7 +4,7 @@
  * schedule order and costs one write() per 2048 records. Blocks are kept this small because the
  * loop waits for the write: 640 KiB took 1-1.5 ms here, a stall that showed up as lag. The ring
  * belongs to one event loop (with --threads, each loop has its own, written to a file of its own
- * and merged at the end, timeline-merge.h); the flush lock is uncontended then. */
+ * and merged at the end, basic/timeline-merge.h); the flush lock is uncontended then. */
 #pragma once
 
 #include <pthread.h>

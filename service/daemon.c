@@ -27,6 +27,7 @@
 #include "api/server.h"
 #include "service/root-lock.h"
 #include "service/state-dir.h"
+#include "peer/peer-client.h"
 
 DEFINE_POINTER_CLEANUP(struct api_server, api_server_stop)
 
@@ -47,6 +48,8 @@ struct daemon {
         struct scheduler *scheduler;
         struct run_user run_user;
         struct definition_policy policy;
+        struct peer_config peers;       /* --peer-*; the strings are the options' and peer_token's */
+        char peer_token[TOKEN_HEX_LEN + 1];
         char injector_path[PATH_MAX];
         char cgroup_root[PATH_MAX];
         int wake_fd;
@@ -111,10 +114,13 @@ static int resolve_run_as(const struct options *o, struct run_user *ret) {
         return 0;
 }
 
-/* --allow-exec entries compared as the kernel will run them: symlinks resolved. */
+/* --allow-exec entries compared as the kernel will run them: symlinks resolved; --peer-allow's
+ * patterns decide which load hosts a definition may name. */
 static int make_policy(const struct options *o, struct definition_policy *p) {
         *p = (struct definition_policy){ .allow_jvm_option = o->allow_jvm_option,
-                                         .n_allow_jvm_option = o->n_allow_jvm_option };
+                                         .n_allow_jvm_option = o->n_allow_jvm_option,
+                                         .peer_allow = o->peer_allow,
+                                         .n_peer_allow = o->n_peer_allow };
         if (o->n_allow_exec == 0)
                 return 0;
         p->allow_exec = calloc(o->n_allow_exec + 1, sizeof *p->allow_exec);
@@ -136,6 +142,25 @@ static void policy_done(struct definition_policy *p) {
                 free(p->allow_exec[i]);
         free(p->allow_exec);
         *p = (struct definition_policy){ 0 };
+}
+
+/* --peer-*: the token is read once, here, and lives in the daemon until it exits. */
+static int make_peers(struct daemon *d) {
+        const struct options *o = d->options;
+        d->peers = (struct peer_config){ .url_template = o->peer_url_template, .allow = o->peer_allow };
+        if (o->peer_token_file) {
+                int r = state_dir_peer_token(o->peer_token_file, d->peer_token);
+                if (r < 0)
+                        return r;
+                d->peers.token = d->peer_token;
+        }
+        if (peer_global_init() < 0)
+                return log_error_errno(-EIO, "cannot initialise libcurl for peers");
+        if (o->n_peer_allow > 0)
+                log_info("peers: %zu --peer-allow pattern(s), URL template %s, %s", o->n_peer_allow,
+                         o->peer_url_template ? o->peer_url_template : "(none: loads are taken, not sent)",
+                         o->peer_token_file ? "a token to send" : "no token to send");
+        return 0;
 }
 
 static int open_storage(struct daemon *d) {
@@ -189,6 +214,7 @@ static int start_runs(struct daemon *d) {
         ctx.gid = d->run_user.gid;
         ctx.policy = &d->policy;
         ctx.housekeeping = d->options->has_housekeeping ? &d->options->housekeeping : NULL;
+        ctx.peers = &d->peers;
         find_injector(d->injector_path, sizeof d->injector_path);
         /* Processes that double-fork out of a run are re-parented to us, not to init. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -230,6 +256,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .policy = &d->policy,
                 .results_only = d->options->results_only,
                 .import_max = d->options->import_max,
+                .peers = &d->peers,
         };
         exposure_warn(d->listen_name, local, d->tls.cert != NULL);
         return api_server_start(&config, &d->api);
@@ -264,6 +291,7 @@ static void teardown(struct daemon *d) {
                 storage_release(d->storage, d->loop_db);
         storage_close(d->storage);
         policy_done(&d->policy);
+        explicit_bzero(d->peer_token, sizeof d->peer_token);
         if (d->wake_fd >= 0)
                 close(d->wake_fd);
         sd_event_unref(d->event);
@@ -288,6 +316,8 @@ int daemon_run(const struct options *o) {
                 r = resolve_run_as(o, &d.run_user);
         if (r >= 0)
                 r = make_policy(o, &d.policy);
+        if (r >= 0)
+                r = make_peers(&d);
         /* Another user's SUT must traverse to its run directory, and nothing more. */
         if (r >= 0)
                 r = state_dir_prepare(o->state_dir, d.run_user.uid != geteuid());

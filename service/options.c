@@ -30,6 +30,9 @@ enum {
         OPT_TLS_KEY,
         OPT_SOCKET_MODE,
         OPT_SOCKET_GROUP,
+        OPT_PEER_URL_TEMPLATE,
+        OPT_PEER_ALLOW,
+        OPT_PEER_TOKEN_FILE,
         OPT_RESULTS_ONLY,
         OPT_IMPORT_MAX,
         OPT_HELP,
@@ -53,6 +56,9 @@ static const struct option long_options[] = {
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "socket-mode", required_argument, NULL, OPT_SOCKET_MODE },
         { "socket-group", required_argument, NULL, OPT_SOCKET_GROUP },
+        { "peer-url-template", required_argument, NULL, OPT_PEER_URL_TEMPLATE },
+        { "peer-allow", required_argument, NULL, OPT_PEER_ALLOW },
+        { "peer-token-file", required_argument, NULL, OPT_PEER_TOKEN_FILE },
         { "results-only", no_argument, NULL, OPT_RESULTS_ONLY },
         { "import-max", required_argument, NULL, OPT_IMPORT_MAX },
         { "help", no_argument, NULL, OPT_HELP },
@@ -82,6 +88,12 @@ static void usage(FILE *f) {
                 "  --tls-key FILE       ... and this PEM private key\n"
                 "  --socket-mode MODE   octal mode of a unix:/PATH socket (default 0660)\n"
                 "  --socket-group GROUP group of a unix:/PATH socket (default the daemon's)\n"
+                "  --peer-url-template T  how to reach a lab host's slicelabd, e.g. http://{host}:7878\n"
+                "                       ({host} replaced by the host's name; http or https)\n"
+                "  --peer-allow PATTERN lab hosts (fnmatch patterns on names or addresses) this daemon\n"
+                "                       sends loads to, takes loads from and aims loads at (repeat, or a\n"
+                "                       comma list)\n"
+                "  --peer-token-file FILE  the bearer token sent to peers (their state dir's token)\n"
                 "  --results-only       run no experiments (no cgroups, root lock or run user): serve\n"
                 "                       stored and imported results, take imports (POST /v1/imports)\n"
                 "  --import-max SIZE    largest bundle an import takes, bytes or with K, M, G (default 1G)\n"
@@ -139,22 +151,31 @@ static void strv_free(char **v) {
         free(v);
 }
 
-/* PATH[,PATH...]: absolute paths, each added to the allowlist. */
-static int add_exec_list(struct options *o, const char *value, const char *where) {
+static char *strip(char *s);
+
+/* VALUE[,VALUE...]: each item (spaces around it dropped) that valid() accepts appended to *v;
+ * the usage error says what an item must be (rule). */
+static int add_list(const char *value, const char *where, bool (*valid)(const char *), const char *rule,
+                    char ***v, size_t *n) {
         _cleanup_free_ char *copy = strdup(value);
         if (!copy)
                 return -ENOMEM;
         char *save = NULL;
         bool any = false;
         for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-                if (p[0] != '/' || strlen(p) >= PATH_MAX)
-                        return fail_usage("%s: '%s' must be an absolute path (or a comma list of them)", where, p);
-                int r = strv_push(&o->allow_exec, &o->n_allow_exec, p);
+                p = strip(p);
+                if (!valid(p))
+                        return fail_usage("%s: '%s' must be %s (or a comma list of them)", where, p, rule);
+                int r = strv_push(v, n, p);
                 if (r < 0)
                         return r;
                 any = true;
         }
-        return any ? 0 : fail_usage("%s: '%s' names no executable", where, value);
+        return any ? 0 : fail_usage("%s: '%s' names nothing", where, value);
+}
+
+static bool valid_exec_path(const char *p) {
+        return p[0] == '/' && strlen(p) < PATH_MAX;
 }
 
 static int parse_bool(const char *value, bool *ret) {
@@ -209,6 +230,29 @@ static int set_absolute_path(char **field, const char *value, const char *where)
         return set_string(field, value);
 }
 
+/* A lab host pattern: the characters of host names, IP literals and fnmatch(3)'s wildcards. */
+static bool valid_peer_pattern(const char *s) {
+        if (!*s || strlen(s) > 253)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr(".-_:*?[]!", *p))
+                        return false;
+        return true;
+}
+
+/* http[s]://...{host}...: one {host}, no spaces or control characters, a sane length. */
+static int set_peer_url_template(struct options *o, const char *value, const char *where) {
+        const char *h = strstr(value, "{host}");
+        bool ok = (strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0) && strlen(value) <= 512 &&
+                  h && !strstr(h + 1, "{host}");
+        for (const char *p = value; ok && *p; p++)
+                ok = (unsigned char) *p > ' ' && *p != 0x7f;
+        if (!ok)
+                return fail_usage("%s: '%s' must be an http:// or https:// URL with {host} once, such as "
+                                  "http://{host}:7878", where, value);
+        return set_string(&o->peer_url_template, value);
+}
+
 /* Apply one setting, from a flag or from the config file (where is "--name" or "FILE:LINE"). */
 static int apply(struct options *o, int opt, const char *name, const char *value, const char *where) {
         switch (opt) {
@@ -256,7 +300,7 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                         return fail_usage("%s: '%s' is not true or false", where, value);
                 return 0;
         case OPT_ALLOW_EXEC:
-                return add_exec_list(o, value, where);
+                return add_list(value, where, valid_exec_path, "an absolute path", &o->allow_exec, &o->n_allow_exec);
         case OPT_RESULTS_ONLY:
                 if (parse_bool(value, &o->results_only) < 0)
                         return fail_usage("%s: '%s' is not true or false", where, value);
@@ -277,6 +321,14 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 o->has_housekeeping = true;
                 return 0;
         }
+        case OPT_PEER_URL_TEMPLATE:
+                return set_peer_url_template(o, value, where);
+        case OPT_PEER_ALLOW:
+                return add_list(value, where, valid_peer_pattern,
+                                "a host pattern: letters, digits, '.', '-', '_', ':' and the wildcards *?[]!, at most 253 "
+                                "characters", &o->peer_allow, &o->n_peer_allow);
+        case OPT_PEER_TOKEN_FILE:
+                return set_absolute_path(&o->peer_token_file, value, where);
         case OPT_LOG_LEVEL: {
                 int l = log_parse_level(value);
                 if (l < 0)
@@ -416,5 +468,8 @@ void options_done(struct options *o) {
         free(o->socket_group);
         strv_free(o->allow_exec);
         strv_free(o->allow_jvm_option);
+        free(o->peer_url_template);
+        strv_free(o->peer_allow);
+        free(o->peer_token_file);
         *o = (struct options){ 0 };
 }

@@ -35,6 +35,10 @@ struct options {
         char *tls_key;
         unsigned socket_mode;   /* a unix socket's permission bits */
         char *socket_group;     /* a unix socket's group, or NULL: the daemon's */
+        char *peer_url_template;/* "http://{host}:7878": how to reach a peer's daemon, or NULL */
+        char **peer_allow;      /* NULL-terminated fnmatch(3) patterns of lab hosts (peers) */
+        size_t n_peer_allow;
+        char *peer_token_file;  /* the token sent to peers; the path only, read at start */
         bool has_housekeeping;  /* --housekeeping-cpus given; else the CPUs runs leave over */
         struct cpulist housekeeping;
         bool results_only;      /* no runs: serve and take imported results only */

@@ -105,3 +105,28 @@ int state_dir_token(const char *dir, char token[TOKEN_HEX_LEN + 1]) {
         }
         return log_error_errno(-EIO, "cannot settle on a token in %s", path);
 }
+
+int state_dir_peer_token(const char *path, char token[TOKEN_HEX_LEN + 1]) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "--peer-token-file %s cannot be opened (not a symlink)", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(negative_errno(), "--peer-token-file %s", path);
+        if (!S_ISREG(st.st_mode))
+                return log_error_errno(-EINVAL, "--peer-token-file %s is not a regular file", path);
+        _cleanup_free_ char *text = NULL;
+        int r = read_fd_bounded(fd, 4096, &text, NULL);
+        if (r < 0)
+                return log_error_errno(r, "--peer-token-file %s cannot be read (at most 4 KiB)", path);
+        text[strcspn(text, "\r\n")] = '\0';
+        if (!token_valid(text))
+                return log_error_errno(-EINVAL, "--peer-token-file %s does not begin with a token of %d hex characters "
+                                       "(a peer's state-dir token)", path, TOKEN_HEX_LEN);
+        if (st.st_mode & 0077)
+                log_warning("--peer-token-file %s can be read by others than its owner (mode %04o): chmod 600 it",
+                            path, (unsigned) (st.st_mode & 07777));
+        memcpy(token, text, TOKEN_HEX_LEN + 1);
+        explicit_bzero(text, strlen(text));
+        return 0;
+}

@@ -16,3 +16,8 @@ int state_dir_prepare(const char *dir, bool others_traverse);
 int state_dir_private(const char *db_path);
 /* Read the token, creating it first if there is none. */
 int state_dir_token(const char *dir, char token[TOKEN_HEX_LEN + 1]);
+/* The token this daemon sends to peers (--peer-token-file): a regular file (no FIFO or device
+ * to hang on, no symlink), at most 4 KiB, whose first line is a token of TOKEN_HEX_LEN hex
+ * characters, as every peer's own state-dir token is. Errors name the file, never its content;
+ * a file others can read is started with, and warned about. */
+int state_dir_peer_token(const char *path, char token[TOKEN_HEX_LEN + 1]);

@@ -135,9 +135,37 @@ static const char schema_v2[] =
         "  FOREIGN KEY (run_id, step) REFERENCES run_steps(run_id, step) ON DELETE CASCADE"
         ") WITHOUT ROWID;";
 
+/* Loads this daemon runs for another host's experiment (issue 25): the injector's definition
+ * as validated (canonical JSON), the coordinator's identity, the start on this host's
+ * CLOCK_MONOTONIC, and the lease the coordinator renews (lease_expires_ns, same clock). */
+static const char schema_v3[] =
+        "CREATE TABLE loads ("
+        "  id TEXT PRIMARY KEY,"
+        "  state TEXT NOT NULL CHECK (state IN ('queued','running','succeeded','failed','cancelled',"
+        "    'expired','interrupted')),"
+        "  reason TEXT,"
+        "  message TEXT,"
+        "  coordinator TEXT NOT NULL,"
+        "  coordinator_run TEXT NOT NULL,"
+        "  host TEXT NOT NULL,"
+        "  cpus TEXT NOT NULL,"
+        "  definition TEXT NOT NULL,"
+        "  phase_ns INTEGER NOT NULL,"
+        "  seed INTEGER NOT NULL,"
+        "  start_at_ns INTEGER NOT NULL,"
+        "  lease_s INTEGER NOT NULL,"
+        "  lease_expires_ns INTEGER NOT NULL,"
+        "  cancel_requested INTEGER NOT NULL DEFAULT 0,"
+        "  slice TEXT,"
+        "  summary TEXT,"
+        "  created_wall_ns INTEGER NOT NULL,"
+        "  finished_wall_ns INTEGER"
+        ");"
+        "CREATE INDEX loads_by_state ON loads(state);";
+
 /* Imported experiments (POST /v1/imports): where each came from, so that GET answers its origin and
  * a second import of the same experiment stores nothing. The experiment keeps its id. */
-static const char schema_v3[] =
+static const char schema_v4[] =
         "CREATE TABLE imports ("
         "  experiment_id TEXT PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,"
         "  origin_host TEXT NOT NULL,"
@@ -150,7 +178,8 @@ static const char schema_v3[] =
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
-        { "imported experiments", schema_v3 },
+        { "peer loads", schema_v3 },
+        { "imported experiments", schema_v4 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

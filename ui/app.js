@@ -46,6 +46,11 @@ function fmt(v, digits) {
   return v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: 0 });
 }
 
+/* µs as people read them on a log axis: 100 µs, 1 ms, 10 s. */
+function fmtMicros(v) {
+  return v >= 1e6 ? `${fmt(v / 1e6)} s` : v >= 1e3 ? `${fmt(v / 1e3)} ms` : `${fmt(v)} µs`;
+}
+
 function fmtTime(s) {
   if (!s) return '–';
   const d = new Date(s);
@@ -273,6 +278,13 @@ async function viewExperiments() {
 
 /* ---- view: an experiment ---------------------------------------------------------------- */
 
+/* The share of CFS periods in which the SUT was throttled, in %, over the cell's runs (as the
+ * client's report and the throttling finding say it); the report holds the counts' means. */
+function throttledShare(metrics) {
+  const t = metrics['cgroup.nr_throttled'], p = metrics['cgroup.nr_periods'];
+  return t && p && p.mean > 0 ? { mean: 100 * t.mean / p.mean } : null;
+}
+
 const cellMetrics = [
   { key: 'throughput_rps', label: 'Throughput (req/s)', better: 'higher' },
   { key: 'latency_us.scheduled.p50', label: 'p50 from scheduled (µs)', better: 'lower' },
@@ -280,9 +292,10 @@ const cellMetrics = [
   { key: 'latency_us.scheduled.p999', label: 'p99.9 from scheduled (µs)', better: 'lower' },
   { key: 'gc.pause_total_ms', label: 'GC pauses (ms)', better: 'lower' },
   { key: 'jit.compile_time_s', label: 'JIT compile (s)', better: 'lower' },
-  { key: 'cgroup.nr_throttled', label: 'Throttled periods', better: 'lower' },
+  { key: 'cgroup.throttled_share', label: 'Throttled periods (%)', unit: '%', stat: throttledShare, better: 'lower' },
   { key: 'cgroup.throttled_s', label: 'Throttled (s)', better: 'lower' },
 ];
+const cellStat = (c, m) => m.stat ? m.stat(c.metrics) : c.metrics[m.key];
 const ergonomics = ['jvm.ActiveProcessorCount', 'jvm.ParallelGCThreads', 'jvm.CICompilerCount', 'jvm.ConcGCThreads'];
 
 function summaryFacts(def) {
@@ -308,13 +321,13 @@ function cellsTable(def) {
   return table(['Cell', ...keys], rows);
 }
 
-function statCell(stat, ratio) {
+function statCell(stat, ratio, unit) {
   const td = el('td', { class: 'num' });
   if (!stat) {
     td.textContent = '–';
     return td;
   }
-  td.append(fmt(stat.mean));
+  td.append(fmt(stat.mean) + (unit || ''));
   if (stat.ci95) td.append(el('span', { class: 'ci', text: `[${fmt(stat.ci95.low)}, ${fmt(stat.ci95.high)}]` }));
   if (ratio && ratio.ratio !== null && ratio.ratio !== undefined) {
     const r = el('span', { class: 'ci', text: `×${fmt(ratio.ratio, 3)}` + (ratio.ci95 ? ` [${fmt(ratio.ci95.low, 3)}, ${fmt(ratio.ci95.high, 3)}]` : '') + (ratio.excludes_one ? ' *' : '') });
@@ -330,7 +343,7 @@ function reportTable(report) {
     return el('tr', {},
       el('th', { scope: 'row', text: c.name + (report.baseline === c.name ? ' (baseline)' : '') }),
       el('td', { class: 'num', text: `${c.runs.succeeded}/${c.runs.total}` }),
-      cellMetrics.map(m => statCell(c.metrics[m.key], c.ratios && c.ratios[m.key])),
+      cellMetrics.map(m => statCell(cellStat(c, m), c.ratios && c.ratios[m.key], m.unit)),
       el('td', { text: erg || '–' }));
   });
   return [el('p', { class: 'legend-note', text: 'Mean of the runs, with its 95% interval below; with a baseline, ×ratio to it [95% interval], * when that interval excludes 1.' }),
@@ -340,9 +353,9 @@ function reportTable(report) {
 function metricCharts(report, holder) {
   const names = report.cells.map(c => c.name);
   for (const m of cellMetrics) {
-    const stats = report.cells.map(c => c.metrics[m.key]);
+    const stats = report.cells.map(c => cellStat(c, m));
     if (!stats.some(Boolean)) continue;
-    if (stats.every(st => !st || (st.mean === 0 && st.max === 0))) {
+    if (stats.every(st => !st || (st.mean === 0 && !st.max))) {
       holder.append(el('div', { class: 'panel' }, el('h3', { text: m.label }), el('p', { class: 'empty', text: '0 in every run of every cell' })));
       continue;
     }
@@ -356,7 +369,8 @@ function metricCharts(report, holder) {
         animation: false, maintainAspectRatio: false,
         plugins: { legend: { display: false }, whiskers: { intervals: stats.map(s => s && s.ci95) },
           tooltip: { callbacks: { afterLabel: i => { const s = stats[i.dataIndex]; return s && s.ci95 ? `95%: [${fmt(s.ci95.low)}, ${fmt(s.ci95.high)}]` : ''; } } } },
-        scales: { y: { beginAtZero: true, suggestedMin: Math.min(0, ...lows), suggestedMax: Math.max(...highs) } },
+        scales: { y: { beginAtZero: true, suggestedMin: Math.min(0, ...lows), suggestedMax: Math.max(...highs),
+          ticks: m.unit ? { callback: v => fmt(v) + m.unit } : {} } },
       },
       plugins: [whiskerPlugin, countPlugin],
     });
@@ -580,7 +594,10 @@ async function viewRun(id) {
       animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales: { x: { type: 'linear', ...xRange(buckets), title: { display: true, text: 'ms from measure start' } },
-        y: { type: 'logarithmic', title: { display: true, text: 'µs' }, ...fixedWidth } },
+        /* Labelled where Chart.js would label (1, 2, 5 x 10^n), in units that fit the axis's
+         * fixed width: its own "10,000,000.0" was cut off at the left. */
+        y: { type: 'logarithmic', ...fixedWidth,
+          ticks: { callback(v, i, ticks) { return Chart.Ticks.formatters.logarithmic.call(this, v, i, ticks) && fmtMicros(v); } } } },
       plugins: { bands: { bands: allBands(buckets) }, legend: { position: 'bottom' } },
     },
     plugins: [bandsPlugin, countPlugin],

@@ -231,8 +231,60 @@ static void test_capacity_step(void **state) {
         assert_true(run_plan_deadline_s(d) >= 3 && run_plan_deadline_s(d) <= 3 + 60);
 }
 
+/* A load run for another host: the run's injector plus the start in the peer's clock, the seed
+ * (open loop) and the phase (uniform only, when not 0); the closed loop takes neither. */
+static void test_peer_load(void **state) {
+        _cleanup_(definition_freep) struct definition *poisson = parse(jvm_body);
+        _cleanup_(definition_strv_freep) char **argv = NULL, **uniform_argv = NULL, **max_argv = NULL;
+        const struct run_plan_peer peer = { .start_at_ns = 1000000000123, .phase_ns = 0, .seed = 42 };
+        assert_int_equal(run_plan_peer_load_argv(poisson, DIR, "/usr/bin/slicelab-inject", &peer, &argv), 0);
+        static const char *const want[] = {
+                "/usr/bin/slicelab-inject",
+                "--url", "http://localhost:9080/work?x=1",
+                "--rate", "6000", "--arrival", "poisson",
+                "--connections", "8", "--warmup", "10s", "--duration", "200s", "--timeout", "500ms",
+                "--timeline", DIR "/timeline.bin", "--summary", DIR "/summary.json",
+                "--start-at", "1000000000123", "--seed", "42",
+        };
+        assert_strv(argv, want, ELEMENTSOF(want));
+
+        static const char uniform_body[] =
+                "{\"name\":\"u\",\"sut\":{\"command\":[\"/bin/true\"]},"
+                "\"load\":{\"target\":\"http://10.0.0.1:9080/\",\"rate\":500,\"warmup_s\":2,\"measure_s\":5},"
+                "\"cells\":[{\"name\":\"a\"}]}";
+        _cleanup_(definition_freep) struct definition *uniform = parse(uniform_body);
+        const struct run_plan_peer phased = { .start_at_ns = 7, .phase_ns = 999999, .seed = 1 };
+        assert_int_equal(run_plan_peer_load_argv(uniform, DIR, "/i", &phased, &uniform_argv), 0);
+        static const char *const want_uniform[] = {
+                "/i", "--url", "http://10.0.0.1:9080/", "--rate", "500", "--arrival", "uniform",
+                "--connections", "32", "--warmup", "2s", "--duration", "5s", "--timeout", "5000ms",
+                "--timeline", DIR "/timeline.bin", "--summary", DIR "/summary.json",
+                "--start-at", "7", "--seed", "1", "--phase", "999999",
+        };
+        assert_strv(uniform_argv, want_uniform, ELEMENTSOF(want_uniform));
+
+        static const char max_body[] =
+                "{\"name\":\"m\",\"sut\":{\"command\":[\"/bin/true\"]},"
+                "\"load\":{\"target\":\"http://10.0.0.1:9080/\",\"mode\":\"max\",\"warmup_s\":0,\"measure_s\":5},"
+                "\"cells\":[{\"name\":\"a\"}]}";
+        _cleanup_(definition_freep) struct definition *max = parse(max_body);
+        assert_int_equal(run_plan_peer_load_argv(max, DIR, "/i", &phased, &max_argv), 0);
+        static const char *const want_max[] = {
+                "/i", "--url", "http://10.0.0.1:9080/", "--mode", "max",
+                "--connections", "32", "--warmup", "0s", "--duration", "5s", "--timeout", "5000ms",
+                "--timeline", DIR "/timeline.bin", "--summary", DIR "/summary.json", "--start-at", "7",
+        };
+        assert_strv(max_argv, want_max, ELEMENTSOF(want_max));
+
+        _cleanup_(definition_freep) struct definition *ext = parse(external_body);
+        char **none = NULL;
+        assert_int_equal(run_plan_peer_load_argv(ext, DIR, "/i", &peer, &none), -EINVAL);
+        assert_null(none);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_peer_load),
                 cmocka_unit_test(test_capacity_step),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_cpus),

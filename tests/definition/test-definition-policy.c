@@ -1,11 +1,17 @@
 /* test-definition-policy.c: which JVM options the policy refuses, what --allow-jvm-option lets
  * in, and the field a refused definition names. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "basic/fileio.h"
 
 #include "definition/definition.h"
 #include "definition/definition-policy.h"
@@ -81,10 +87,72 @@ static void test_fields(void **state) {
                     &p, "load.command[0]");
 }
 
+/* The config file's own example, "#allow-exec = PATH" in units/slicelabd.conf, resolved as the
+ * daemon resolves --allow-exec (symlinks followed), lets every shipped example in. */
+static void test_examples_allowed(void **state) {
+        const char *src = getenv("SLICELAB_SRC");
+        assert_non_null(src);
+        char path[PATH_MAX], exe[PATH_MAX] = "", real[PATH_MAX];
+        snprintf(path, sizeof path, "%s/units/slicelabd.conf", src);
+        FILE *f = fopen(path, "re");
+        assert_non_null(f);
+        char line[512];
+        while (fgets(line, sizeof line, f))
+                if (sscanf(line, "#allow-exec = %4095s", exe) == 1)
+                        break;
+        fclose(f);
+        assert_true(exe[0] == '/');
+        if (!realpath(exe, real))
+                skip(); /* no java here: the daemon would refuse to start with this allow-exec */
+        char *exec[] = { real, NULL };
+        struct definition_policy p = { .allow_exec = exec, .n_allow_exec = 1 };
+
+        snprintf(path, sizeof path, "%s/contrib/examples", src);
+        DIR *dd = opendir(path);
+        assert_non_null(dd);
+        unsigned examples = 0;
+        for (struct dirent *de; (de = readdir(dd));) {
+                size_t l = strlen(de->d_name);
+                if (l < 5 || strcmp(de->d_name + l - 5, ".json") != 0)
+                        continue;
+                char file[PATH_MAX + 256];
+                snprintf(file, sizeof file, "%s/%s", path, de->d_name);
+                char *body = NULL;
+                size_t len = 0;
+                assert_int_equal(read_file_bounded(file, DEFINITION_BODY_MAX, &body, &len), 0);
+                struct definition *d = NULL;
+                struct error err = { 0 };
+                assert_int_equal(definition_parse(body, len, NULL, &d, &err), 0);
+                if (definition_policy_check(d, &p, &err) < 0)
+                        fail_msg("%s is refused by allow-exec = %s: %s: %s", de->d_name, exe, err.field, err.message);
+                definition_free(d);
+                free(body);
+                examples++;
+        }
+        closedir(dd);
+        assert_true(examples >= 3);
+}
+
+/* Load hosts must match --peer-allow; without a pattern no host is allowed. */
+static void test_peers(void **state) {
+        static const char json[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\"}],"
+                                   "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"hosts\":["
+                                   "{\"host\":\"bench02.lab\",\"cpus\":\"0\"},{\"host\":\"10.9.0.3\",\"cpus\":\"0\"}]}}";
+        check_field(json, NULL, "load.hosts[0].host");
+        char *lab[] = { "BENCH*.lab", NULL };
+        struct definition_policy p = { .peer_allow = lab, .n_peer_allow = 1 };
+        check_field(json, &p, "load.hosts[1].host");
+        char *both[] = { "bench*.lab", "10.9.0.*", NULL };
+        p = (struct definition_policy){ .peer_allow = both, .n_peer_allow = 2 };
+        check_field(json, &p, NULL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_options),
                 cmocka_unit_test(test_fields),
+                cmocka_unit_test(test_examples_allowed),
+                cmocka_unit_test(test_peers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

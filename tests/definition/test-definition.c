@@ -134,7 +134,10 @@ static void assert_plan_shape(const struct definition *d) {
         }
 }
 
-static void check_good_dir(const char *dir, const struct host_limits *const *hosts, size_t n_hosts) {
+/* Every .json in dir parses on each of hosts and round-trips; with need_description, each also
+ * carries a description. */
+static void check_good_dir(const char *dir, const struct host_limits *const *hosts, size_t n_hosts,
+                           bool need_description) {
         _cleanup_free_ char *path = src_path(dir);
         DIR *dd = opendir(path);
         unsigned files = 0;
@@ -152,6 +155,8 @@ static void check_good_dir(const char *dir, const struct host_limits *const *hos
                 print_message("%s\n", rel);
                 for (size_t h = 0; h < n_hosts; h++) {
                         _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, hosts[h]);
+                        if (need_description)
+                                assert_non_null(d->description);
                         assert_roundtrip(d, hosts[h]);
                         assert_plan_shape(d);
                 }
@@ -164,8 +169,36 @@ static void check_good_dir(const char *dir, const struct host_limits *const *hos
 static void test_good(void **state) {
         const struct host_limits *all[] = { &host2, &host16, &host_real, NULL };
         const struct host_limits *big[] = { &host16, NULL };
-        check_good_dir("good", all, ELEMENTSOF(all));
-        check_good_dir("good-16cpu", big, ELEMENTSOF(big));
+        check_good_dir("good", all, ELEMENTSOF(all), false);
+        check_good_dir("good-16cpu", big, ELEMENTSOF(big), false);
+}
+
+/* The shipped examples (contrib/examples) parse, and each says in its description what it needs
+ * and how long it runs: first-try.json and gc-latency.json on any 2-CPU host, all on 16 CPUs. */
+static void test_examples(void **state) {
+        static const char *const two_cpus[] = { "first-try.json", "gc-latency.json" };
+        const struct host_limits *big[] = { &host16, NULL };
+        check_good_dir("../../contrib/examples", big, ELEMENTSOF(big), true);
+        for (size_t i = 0; i < ELEMENTSOF(two_cpus); i++) {
+                char rel[128];
+                size_t len;
+                snprintf(rel, sizeof rel, "../../contrib/examples/%s", two_cpus[i]);
+                _cleanup_free_ char *body = read_src(rel, &len);
+                _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        }
+}
+
+/* description: optional, echoed in the canonical JSON only when given. */
+static void test_description(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/description.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        assert_non_null(d->description);
+        assert_non_null(strstr(d->canonical, "\"name\":\"described\",\"description\":\"Needs CPUs 0-1"));
+        _cleanup_free_ char *minimal = read_src("good/minimal.json", &len);
+        _cleanup_(definition_freep) struct definition *m = expect_ok(minimal, len, &host2);
+        assert_null(m->description);
+        assert_null(strstr(m->canonical, "description"));
 }
 
 static void test_design_example(void **state) {
@@ -394,7 +427,10 @@ static void test_messages(void **state) {
         static const char online[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1-20\"}]}";
         expect_error(online, strlen(online), &host16, &err);
         assert_string_equal(err.code, "not_on_host");
-        assert_non_null(strstr(err.message, "16-20"));
+        assert_string_equal(err.field, "cells[0].cpus");
+        /* the CPUs missing and the ones the host has: a user of a host-specific example sees
+         * what to change it to */
+        assert_non_null(strstr(err.message, "cpus 16-20 not online (this host has 0-15 online)"));
 
         /* hostile strings are quoted, escaped and cut in messages */
         static const char hostile[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\","
@@ -539,6 +575,47 @@ static void test_plan(void **state) {
         free(runs);
 }
 
+/* load.hosts: what the parser keeps, what it leaves to the peers, and the bound. */
+static void test_load_hosts(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/load-hosts.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        assert_int_equal(d->load.n_hosts, 3);
+        assert_string_equal(d->load.hosts[0].host, "bench02.lab");
+        assert_int_equal(cpulist_count(&d->load.hosts[0].cpus), 64); /* the peer's, not host2's */
+        assert_true(d->load.hosts[0].share == 1);
+        assert_true(d->load.hosts[1].share == 2);
+        assert_string_equal(d->load.hosts[2].host, "fd00::3");
+        assert_false(d->load.has_cpus);
+        assert_non_null(strstr(d->canonical, "\"hosts\":[{\"host\":\"bench02.lab\",\"cpus\":\"0-63\",\"share\":1}"));
+
+        /* the refusal of load.cpus says what to write instead */
+        static const char cpus[] = "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],"
+                                   "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"cpus\":\"0\","
+                                   "\"hosts\":[{\"host\":\"a\",\"cpus\":\"0\"}]}}";
+        struct error err;
+        expect_error(cpus, strlen(cpus), &host2, &err);
+        assert_string_equal(err.field, "load.cpus");
+        assert_non_null(strstr(err.message, "load.hosts[N].cpus"));
+
+        /* at most DEFINITION_LOAD_HOSTS_MAX: a record keeps its host in 8 bits */
+        _cleanup_free_ char *many = NULL;
+        size_t size = 64 * 1024, at = 0;
+        many = malloc(size);
+        at += (size_t) snprintf(many, size, "{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}],"
+                                "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"hosts\":[");
+        for (unsigned i = 0; i <= DEFINITION_LOAD_HOSTS_MAX; i++) {
+                at += (size_t) snprintf(many + at, size - at, "%s{\"host\":\"h%u\",\"cpus\":\"0\"}", i ? "," : "", i);
+                if (i + 1 == DEFINITION_LOAD_HOSTS_MAX) {
+                        snprintf(many + at, size - at, "]}}");
+                        definition_free(expect_ok(many, strlen(many), &host2));
+                }
+        }
+        snprintf(many + at, size - at, "]}}");
+        expect_error(many, strlen(many), &host2, &err);
+        assert_string_equal(err.field, "load.hosts");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_good),
@@ -546,6 +623,8 @@ int main(void) {
                 cmocka_unit_test(test_warnings),       cmocka_unit_test(test_body_level),
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
+                cmocka_unit_test(test_examples),       cmocka_unit_test(test_description),
+                cmocka_unit_test(test_load_hosts),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }

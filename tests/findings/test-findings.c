@@ -338,6 +338,24 @@ static void test_injector_account(void **state) {
         cJSON_Delete(out);
 }
 
+/* A run on load hosts names the host that fell behind most (a saturated one first), never the
+ * coordinator's empty load slice. */
+static void test_injector_hosts(void **state) {
+        const char *json =
+                "{\"definition\":" DEF ",\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"def\":{\"cpus\":\"1\"},\"runs\":["
+                "  {\"id\":\"a1\",\"metrics\":{\"latency_us\":{\"lag\":{\"p99\":2600},\"submit\":{\"max\":900}},\"load\":{\"saturated\":true,\"cpu_usage_s\":0,\"nr_throttled\":0,"
+                "    \"late\":{\"threshold_us\":1000,\"requests\":300,\"server\":20,\"stalled\":30,\"injector\":250},"
+                "    \"hosts\":[{\"host\":\"bench02\",\"lag_p99_us\":5000,\"saturated\":false,\"late\":null},"
+                "               {\"host\":\"bench03\",\"lag_p99_us\":2600,\"saturated\":true,"
+                "                \"late\":{\"threshold_us\":1000,\"requests\":280,\"server\":10,\"stalled\":20,\"injector\":250}}]}}}]}]}";
+        cJSON *out = run_rule(findings_rule_injector, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_non_null(strstr(claim_of(out, 0), "load host bench03 fell behind most (saturated, lag p99 2.60 ms): of its 280 late requests 10 were the server's"));
+        assert_null(strstr(claim_of(out, 0), "shared CPUs"));
+        cJSON_Delete(out);
+}
+
 /* ---- noise and drift ---- */
 
 static void test_noise(void **state) {
@@ -643,6 +661,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
+                cmocka_unit_test(test_injector_hosts),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
                 cmocka_unit_test(test_interference_other_work), cmocka_unit_test(test_memory_swap),

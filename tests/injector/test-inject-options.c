@@ -140,6 +140,37 @@ static void test_bad_options(void **state) {
         assert_int_equal(PARSE(&o, "--convert-csv", "in.csv", "--timeline", "o", "--rate", "5"), -EINVAL);
 }
 
+/* --start-at and --phase: where the schedule starts and how a uniform one is shifted. */
+static void test_start_at_phase(void **state) {
+        struct inject_options o;
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000"), 0);
+        assert_int_equal(o.start_at_ns, 0);
+        assert_int_equal(o.phase_ns, 0);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000", "--start-at", "9223372036854775807",
+                               "--phase", "999999"), 0);
+        assert_int_equal(o.start_at_ns, INT64_MAX);
+        assert_int_equal(o.phase_ns, 999999);
+        /* One gap at 1000/s is 1 ms: the phase must be below it. */
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000", "--phase", "1000000"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000", "--phase", "-1"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000", "--phase", "1us"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1000", "--arrival", "poisson", "--phase", "5"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--mode", "max", "--phase", "5"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--mode", "max", "--start-at", "5"), 0);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--start-at", "0"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--start-at", "9223372036854775808"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--start-at", "1s"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--convert-csv", "in.csv", "--timeline", "o", "--start-at", "5"), -EINVAL);
+        /* In the past by at most a second: accepted (the run starts late); further: refused. */
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--start-at", "5000000000"), 0);
+        assert_int_equal(options_check_start_at(&o, 5 * NSEC_PER_SEC), 0);
+        assert_int_equal(options_check_start_at(&o, 6 * NSEC_PER_SEC), 0);
+        assert_int_equal(options_check_start_at(&o, 6 * NSEC_PER_SEC + 1), -ERANGE);
+        assert_int_equal(options_check_start_at(&o, 1), 0);
+        o.start_at_ns = 0;
+        assert_int_equal(options_check_start_at(&o, INT64_MAX), 0);
+}
+
 static void test_urls(void **state) {
         struct url u;
         assert_int_equal(url_parse("http://127.0.0.1:9080/work?cpu_us=200&alloc_kb=64", &u), 0);
@@ -216,6 +247,7 @@ int main(void) {
                 cmocka_unit_test(test_durations),   cmocka_unit_test(test_design_example),
                 cmocka_unit_test(test_other_options), cmocka_unit_test(test_bad_options),
                 cmocka_unit_test(test_urls),        cmocka_unit_test(test_request),
+                cmocka_unit_test(test_start_at_phase),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

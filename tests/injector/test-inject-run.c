@@ -299,6 +299,42 @@ static void test_poisson(void **state) {
         server_stop(&srv);
 }
 
+/* --start-at in the future: the schedule (and the header's start) begins at that instant, not
+ * when the injector started; --phase shifts every uniform arrival by the same amount. */
+static void test_start_at_phase(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t launched = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+        int64_t start_at = launched + 3000000000LL, phase = 123456;
+        char at[32], ph[32];
+        snprintf(at, sizeof at, "%lld", (long long) start_at);
+        snprintf(ph, sizeof ph, "%lld", (long long) phase);
+        run_ok(&r, (const char *[]){ "--rate", "1000", "--warmup", "200ms", "--duration", "500ms",
+                                     "--start-at", at, "--phase", ph, NULL });
+        assert_int_equal(r.t.h.start_ns, start_at);
+        assert_int_equal(r.t.h.measure_start_ns, start_at + 200000000);
+        assert_true(r.t.n > 0);
+        for (size_t i = 0; i < r.t.n; i++)
+                assert_int_equal(r.t.r[i].scheduled_ns, start_at + phase + (int64_t) i * 1000000);
+        /* Nothing was sent before its time, so nothing before start_at. */
+        assert_true(r.t.r[0].submit_ns >= start_at + phase);
+        run_done(&r);
+
+        /* More than a second in the past: a usage error, before anything is sent. */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(at, sizeof at, "%lld", (long long) ts.tv_sec * 1000000000 + ts.tv_nsec - 2000000000LL);
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%u/", srv.port);
+        int status = inject_run((const char *[]){ "--url", url, "--rate", "10", "--duration", "1", "--start-at", at, NULL }, 10000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 2);
+        server_stop(&srv);
+}
+
 /* Above 10000/s a loop wakes once per --batch interval and sends all that is due: never a
  * request before its time, and every one of the schedule's requests is in the file. */
 static void test_high_rate(void **state) {
@@ -683,6 +719,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_refused, test_cleanup),        cmocka_unit_test_teardown(test_reset, test_cleanup),
                 cmocka_unit_test_teardown(test_http_errors, test_cleanup),    cmocka_unit_test_teardown(test_sigterm, test_cleanup),
                 cmocka_unit_test_teardown(test_poisson, test_cleanup),
+                cmocka_unit_test_teardown(test_start_at_phase, test_cleanup),
                 cmocka_unit_test_teardown(test_high_rate, test_cleanup),
                 cmocka_unit_test_teardown(test_calibration, test_cleanup),
                 cmocka_unit_test_teardown(test_late_server, test_cleanup),

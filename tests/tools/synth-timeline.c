@@ -1,8 +1,10 @@
 /* synth-timeline.c: writes a synthetic per-request timeline (timeline-format.h) as an external
  * injector would: N requests at RATE/s starting now, the first WARMUP of them flagged warmup,
  * latencies from a fixed pseudo-random sequence with a heavy tail, a few transport errors.
- * For tests of ingest, metrics, paging and streaming without running a real load.
- *   synth-timeline OUT N RATE WARMUP */
+ * For tests of ingest, metrics, paging and streaming without running a real load; with
+ * "ordered" the records are in scheduled order, as slicelab-inject writes them (the merge of
+ * load hosts' timelines takes them so).
+ *   synth-timeline OUT N RATE WARMUP [ordered] */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +19,11 @@ static uint64_t next(uint64_t *s) {
 }
 
 int main(int argc, char **argv) {
-        if (argc != 5) {
-                fprintf(stderr, "usage: synth-timeline OUT N RATE WARMUP\n");
+        if (argc != 5 && !(argc == 6 && strcmp(argv[5], "ordered") == 0)) {
+                fprintf(stderr, "usage: synth-timeline OUT N RATE WARMUP [ordered]\n");
                 return 2;
         }
+        bool ordered = argc == 6;
         size_t n = strtoull(argv[2], NULL, 10), warmup = strtoull(argv[4], NULL, 10);
         double rate = strtod(argv[3], NULL);
         struct timespec ts;
@@ -43,7 +46,7 @@ int main(int argc, char **argv) {
                         uint64_t u = next(&seed) % 1000;
                         int64_t lat = 100000 + (int64_t) (next(&seed) % 400000) + (u >= 990 ? (int64_t) (u - 989) * 5000000 : 0);
                         bool err = next(&seed) % 5000 == 0;
-                        block[m - 1 - i] = (struct timeline_record){
+                        block[ordered ? i : m - 1 - i] = (struct timeline_record){
                                 .scheduled_ns = sched, .submit_ns = sched + lag, .done_ns = sched + lag + lat,
                                 .status = err ? 0 : 200, .error = err ? TIMELINE_ERR_TIMEOUT : 0, .bytes = 120,
                                 .conn = (uint32_t) (k % 32), .flags = k < warmup ? TIMELINE_WARMUP : 0,

@@ -54,6 +54,15 @@ check_eq "its runs succeed" "succeeded succeeded succeeded succeeded" \
 api GET "/v1/runs/$RUN/gc"
 check_match "the run has GC pauses during its load" '^[1-9]' "$(jq '[.events[] | select(.kind == "pause")] | length' <<<"$BODY")"
 
+# A benchmark held to a hundredth of a CPU (1 ms per 100 ms period): throttled whenever it runs
+# more than that in a period, even on a busy host; for the dashboard's % chart.
+post_experiment "{\"name\":\"spin at 1% of a CPU\",\"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"2\"]},
+  \"cells\":[{\"name\":\"hundredth\",\"cpus\":\"0\",\"cpu_quota\":0.01}]}"
+SPIN_EXP=$EXP_ID
+wait_for 120 experiment_finished "$SPIN_EXP" || not_finished "$SPIN_EXP"
+check_match "the benchmark at a hundredth of a CPU was throttled" '^[1-9]' \
+        "$(curl -s "$DAEMON_URL/v1/runs/$(first_run "$SPIN_EXP")" | jq .metrics.cgroup.nr_throttled)"
+
 # --- buckets ------------------------------------------------------------------------------
 curl -s "$DAEMON_URL/v1/runs/$RUN" >"$TEST_TMP/run.json"
 START=$(jq -r .metrics.measure_start_ns "$TEST_TMP/run.json")
@@ -145,7 +154,7 @@ QUEUED_EXP=$EXP_ID
 wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
-        URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER \
+        URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER SPIN_EXP=$SPIN_EXP \
                 WRITE_TOKEN=$DAEMON_TOKEN SHOTS=${UI_SHOTS:-} \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output

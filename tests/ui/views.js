@@ -2,13 +2,13 @@
 // playwright-core) against a real daemon with real finished runs. Called by ui.sh with the
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
-//   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP WRITE_TOKEN node views.js
+//   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN node views.js
 // QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
 'use strict';
 const { chromium } = require('playwright-core');
 
 const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env.GC_RUN, QUEUED_EXP = process.env.QUEUED_EXP;
-const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN;
+const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -111,16 +111,28 @@ async function experimentView(browser) {
   await v.page.waitForSelector('#metric-charts canvas[data-drawn]');
   const charts = await v.page.$$eval('#metric-charts canvas', cs => cs.map(c => Number(c.dataset.points)));
   ok(charts.length >= 4 && charts.every(n => n === 2), 'experiment: a chart per metric with a bar per cell', charts.join(','));
-  await v.page.selectOption('#baseline', '1cpu');
-  let ratios = '';
-  try {
-    await v.page.waitForFunction(() => /\(baseline\)/.test(document.querySelector('#report tbody').textContent), null, { timeout: 10000 });
-    ratios = await v.page.$$eval('#report tbody tr:nth-child(2) .ci', es => es.map(e => e.textContent).join(' '));
-  } catch (e) { ratios = e.message; }
-  ok(/×[0-9]/.test(ratios), 'experiment: a baseline chosen on the page gives the other cells ratios to it', ratios);
   const runs = await v.page.$$eval('#runs a', as => as.map(a => a.getAttribute('href')));
   ok(runs.length === 4 && runs.every(h => h.startsWith('#/runs/')), 'experiment: its runs link to their views', runs.join(' '));
   clean(v, 'experiment');
+  await v.context.close();
+}
+
+// A benchmark held to a hundredth of a CPU: its throttled periods are a share of its CFS periods, and
+// the chart and the cells' table say it in %.
+async function throttledView(browser) {
+  const v = await loadView(browser, `#/experiments/${SPIN_EXP}`, '#metric-charts canvas[data-drawn]', 'throttled');
+  const throttled = await v.page.evaluate(() => {
+    const c = [...document.querySelectorAll('#metric-charts canvas')].find(x => /^Throttled periods \(%\)/.test(x.getAttribute('aria-label')));
+    return c ? Chart.getChart(c).scales.y.ticks.map(t => t.label) : null;
+  });
+  ok(throttled && throttled.length > 1 && throttled.every(l => /^[0-9.,]+%$/.test(l)),
+    'experiment: the throttled periods chart is a percentage and its axis says %', throttled && throttled.join(' '));
+  const share = await v.page.$$eval('#report thead th', ths => {
+    const i = ths.findIndex(th => th.textContent === 'Throttled periods (%)');
+    return i < 0 ? null : document.querySelector('#report tbody tr').children[i].firstChild.textContent;
+  });
+  ok(/^[1-9][0-9.,]*%$/.test(share), 'experiment: so does its column of the cells\' table', share);
+  clean(v, 'throttled');
   await v.context.close();
 }
 
@@ -140,6 +152,21 @@ async function runView(browser, viewport, label) {
   ok(bucketsCount > 0 && Number(d.points) === bucketsCount && Number(d.buckets) === bucketsCount,
     `run${label}: the chart drew as many buckets as the endpoint returned`, `endpoint ${bucketsCount}, drawn ${d.points}`);
   ok(Number(d.gcBands) > 0, `run${label}: GC bands are drawn where the run has GC events`, `bands ${d.gcBands}`);
+  // Every label of the latency axis fits in the axis's fixed width (the widest, "10,000,000.0",
+  // was cut off at the left) and below the top edge, and carries its unit.
+  const axis = await v.page.evaluate(() => {
+    const ch = Chart.getChart(document.getElementById('latency-chart')), y = ch.scales.y;
+    const font = Chart.helpers.toFont(y.options.ticks.font);
+    const labels = y.ticks.map(t => t.label).filter(Boolean);
+    ch.ctx.save();
+    ch.ctx.font = font.string;
+    const widest = Math.max(...labels.map(l => ch.ctx.measureText(l).width));
+    ch.ctx.restore();
+    const room = y.width - y.options.ticks.padding - (y.options.grid.drawTicks ? y.options.grid.tickLength : 0);
+    return { labels, widest, room, top: ch.chartArea.top, half: font.lineHeight / 2 };
+  });
+  ok(axis.labels.length > 1 && axis.widest <= axis.room && axis.top >= axis.half && axis.labels.every(l => /[0-9] (µs|ms|s)$/.test(l)),
+    `run${label}: the latency axis's labels fit beside it, whole, with their unit`, JSON.stringify(axis));
   const warnings = await v.page.$$eval('#warnings li', ls => ls.length);
   ok(warnings > 0, `run${label}: the run's warnings are listed`);
   if (!label) {
@@ -209,6 +236,7 @@ async function tokenFlow(browser) {
     if (QUEUED_EXP) await queuedToRunning(browser);
     await experimentsView(browser);
     await experimentView(browser);
+    await throttledView(browser);
     await runView(browser, { width: 1280, height: 800 }, '');
     await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
     await compareView(browser);

@@ -1,0 +1,20 @@
+/* definition-peer-load.h: the `load` object of POST /v1/loads (issue 25), a load this daemon runs
+ * for another host's experiment. It is a definition's load, validated by the definition's own
+ * code (so its rules and messages, "load.rate", "load.target", are the same), with what a peer
+ * does not take refused: an external command, a capacity search, load.cpus (the request's cpus
+ * say where it runs) and load.hosts. */
+#pragma once
+
+#include <cjson/cJSON.h>
+
+#include "basic/error.h"
+#include "basic/host-limits.h"
+#include "definition/definition.h"
+
+/* The strict RFC 8259 check definition_parse() applies before cJSON sees a body. */
+int definition_json_check(const char *body, size_t len, struct error *err);
+
+/* load validated as the load of a one-cell definition; *ret owns it (its canonical JSON is what
+ * a load stores). Errors as definition_parse()'s, fields "load...." */
+int definition_parse_peer_load(const cJSON *load, const struct host_limits *host, struct definition **ret,
+                               struct error *err);
