@@ -53,6 +53,8 @@ daemon_save RESULTS
 check_match "it says it runs nothing" 'results only' "$(grep 'listening on' "$TEST_TMP/daemon.log" | tail -1)"
 post_experiment '{"name":"x","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}'
 check_eq "a results-only daemon refuses experiments" "403 results_only" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
+api_auth POST /v1/loads -H 'Content-Type: application/json' --data '{}'
+check_eq "and peer loads" "403 results_only" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
 
 import() { # import FILE [CONTENT_TYPE]: POST /v1/imports
         api_auth POST /v1/imports -H "Content-Type: ${2:-application/vnd.slicelab.bundle}" --data-binary "@$1"
