@@ -8,20 +8,11 @@
 #include <string.h>
 
 #include "api/cell-stats.h"
+#include "api/differences.h"
 #include "api/handlers.h"
 #include "basic/id.h"
 #include "basic/json-util.h"
 #include "storage/experiments.h"
-
-#define FIELD_MAX 256
-
-/* Definition fields that say what an experiment is called or checked, not what it measured. */
-static const char *const not_compared[] = { "name", "labels", "checks", "iterations", "order", "seed", "cells" };
-
-/* The host facts that change what a run measures (paths into GET /v1/host's shape). */
-static const char *const host_facts[] = { "cpu_model",         "cpu_count",    "cpus_online",
-                                          "kernel.release",    "thp.enabled",  "topology.smt.active",
-                                          "memory.total_bytes", "java.version", "cpufreq.boost" };
 
 struct side {
         const char *param;              /* "a" or "b" */
@@ -78,16 +69,6 @@ static bool has_cell(const struct side *s, const char *name) {
         return false;
 }
 
-static const cJSON *cell_definition(const struct side *s, const char *name) {
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(s->definition, "cells")) {
-                const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "name"));
-                if (n && strcmp(n, name) == 0)
-                        return c;
-        }
-        return NULL;
-}
-
 /* The (a, b) cell pairs: the named ones (a cell named on one side only is looked for by the same
  * name on the other), else every cell of a that b has too. */
 static int pair_cells(const struct side *a, const struct side *b, cJSON *pairs, struct error *err) {
@@ -118,77 +99,6 @@ static int pair_cells(const struct side *a, const struct side *b, cJSON *pairs, 
                 return error_set(err, 400, "invalid_parameter", "b",
                                  "experiments %s and %s have no cell name in common: name the cells (EXP:CELL)", a->id, b->id);
         return 0;
-}
-
-static bool skipped(const char *key) {
-        for (size_t i = 0; i < ELEMENTSOF(not_compared); i++)
-                if (strcmp(key, not_compared[i]) == 0)
-                        return true;
-        return false;
-}
-
-static void add_difference(cJSON *out, const char *source, const char *field, const cJSON *a, const cJSON *b) {
-        cJSON *d = cJSON_CreateObject();
-        cJSON_AddStringToObject(d, "source", source);
-        cJSON_AddStringToObject(d, "field", field);
-        cJSON_AddItemToObject(d, "a", a ? cJSON_Duplicate(a, true) : cJSON_CreateNull());
-        cJSON_AddItemToObject(d, "b", b ? cJSON_Duplicate(b, true) : cJSON_CreateNull());
-        cJSON_AddItemToArray(out, d);
-}
-
-/* Leaf by leaf: objects by key (either side's), everything else as a whole. */
-static void diff(const char *source, const char *path, const cJSON *a, const cJSON *b, bool top, cJSON *out) {
-        if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
-                const cJSON *sides[] = { a, b }, *c;
-                for (size_t i = 0; i < 2; i++)
-                        cJSON_ArrayForEach(c, sides[i]) {
-                                if ((top && skipped(c->string)) || (i == 1 && cJSON_HasObjectItem(a, c->string)))
-                                        continue;
-                                char p[FIELD_MAX];
-                                snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", c->string);
-                                diff(source, p, cJSON_GetObjectItemCaseSensitive(a, c->string),
-                                     cJSON_GetObjectItemCaseSensitive(b, c->string), false, out);
-                        }
-                return;
-        }
-        if (!a || !b || !cJSON_Compare(a, b, true))
-                add_difference(out, source, path, a, b);
-}
-
-/* A value at a dotted path ("kernel.release"), or NULL. */
-static const cJSON *at_path(const cJSON *o, const char *path) {
-        char buf[FIELD_MAX];
-        snprintf(buf, sizeof buf, "%s", path);
-        char *save = NULL;
-        for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
-                o = cJSON_GetObjectItemCaseSensitive(o, k);
-        return o;
-}
-
-static void diff_hosts(const struct side *a, const struct side *b, cJSON *out, cJSON *warnings) {
-        if (!a->host || !b->host) {
-                json_append_printf(warnings, "no host facts recorded for experiment %s: the hosts could not be compared",
-                                   a->host ? b->id : a->id);
-                return;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(host_facts); i++) {
-                const cJSON *x = at_path(a->host, host_facts[i]), *y = at_path(b->host, host_facts[i]);
-                if ((x || y) && (!x || !y || !cJSON_Compare(x, y, true)))
-                        add_difference(out, "host", host_facts[i], x, y);
-        }
-}
-
-static void warn_differences(const cJSON *differences, cJSON *warnings) {
-        const cJSON *d;
-        cJSON_ArrayForEach(d, differences) {
-                _cleanup_free_ char *x = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "a"));
-                _cleanup_free_ char *y = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "b"));
-                const char *source = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "source"));
-                json_append_printf(warnings, "%s %s differs: %.80s in a, %.80s in b",
-                                   strcmp(source, "host") == 0 ? "host fact" : "definition field",
-                                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "field")), x ? x : "?",
-                                   y ? y : "?");
-        }
 }
 
 /* Per metric both sides and the ratio b/a. */
@@ -254,26 +164,18 @@ enum MHD_Result api_get_compare(struct api_request *req) {
         cJSON *cells = cJSON_AddArrayToObject(body, "cells");
         cJSON *differences = cJSON_AddArrayToObject(body, "differences");
         cJSON *warnings = cJSON_CreateArray();
-        diff("definition", "", a.definition, b.definition, true, differences);
+        differences_definitions(a.definition, b.definition, differences);
         const cJSON *p;
         cJSON_ArrayForEach(p, pairs) {
                 const char *ca = cJSON_GetStringValue(cJSON_GetArrayItem(p, 0));
                 const char *cb = cJSON_GetStringValue(cJSON_GetArrayItem(p, 1));
                 cJSON_AddItemToArray(cells, compare_cells(&a, &b, ca, cb));
-                _cleanup_json_ cJSON *da = cJSON_Duplicate(cell_definition(&a, ca), true);
-                _cleanup_json_ cJSON *db = cJSON_Duplicate(cell_definition(&b, cb), true);
-                cJSON_DeleteItemFromObjectCaseSensitive(da, "name");
-                cJSON_DeleteItemFromObjectCaseSensitive(db, "name");
-                /* each side's own cell: cells[A], or cells[A|B] when they are named apart */
-                char path[FIELD_MAX];
-                if (strcmp(ca, cb) == 0)
-                        snprintf(path, sizeof path, "cells[%s]", ca);
-                else
-                        snprintf(path, sizeof path, "cells[%s|%s]", ca, cb);
-                diff("definition", path, da, db, false, differences);
+                differences_cells(a.definition, ca, b.definition, cb, differences);
         }
-        diff_hosts(&a, &b, differences, warnings);
-        warn_differences(differences, warnings);
+        if (!differences_hosts(a.host, b.host, differences))
+                json_append_printf(warnings, "no host facts recorded for experiment %s: the hosts could not be compared",
+                                   a.host ? b.id : a.id);
+        differences_warn(differences, warnings);
         cJSON_AddItemToObject(body, "warnings", warnings);
         side_done(&a);
         side_done(&b);

@@ -277,8 +277,7 @@ static enum MHD_Result label_filter_one(void *userdata, enum MHD_ValueKind kind,
         return MHD_YES;
 }
 
-/* ?label=key=value, repeatable (all must hold): the pairs as JSON for the store, NULL when none. */
-static int label_filter(struct api_request *req, char **ret, struct error *err) {
+int api_label_filter(struct api_request *req, char **ret, struct error *err) {
         _cleanup_json_ cJSON *pairs = cJSON_CreateArray();
         struct label_filter f = { .pairs = pairs, .err = err };
         MHD_get_connection_values(req->connection, MHD_GET_ARGUMENT_KIND, label_filter_one, &f);
@@ -298,7 +297,7 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
                                         status);
         _cleanup_free_ char *labels = NULL;
         if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || api_query_cursor(req, &cursor, &err) < 0 ||
-            label_filter(req, &labels, &err) < 0)
+            api_label_filter(req, &labels, &err) < 0)
                 return api_reply_error(req, &err);
 
         cJSON *items = NULL;

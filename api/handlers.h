@@ -21,6 +21,9 @@ enum MHD_Result api_renew_load(struct api_request *req);
 enum MHD_Result api_get_load_timeline(struct api_request *req);
 enum MHD_Result api_post_experiment(struct api_request *req);
 enum MHD_Result api_list_experiments(struct api_request *req);
+/* ?label=key=value, repeatable (all must hold): the pairs as JSON for the store, NULL when none;
+ * -EINVAL with err (400 naming "label") for a malformed one. For the list and the series. */
+int api_label_filter(struct api_request *req, char **ret, struct error *err);
 enum MHD_Result api_get_experiment(struct api_request *req);
 enum MHD_Result api_delete_experiment(struct api_request *req);
 enum MHD_Result api_get_experiment_runs(struct api_request *req);
@@ -52,6 +55,7 @@ enum MHD_Result api_get_samples(struct api_request *req);
 enum MHD_Result api_get_logs(struct api_request *req);
 enum MHD_Result api_get_metrics(struct api_request *req);
 enum MHD_Result api_get_compare(struct api_request *req);
+enum MHD_Result api_get_series(struct api_request *req);
 enum MHD_Result api_get_steps(struct api_request *req);
 enum MHD_Result api_get_bundle(struct api_request *req);
 /* This host's name, as bundles name their origin. */

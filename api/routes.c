@@ -12,6 +12,7 @@ static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "ph
 static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
+static const char *const series_query[] = { "label", "cell", "metric", "alpha", "min_segment", "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -43,6 +44,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/bundle", api_get_bundle, EXPERIMENT, .lease = true),
         ROUTE("POST", "/v1/imports", api_post_import, .resource = "import", .upload = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
+        ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),
         ROUTE("GET", "/v1/runs/{}/timeline", api_get_timeline, .query = timeline_query, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/timeline/buckets", api_get_buckets, .query = buckets_query, RUN, .lease = true),

@@ -21,14 +21,9 @@ static char *list_path(struct http *h, const struct client_options *o) {
         char *p = strdup("/v1/experiments?limit=500");
         if (!p)
                 abort();
-        for (int i = -1; i < o->n_labels; i++) {
-                const char *v = i == -1 ? o->status : o->labels[i];
-                if (!v)
-                        continue;
-                _cleanup_free_ char *e = http_escape(h, v), *old = p;
-                if (asprintf(&p, "%s&%s=%s", old, i == -1 ? "status" : "label", e) < 0)
-                        abort();
-        }
+        p = http_path_add(h, p, "status", o->status);
+        for (int i = 0; i < o->n_labels; i++)
+                p = http_path_add(h, p, "label", o->labels[i]);
         return p;
 }
 

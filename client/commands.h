@@ -21,6 +21,9 @@ struct client_options {
         const char *output;
         long tail;              /* 0: the whole log */
         double retry_for_s;     /* how long submit and wait keep trying a daemon they cannot reach */
+        const char *cell, *metric; /* series */
+        const char *alpha, *min_segment; /* series: passed to the daemon as given */
+        double threshold_pct;   /* series: a regression beyond this percent exits 3 */
 };
 
 int cmd_submit(struct http *h, const struct client_options *o, const char *file);
@@ -31,6 +34,7 @@ int cmd_runs(struct http *h, const struct client_options *o, const char *id);
 int cmd_list(struct http *h, const struct client_options *o);
 int cmd_report(struct http *h, const struct client_options *o, const char *id);
 int cmd_findings(struct http *h, const struct client_options *o, const char *id);
+int cmd_series(struct http *h, const struct client_options *o);
 int cmd_compare(struct http *h, const struct client_options *o, const char *a, const char *b);
 int cmd_timeline(struct http *h, const struct client_options *o, const char *run);
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream);

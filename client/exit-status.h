@@ -11,6 +11,7 @@ enum {
         EXIT_NOT_SUCCEEDED = 1, /* the experiment failed, was partial or cancelled */
         EXIT_USAGE = 2,
         EXIT_CHECKS = 3,        /* the report's verdict: checks failed */
+        EXIT_REGRESSION = 3,    /* series: the newest level is a regression beyond --threshold */
         EXIT_DAEMON = 4,        /* daemon unreachable, or an HTTP error */
 };
 

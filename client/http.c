@@ -1,5 +1,6 @@
 /* http.c: requests to slicelabd through libcurl (see http.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -316,6 +317,16 @@ char *http_escape(struct http *h, const char *s) {
                 abort();
         curl_free(e);
         return copy;
+}
+
+char *http_path_add(struct http *h, char *path, const char *name, const char *value) {
+        if (!value)
+                return path;
+        _cleanup_free_ char *e = http_escape(h, value), *old = path;
+        char *p;
+        if (asprintf(&p, "%s&%s=%s", old, name, e) < 0)
+                abort();
+        return p;
 }
 
 char *http_path(struct http *h, const char *prefix, const char *id, const char *suffix) {

@@ -64,3 +64,5 @@ char *http_path(struct http *h, const char *prefix, const char *id, const char *
 
 /* curl_easy_escape of s, for query strings; free() the result. */
 char *http_escape(struct http *h, const char *s);
+/* path with "&name=value" (value escaped) appended, path freed; path itself when value is NULL. */
+char *http_path_add(struct http *h, char *path, const char *name, const char *value);

@@ -23,7 +23,8 @@
 enum {
         OPT_JSON = 1 << 0, OPT_WAIT = 1 << 1, OPT_KEY = 1 << 2, OPT_STATUS = 1 << 3,
         OPT_LABEL = 1 << 4, OPT_BASELINE = 1 << 5, OPT_FORMAT = 1 << 6, OPT_OUTPUT = 1 << 7,
-        OPT_TAIL = 1 << 8, OPT_RETRY = 1 << 9,
+        OPT_TAIL = 1 << 8, OPT_RETRY = 1 << 9, OPT_CELL = 1 << 10, OPT_METRIC = 1 << 11, OPT_THRESHOLD = 1 << 12,
+        OPT_ALPHA = 1 << 13, OPT_MIN_SEGMENT = 1 << 14,
 };
 
 struct command {
@@ -46,6 +47,8 @@ static const struct command commands[] = {
         { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
+        { "series", 0, OPT_JSON | OPT_LABEL | OPT_CELL | OPT_METRIC | OPT_THRESHOLD | OPT_ALPHA | OPT_MIN_SEGMENT,
+          "series --cell CELL --metric PATH [--label k=v]... [--threshold PCT] [--alpha A] [--min-segment N]" },
         { "host", 0, OPT_JSON, "host" },
         { "health", 0, OPT_JSON, "health" },
         { "export", 1, OPT_OUTPUT, "export ID [-o FILE]" },
@@ -59,8 +62,8 @@ static void usage(FILE *f) {
         fprintf(f, "URL: http://HOST:PORT, https://HOST:PORT or unix:/PATH (default $SLICELAB_URL, else %s).\n"
                    "--cacert FILE: the CA certificates (PEM) an https:// daemon is verified against\n"
                    "(default $SLICELAB_CACERT, else the system's).\n"
-                   "Exit: 0 succeeded, 1 experiment not succeeded, 2 usage, 3 checks failed,\n"
-                   "4 daemon unreachable or HTTP error. See slicelab(1).\n", DEFAULT_URL);
+                   "Exit: 0 succeeded, 1 experiment not succeeded, 2 usage, 3 checks failed (series:\n"
+                   "a regression), 4 daemon unreachable or HTTP error. See slicelab(1).\n", DEFAULT_URL);
 }
 
 _printf_(1, 2) static int usage_error(const char *fmt, ...) {
@@ -112,7 +115,8 @@ static int parse_number(const char *s, double min, double max, double *ret) {
 static int parse_options(int argc, char **argv, struct client_options *o, const char **url,
                          const char **cacert, unsigned *seen) {
         enum { ARG_URL = 0x100, ARG_CACERT, ARG_WAIT, ARG_KEY, ARG_STATUS, ARG_LABEL, ARG_BASELINE, ARG_CSV,
-               ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION };
+               ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION, ARG_CELL, ARG_METRIC, ARG_THRESHOLD, ARG_ALPHA,
+               ARG_MIN_SEGMENT };
         static const struct option longopts[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -129,6 +133,11 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                 { "output", required_argument, NULL, 'o' },
                 { "tail", required_argument, NULL, ARG_TAIL },
                 { "retry-for", required_argument, NULL, ARG_RETRY },
+                { "cell", required_argument, NULL, ARG_CELL },
+                { "metric", required_argument, NULL, ARG_METRIC },
+                { "threshold", required_argument, NULL, ARG_THRESHOLD },
+                { "alpha", required_argument, NULL, ARG_ALPHA },
+                { "min-segment", required_argument, NULL, ARG_MIN_SEGMENT },
                 { NULL, 0, NULL, 0 }
         };
         int c;
@@ -180,6 +189,17 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                         o->retry_for_s = v;
                         *seen |= OPT_RETRY;
                         break;
+                case ARG_CELL: o->cell = optarg; *seen |= OPT_CELL; break;
+                case ARG_METRIC: o->metric = optarg; *seen |= OPT_METRIC; break;
+                case ARG_THRESHOLD:
+                        if (parse_number(optarg, 0, 1000, &v) < 0)
+                                return usage_error("--threshold wants a percent from 0 to 1000, got '%s'", optarg);
+                        o->threshold_pct = v;
+                        *seen |= OPT_THRESHOLD;
+                        break;
+                /* The daemon checks these and names what is wrong with them. */
+                case ARG_ALPHA: o->alpha = optarg; *seen |= OPT_ALPHA; break;
+                case ARG_MIN_SEGMENT: o->min_segment = optarg; *seen |= OPT_MIN_SEGMENT; break;
                 default:
                         fprintf(stderr, "Try 'slicelab --help'.\n");
                         return EXIT_USAGE;
@@ -202,23 +222,19 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "logs")) return cmd_logs(h, o, a[0], a[1]);
         if (!strcmp(n, "cancel")) return cmd_cancel(h, o, a[0]);
         if (!strcmp(n, "compare")) return cmd_compare(h, o, a[0], a[1]);
+        if (!strcmp(n, "series")) return cmd_series(h, o);
         if (!strcmp(n, "host")) return cmd_host(h, o);
         if (!strcmp(n, "export")) return cmd_export(h, o, a[0]);
         if (!strcmp(n, "import")) return cmd_import(h, o, a[0]);
         return cmd_health(h, o);
 }
 
-int main(int argc, char **argv) {
-        struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
-        const char *url = getenv("SLICELAB_URL"), *cacert = getenv("SLICELAB_CACERT");
+/* The command named at argv[optind], checked against what was given, run. */
+static int run(const struct client_options *o, const char *url, const char *cacert, unsigned seen, int argc,
+               char **argv) {
         _cleanup_free_ char *token = NULL;
-        unsigned seen = 0;
         struct http h;
-        int k;
 
-        json_setup();
-        if ((k = parse_options(argc, argv, &o, &url, &cacert, &seen)) != 0)
-                return k;
         if (optind >= argc)
                 return usage_error("%s", "a command is needed");
         const struct command *cmd = find_command(argv[optind]);
@@ -228,6 +244,8 @@ int main(int argc, char **argv) {
                 return usage_error("usage: slicelab %s", cmd->usage);
         if (seen & ~cmd->allowed)
                 return usage_error("an option given does not apply to %s", cmd->name);
+        if (!strcmp(cmd->name, "series") && (!o->cell || !o->metric))
+                return usage_error("series needs --cell CELL and --metric PATH");
         if (!strcmp(cmd->name, "logs") && strcmp(argv[optind + 2], "sut") && strcmp(argv[optind + 2], "load"))
                 return usage_error("logs: the stream is sut or load, got '%s'", argv[optind + 2]);
 
@@ -243,9 +261,22 @@ int main(int argc, char **argv) {
                 return usage_error("--url wants http://HOST:PORT, https://HOST:PORT, HOST:PORT or unix:/PATH, got '%s'",
                                    url);
         }
-        k = dispatch(&h, &o, cmd, argv + optind + 1);
+        int k = dispatch(&h, o, cmd, argv + optind + 1);
         http_close(&h);
         curl_global_cleanup();
+        return k;
+}
+
+int main(int argc, char **argv) {
+        struct client_options o = { .retry_for_s = DEFAULT_RETRY_FOR_S };
+        const char *url = getenv("SLICELAB_URL"), *cacert = getenv("SLICELAB_CACERT");
+        unsigned seen = 0;
+
+        json_setup();
+        int k = parse_options(argc, argv, &o, &url, &cacert, &seen);
+        if (k == 0)
+                k = run(&o, url, cacert, seen, argc, argv);
+        /* Every way out, usage errors included, so that a sanitizer sees no leak. */
         free(o.labels);
         return k;
 }

@@ -218,6 +218,13 @@ static int add_progress(struct db_conn *c, const char *id, cJSON *o) {
         "   WHERE r.experiment_id = experiments.id AND ev.state = 'preparing')," \
         " coalesce(json_extract(definition, '$.labels'), '{}')"
 
+/* SQL: every [key, value] of the JSON array bound at `param` is among the labels of the
+ * definition of `table` (NULL binds: any labels). */
+#define LABELS_INCLUDE(param, table)                                                                      \
+        "NOT EXISTS (SELECT 1 FROM json_each(" param ") f WHERE NOT EXISTS ("                              \
+        "   SELECT 1 FROM json_each(" table ".definition, '$.labels') l"                                   \
+        "    WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+
 /* One row of EXPERIMENT_COLUMNS as the API's experiment object: the full one (with the
  * definition as stored) or the summary of a list. */
 static cJSON *experiment_from_row(sqlite3_stmt *s, bool full) {
@@ -288,10 +295,7 @@ int experiments_list_json(struct db_conn *c, const char *status, const char *lab
         static const char sql[] =
                 "SELECT " EXPERIMENT_COLUMNS " FROM experiments"
                 " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
-                /* every [key, value] of ?4 is among the definition's labels */
-                "   AND NOT EXISTS (SELECT 1 FROM json_each(?4) f WHERE NOT EXISTS ("
-                "         SELECT 1 FROM json_each(experiments.definition, '$.labels') l"
-                "          WHERE l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+                "   AND " LABELS_INCLUDE("?4", "experiments")
                 " ORDER BY rowid DESC LIMIT ?3";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, status, &s);
@@ -484,14 +488,20 @@ int experiments_runs_json(struct db_conn *c, const char *id, int64_t from, int64
         return 0;
 }
 
+/* A report row out of 7 columns from col: cell name and index, run id, iteration, state, reason,
+ * metrics. */
+static void report_row_at(cJSON *o, sqlite3_stmt *s, int col) {
+        row_add_text(o, "cell", s, col);
+        row_add_int(o, "cell_index", s, col + 1);
+        row_add_text(o, "id", s, col + 2);
+        cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, col + 3) + 1);
+        row_add_text(o, "state", s, col + 4);
+        row_add_text(o, "reason", s, col + 5);
+        row_add_json(o, "metrics", s, col + 6);
+}
+
 static void report_row(cJSON *o, sqlite3_stmt *s) {
-        row_add_text(o, "cell", s, 0);
-        row_add_int(o, "cell_index", s, 1);
-        row_add_text(o, "id", s, 2);
-        cJSON_AddNumberToObject(o, "iteration", sqlite3_column_int(s, 3) + 1);
-        row_add_text(o, "state", s, 4);
-        row_add_text(o, "reason", s, 5);
-        row_add_json(o, "metrics", s, 6);
+        report_row_at(o, s, 0);
 }
 
 int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows, cJSON **ret_cells, char ret_status[EXPERIMENT_STATUS_SIZE]) {
@@ -521,6 +531,58 @@ int experiments_report_rows(struct db_conn *c, const char *id, cJSON **ret_rows,
         *ret_rows = TAKE_PTR(rows);
         *ret_cells = TAKE_PTR(cells);
         memcpy(ret_status, status, sizeof status);
+        return 0;
+}
+
+int experiments_series_json(struct db_conn *c, const char *labels_json, const char *cell, int64_t limit, cJSON **ret,
+                            bool *ret_truncated) {
+        /* The newest limit + 1 (one more tells whether older ones were left out), then their runs
+         * of the cell, oldest experiment first. */
+        static const char sql[] =
+                "WITH chosen AS ("
+                "  SELECT e.rowid AS rid, e.id, e.name, e.status, e.created_wall_ns, e.finished_wall_ns, c.idx"
+                "    FROM experiments e JOIN cells c ON c.experiment_id = e.id AND c.name = ?1"
+                "   WHERE e.status IN ('succeeded','partial','failed','cancelled')"
+                "     AND " LABELS_INCLUDE("?2", "e")
+                "   ORDER BY e.created_wall_ns DESC, e.rowid DESC LIMIT ?3)"
+                " SELECT ch.id, ch.name, ch.status, ch.created_wall_ns, ch.finished_wall_ns,"
+                "        ?1, ch.idx, r.id, r.iteration, r.state, r.reason, r.metrics"
+                "   FROM chosen ch LEFT JOIN runs r ON r.experiment_id = ch.id AND r.cell_idx = ch.idx"
+                "  ORDER BY ch.created_wall_ns, ch.rid, r.iteration";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, cell, &s);
+        if (r < 0)
+                return r;
+        if ((r = db_bind_text(s, 2, labels_json)) < 0)
+                return r;
+        sqlite3_bind_int64(s, 3, limit + 1);
+        _cleanup_json_ cJSON *list = cJSON_CreateArray();
+        cJSON *current = NULL;
+        while ((r = db_step(s)) > 0) {
+                const char *id = (const char *) sqlite3_column_text(s, 0);
+                if (!current || strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(current, "id")), id) != 0) {
+                        current = cJSON_CreateObject();
+                        cJSON_AddItemToArray(list, current);
+                        row_add_text(current, "id", s, 0);
+                        row_add_text(current, "name", s, 1);
+                        row_add_text(current, "status", s, 2);
+                        row_add_time(current, "created_at", s, 3);
+                        row_add_time(current, "finished_at", s, 4);
+                        cJSON_AddArrayToObject(current, "rows");
+                }
+                if (sqlite3_column_type(s, 7) == SQLITE_NULL)
+                        continue;
+                cJSON *row = cJSON_CreateObject();
+                report_row_at(row, s, 5);
+                cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(current, "rows"), row);
+        }
+        if (r < 0)
+                return r;
+        bool truncated = cJSON_GetArraySize(list) > limit;
+        if (truncated)
+                cJSON_DeleteItemFromArray(list, 0);
+        *ret = TAKE_PTR(list);
+        *ret_truncated = truncated;
         return 0;
 }
 

@@ -1,5 +1,5 @@
 /* app.js: slicelab's dashboard. Read-only views over the REST API, one hash route each
- * (#/, #/experiments/ID, #/runs/ID, #/compare?a=..&b=..). Every string from the API goes into
+ * (#/, #/experiments/ID, #/runs/ID, #/compare?a=..&b=.., #/series?label=..&cell=..&metric=..). Every string from the API goes into
  * the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
  * nothing; the token, when reads need it, is asked once and kept in sessionStorage. */
 'use strict';
@@ -706,6 +706,105 @@ async function viewCompare(params) {
   view.append(el('p', { class: 'legend-note', text: '* = the 95% interval of the ratio excludes 1' }));
 }
 
+/* ---- view: series ------------------------------------------------------------------------ */
+
+/* Dashed vertical lines between the two experiments of each change point. */
+const changeLinePlugin = {
+  id: 'changeLines',
+  afterDatasetsDraw(chart, args, opts) {
+    if (!opts.points) return;
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    ctx.save();
+    ctx.strokeStyle = '#b3261e';
+    ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    for (const cp of opts.points) {
+      const px = (x.getPixelForValue(cp.before.index) + x.getPixelForValue(cp.after.index)) / 2;
+      ctx.beginPath();
+      ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom);
+      ctx.stroke();
+    }
+    ctx.restore();
+  },
+};
+
+function seriesForm(params) {
+  const input = (id, name, placeholder, required) => el('input', { id, name, value: params.get(name) || '', placeholder, required });
+  const labels = el('input', { id: 'ser-label', name: 'label', value: params.getAll('label').join(' '), placeholder: 'app=shop (space-separated)' });
+  const cell = input('ser-cell', 'cell', 'CELL', true), metric = input('ser-metric', 'metric', 'latency_us.scheduled.p99', true);
+  const alpha = input('ser-alpha', 'alpha', '0.01'), minSegment = input('ser-min-segment', 'min_segment', '4');
+  const form = el('form', { class: 'controls' },
+    el('label', { for: 'ser-label', text: 'Labels' }), labels, el('label', { for: 'ser-cell', text: 'Cell' }), cell,
+    el('label', { for: 'ser-metric', text: 'Metric' }), metric, el('label', { for: 'ser-alpha', text: 'alpha' }), alpha,
+    el('label', { for: 'ser-min-segment', text: 'min segment' }), minSegment, el('button', { type: 'submit', text: 'Show' }));
+  form.addEventListener('submit', ev => {
+    ev.preventDefault();
+    const q = new URLSearchParams();
+    for (const l of labels.value.split(/\s+/).filter(Boolean)) q.append('label', l);
+    for (const [k, i] of [['cell', cell], ['metric', metric], ['alpha', alpha], ['min_segment', minSegment]])
+      if (i.value.trim()) q.set(k, i.value.trim());
+    location.hash = '#/series?' + q.toString();
+  });
+  return form;
+}
+
+function seriesChart(s, holder) {
+  const pts = s.experiments;
+  const canvas = el('canvas', { id: 'series-chart', role: 'img', 'aria-label': `${s.metric} of cell ${s.cell} per experiment, with 95% intervals; change points dashed` });
+  holder.append(el('div', { class: 'panel' }, el('div', { class: 'chart-box metric' }, canvas)));
+  const lows = pts.filter(p => p.value !== null).map(p => p.ci95 ? p.ci95.low : p.value);
+  const highs = pts.filter(p => p.value !== null).map(p => p.ci95 ? p.ci95.high : p.value);
+  newChart(canvas, {
+    type: 'line',
+    data: { labels: pts.map(p => `#${p.index}`), datasets: [{ label: s.metric, data: pts.map(p => p.value), borderColor: '#1f5fbf', backgroundColor: '#1f5fbf', spanGaps: true, pointRadius: 3 }] },
+    options: {
+      animation: false, maintainAspectRatio: false,
+      onClick: (ev, items) => { if (items.length) location.hash = '#/experiments/' + encodeURIComponent(pts[items[0].index].id); },
+      plugins: { legend: { display: false }, whiskers: { intervals: pts.map(p => p.ci95) }, changeLines: { points: s.change_points },
+        tooltip: { callbacks: { afterLabel: i => { const p = pts[i.dataIndex]; return `${p.id} ${fmtTime(p.created_at)}` + (p.ci95 ? `\n95%: [${fmt(p.ci95.low)}, ${fmt(p.ci95.high)}]` : ''); } } } },
+      scales: { y: { suggestedMin: Math.min(...lows), suggestedMax: Math.max(...highs) } },
+    },
+    plugins: [whiskerPlugin, changeLinePlugin, countPlugin],
+  });
+}
+
+function changePointsTable(s) {
+  const pct = v => v === null || v === undefined ? '–' : (v >= 0 ? '+' : '') + fmt(v * 100, 1) + '%';
+  const text = v => typeof v === 'string' ? v : JSON.stringify(v);
+  const rows = s.change_points.map(cp => {
+    const why = cp.why.differences.map(d => `${d.source} ${d.field}: ${text(d.a)} → ${text(d.b)}`)
+      .concat(cp.why.findings.before_only.map(f => `only before: ${f.kind}: ${f.claim}`))
+      .concat(cp.why.findings.after_only.map(f => `only after: ${f.kind}: ${f.claim}`));
+    const compare = `#/compare?a=${encodeURIComponent(cp.before.experiment_id + ':' + s.cell)}&b=${encodeURIComponent(cp.after.experiment_id + ':' + s.cell)}`;
+    return el('tr', { class: 'change-point' },
+      el('td', {}, el('a', { href: compare, class: 'cp-compare', text: `#${cp.before.index} → #${cp.after.index}` })),
+      el('td', { class: 'num', text: pct(cp.shift) + (cp.shift_ci95 ? ` [${pct(cp.shift_ci95.low)}, ${pct(cp.shift_ci95.high)}]` : '') }),
+      el('td', { class: 'num', text: fmt(cp.p_value, 3) }),
+      el('td', {}, why.length ? el('ul', {}, why.map(w => el('li', { text: w }))) : 'no definition field, host fact or finding differs'));
+  });
+  return table(['Between (compare)', { label: 'Shift (95% CI)', num: true }, { label: 'p', num: true }, 'Why: what differs'], rows);
+}
+
+async function viewSeries(params) {
+  view.append(el('h1', { text: 'Series' }));
+  view.append(seriesForm(params));
+  if (!params.get('cell') || !params.get('metric')) return;
+  const s = (await api('/v1/series?' + params.toString())).body;
+  const holder = el('div', { id: 'series' });
+  view.append(holder);
+  holder.append(el('p', { class: 'sub', text: `${s.metric} of cell ${s.cell} over ${s.experiments.length} experiments` +
+    (s.worse_when ? ` (worse when ${s.worse_when})` : '') + `; E-Divisive means, alpha ${s.parameters.alpha}, min segment ${s.parameters.min_segment}` +
+    (s.truncated ? '; the newest only' : '') }));
+  seriesChart(s, holder);
+  holder.append(el('h2', { text: s.change_points.length ? 'Change points' : 'No change point' }));
+  if (s.change_points.length) holder.append(changePointsTable(s));
+  holder.append(table(['#', 'Experiment', 'Created', { label: 'Value', num: true }, { label: '95% CI', num: true }],
+    s.experiments.map(p => el('tr', { class: 'series-point' }, el('td', { class: 'num', text: p.index }),
+      el('td', {}, el('a', { href: '#/experiments/' + encodeURIComponent(p.id), class: 'mono', text: p.id })),
+      el('td', { class: 'mono', text: fmtTime(p.created_at) }), el('td', { class: 'num', text: fmt(p.value) }),
+      el('td', { class: 'num', text: p.ci95 ? `[${fmt(p.ci95.low)}, ${fmt(p.ci95.high)}]` : '–' })))));
+}
+
 /* ---- routing ---------------------------------------------------------------------------- */
 
 async function route() {
@@ -721,6 +820,7 @@ async function route() {
     else if (parts[0] === 'experiments' && parts.length === 2) await viewExperiment(parts[1]);
     else if (parts[0] === 'runs' && parts.length === 2) await viewRun(parts[1]);
     else if (parts[0] === 'compare') await viewCompare(new URLSearchParams(query || ''));
+    else if (parts[0] === 'series') await viewSeries(new URLSearchParams(query || ''));
     else view.append(el('p', { class: 'error', text: 'No such page: ' + hash }));
   } catch (e) {
     showError(view, e);

@@ -10,7 +10,8 @@
 # - in Debian's chromium (tests/ui/views.js): each view loads with no console error and no failed
 #   request, the run chart drew as many buckets as the endpoint returned, GC bands where the run
 #   has GC events, the name shows as text and no dialog opens, a queued experiment turns running
-#   in the list without a reload.
+#   in the list without a reload; the series view draws a series with its change point, whose
+#   link opens the two experiments' comparison.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -145,6 +146,15 @@ count_views_output() {
 # An experiment that waits behind another (one run at a time): the list must turn it running.
 # Each holds the machine until it is cancelled: the blocker by views.js once the page has shown
 # the wait, the other here once the page has seen it run. No clock decides what the page sees.
+# --- a series for the series view: a control workload's figure steps from 100 to 150 ---------
+SERIES_LABEL="app=ui-series-$$"
+for ops in 100 101 99 100 150 151 149 150; do
+        post_experiment "{\"name\":\"series-$ops\",\"iterations\":2,\"sut\":{\"command\":[\"/bin/echo\",\"{\\\"ops_per_s\\\": $ops}\"]},
+          \"cells\":[{\"name\":\"B\"}],\"labels\":{\"app\":\"ui-series-$$\"}}"
+        SERIES_LAST=$EXP_ID
+done
+wait_for 120 experiment_finished "$SERIES_LAST" || not_finished "$SERIES_LAST"
+
 post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
   \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
 BLOCKER=$EXP_ID
@@ -155,7 +165,7 @@ wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
         URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER SPIN_EXP=$SPIN_EXP \
-                WRITE_TOKEN=$DAEMON_TOKEN SHOTS=${UI_SHOTS:-} \
+                WRITE_TOKEN=$DAEMON_TOKEN SERIES_LABEL=$SERIES_LABEL SHOTS=${UI_SHOTS:-} \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output
 else

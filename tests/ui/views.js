@@ -9,6 +9,7 @@ const { chromium } = require('playwright-core');
 
 const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env.GC_RUN, QUEUED_EXP = process.env.QUEUED_EXP;
 const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
+const SERIES_LABEL = process.env.SERIES_LABEL;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -203,6 +204,25 @@ async function compareView(browser) {
   await v.context.close();
 }
 
+// Eight experiments whose figure steps from 100 to 150 after the fourth: the chart draws the eight
+// values, the change point is listed between #3 and #4 with its why, and its link opens the
+// comparison of the two experiments' cells, which names the field that differs.
+async function seriesView(browser) {
+  const hash = `#/series?label=${encodeURIComponent(SERIES_LABEL)}&cell=B&metric=ops_per_s&alpha=0.1&min_segment=2`;
+  const v = await loadView(browser, hash, '#series-chart[data-drawn]', 'series');
+  ok(await v.page.$eval('#series-chart', c => c.dataset.points) === '8', 'series: the chart drew the eight experiments');
+  const cps = await v.page.$$eval('tr.change-point', rows => rows.map(r => r.textContent));
+  ok(cps.length === 1 && /#3 → #4/.test(cps[0]) && /\+50/.test(cps[0]), 'series: one change point, between #3 and #4, +50%', cps.join(' | '));
+  ok(/sut\.command/.test(cps[0] || ''), 'series: its why names the definition field that changed', cps.join(' | '));
+  ok(await v.page.$$eval('tr.series-point', rows => rows.length) === 8, 'series: the table lists the eight experiments');
+  await v.page.click('a.cp-compare');
+  await v.page.waitForFunction(() => /^#\/compare\?a=/.test(location.hash) && document.querySelector('#view table'), null, { timeout: 20000 });
+  const text = await v.page.$eval('#view', e => e.textContent);
+  ok(/B \(A\) against B \(B\)/.test(text) && /sut\.command/.test(text), 'series: the change point opens the compare of the two experiments\' cells', text.slice(0, 300));
+  clean(v, 'series');
+  await v.context.close();
+}
+
 // A daemon whose reads need the token: the page asks for it once, keeps it for the tab, and
 // sends it; the static files themselves load without it.
 async function tokenFlow(browser) {
@@ -240,6 +260,7 @@ async function tokenFlow(browser) {
     await runView(browser, { width: 1280, height: 800 }, '');
     await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
     await compareView(browser);
+    if (SERIES_LABEL) await seriesView(browser);
   } catch (e) {
     ok(false, 'the browser tests ran to their end', e.stack);
   } finally {
