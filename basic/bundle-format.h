@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <nettle/sha2.h>
+#include "basic/sha256.h"
 
 #include "basic/error.h"
 

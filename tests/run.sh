@@ -11,7 +11,7 @@ PACKAGES=(
         build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
         libmicrohttpd-dev libcjson-dev libsqlite3-dev sqlite3 libsystemd-dev libcgroup-dev libcmocka-dev
         curl jq openssl openjdk-17-jdk-headless valgrind gdb libjs-chart.js chromium
-        libcurl4-openssl-dev python3 zlib1g-dev nettle-dev libhdrhistogram-java slurm-wlm munge
+        libcurl4-openssl-dev python3 zlib1g-dev libhdrhistogram-java slurm-wlm munge
         qemu-system-x86 linux-image-amd64 busybox-static cpio debootstrap e2fsprogs
         iproute2 util-linux
 )
