@@ -109,6 +109,8 @@ static enum MHD_Result reply_created(struct api_request *req, unsigned status, c
 enum MHD_Result api_post_experiment(struct api_request *req) {
         struct error err = { 0 };
         const char *key = NULL;
+        if (req->config->results_only)
+                return api_reply_results_only(req);
         if (idempotency_key(req, &key, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
@@ -178,9 +180,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         return reply_created(req, existing ? 200 : 201, id);
 }
 
-enum MHD_Result api_get_experiment(struct api_request *req) {
-        const char *id = req->path_params[0];
-        struct db_conn *db = req->lease.conn;
+int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *ret_finished) {
         cJSON *exp = NULL;
         cJSON *rows_raw = NULL, *cells_raw = NULL;
         char status[EXPERIMENT_STATUS_SIZE];
@@ -196,7 +196,7 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw;
         if (r < 0) {
                 cJSON_Delete(exp);
-                return api_reply_errno(req, r, "experiment");
+                return r;
         }
         bool finished = experiment_status_finished(status);
         cJSON *verdict = verdict_json(cJSON_GetObjectItemCaseSensitive(exp, "definition"), rows, finished);
@@ -204,9 +204,25 @@ enum MHD_Result api_get_experiment(struct api_request *req) {
                 cJSON_AddItemToObject(exp, "verdict", verdict);
         else
                 cJSON_AddNullToObject(exp, "verdict");
+        *ret = exp;
+        *ret_finished = finished;
+        return 0;
+}
+
+enum MHD_Result api_get_experiment(struct api_request *req) {
+        cJSON *exp = NULL;
+        bool finished = false;
+        int r = api_experiment_json(req->lease.conn, req->path_params[0], &exp, &finished);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
         return api_reply_json_cached(req, exp, finished);
 }
 
+enum MHD_Result api_reply_results_only(struct api_request *req) {
+        return api_reply_errorf(req, 403, "results_only", NULL,
+                                "this slicelabd runs with --results-only: it stores and serves results (POST /v1/imports) "
+                                "and runs nothing, neither experiments nor peer loads; send them to a daemon that runs them");
+}
 
 bool experiment_status_finished(const char *s) {
         return s && strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+/* 403 results_only: a --results-only daemon runs no experiment and no peer load. */
+enum MHD_Result api_reply_results_only(struct api_request *req);
 /* Finished experiments (succeeded, partial, failed, cancelled) no longer change. */
 bool experiment_status_finished(const char *status);
 
@@ -37,6 +39,12 @@ struct db_conn;
  * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report. */
 int api_findings_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret_list,
                       char ret_baseline[API_CELL_NAME_MAX], char ret_status[EXPERIMENT_STATUS_SIZE]);
+/* GET /v1/experiments/{id}'s body (with the verdict of its checks) and whether it finished;
+ * -ENOENT when there is none. For GET, imports and bundles. */
+int api_experiment_json(struct db_conn *c, const char *id, struct cJSON **ret, bool *ret_finished);
+/* GET /v1/experiments/{id}/report's body against baseline (NULL = none) and whether the
+ * experiment finished; -ENOENT no experiment, -EINVAL no such cell. For the report and bundles. */
+int api_report_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret, bool *ret_finished);
 /* 400: ?baseline= names no cell of the experiment (findings and report). */
 enum MHD_Result api_reply_unknown_baseline(struct api_request *req, const char *baseline);
 enum MHD_Result api_get_timeline(struct api_request *req);
@@ -49,3 +57,7 @@ enum MHD_Result api_get_metrics(struct api_request *req);
 enum MHD_Result api_get_compare(struct api_request *req);
 enum MHD_Result api_get_series(struct api_request *req);
 enum MHD_Result api_get_steps(struct api_request *req);
+enum MHD_Result api_get_bundle(struct api_request *req);
+/* This host's name, as bundles name their origin. */
+void api_host_name(char *buf, size_t size);
+enum MHD_Result api_post_import(struct api_request *req);

@@ -228,6 +228,8 @@ static int check_target(struct api_request *req, const struct definition *d, str
 
 enum MHD_Result api_post_load(struct api_request *req) {
         struct error err = { 0 };
+        if (req->config->results_only)
+                return api_reply_results_only(req);
         if (definition_json_check(req->body, req->body_len, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_json_ cJSON *body = cJSON_ParseWithLength(req->body, req->body_len);

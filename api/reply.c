@@ -158,6 +158,10 @@ void api_wake_loop(struct api_request *req) {
 
 enum MHD_Result api_reply_not_modified_fd(struct api_request *req, int fd, const char *etag) {
         close(fd);
+        return api_reply_not_modified(req, etag);
+}
+
+enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag) {
         struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
         if (!resp)
                 return MHD_NO;

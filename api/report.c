@@ -1,9 +1,10 @@
 /* report.c: GET /v1/experiments/{id}/report[?baseline=CELL]: per cell and metric, n, mean,
- * median, stddev, CoV, min, max and a 95% CI over the succeeded iterations (of the geometric
- * mean for positive metrics, so it never goes negative; the method is named); with a baseline,
- * each cell's ratio to it with a 95% interval (geometric means on the log scale for positive
- * metrics, Fieller's for the others; the bootstrap is too narrow for the handful of iterations
- * experiments have); and the findings (findings/). Runs that did not succeed are listed, never
+ * median, geometric mean, stddev, CoV, min, max and a 95% CI over the succeeded iterations (of
+ * the geometric mean for positive metrics, so it never goes negative; the method and the mean it
+ * belongs to are named); with a baseline, each cell's ratio to it with a 95% interval (geometric
+ * means on the log scale for positive metrics, Fieller's for the others; the bootstrap is too
+ * narrow for the handful of iterations experiments have), marked approximate for few, unequal
+ * iterations; and the findings (findings/). Runs that did not succeed are listed, never
  * averaged in. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -17,9 +18,7 @@
 #include "api/cell-stats.h"
 #include "api/verdict.h"
 
-enum MHD_Result api_get_report(struct api_request *req) {
-        const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
-        struct db_conn *db = req->lease.conn;
+int api_report_json(struct db_conn *db, const char *id, const char *baseline, cJSON **ret, bool *ret_finished) {
         cJSON *rows_raw = NULL, *cells_raw = NULL;
         char status[EXPERIMENT_STATUS_SIZE];
         cJSON *definition_raw = NULL;
@@ -28,16 +27,15 @@ enum MHD_Result api_get_report(struct api_request *req) {
                 r = experiments_definition_json(db, id, &definition_raw);
         _cleanup_json_ cJSON *rows = rows_raw, *cells = cells_raw, *definition = definition_raw;
         if (r < 0)
-                return api_reply_errno(req, r, "experiment");
+                return r;
         /* The findings against the same baseline (or the first cell); an unknown baseline is
          * answered below, as before. */
         cJSON *findings_raw = NULL;
         char findings_base[API_CELL_NAME_MAX], findings_status[EXPERIMENT_STATUS_SIZE];
         r = api_findings_json(db, id, baseline, &findings_raw, findings_base, findings_status);
         if (r < 0 && r != -EINVAL)
-                return api_reply_errno(req, r, "experiment");
+                return r;
         _cleanup_json_ cJSON *findings = findings_raw;
-        db_lease_release(&req->lease);
 
         _cleanup_json_ cJSON *base = NULL;
         if (baseline) {
@@ -47,7 +45,7 @@ enum MHD_Result api_get_report(struct api_request *req) {
                                 base = cell_gather(rows, baseline);
                 }
                 if (!base)
-                        return api_reply_unknown_baseline(req, baseline);
+                        return -EINVAL;
         }
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "experiment_id", id);
@@ -80,5 +78,20 @@ enum MHD_Result api_get_report(struct api_request *req) {
                 cJSON_AddItemToObject(body, "verdict", verdict);
         else
                 cJSON_AddNullToObject(body, "verdict");
-        return api_reply_json_cached(req, body, experiment_status_finished(status));
+        *ret_finished = experiment_status_finished(status);
+        *ret = body;
+        return 0;
+}
+
+enum MHD_Result api_get_report(struct api_request *req) {
+        const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
+        cJSON *body = NULL;
+        bool finished = false;
+        int r = api_report_json(req->lease.conn, id, baseline, &body, &finished);
+        if (r == -EINVAL)
+                return api_reply_unknown_baseline(req, baseline);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        db_lease_release(&req->lease);
+        return api_reply_json_cached(req, body, finished);
 }

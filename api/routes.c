@@ -41,6 +41,8 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/runs", api_get_experiment_runs, .query = page_query, EXPERIMENT, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/report", api_get_report, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/findings", api_get_findings, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/bundle", api_get_bundle, EXPERIMENT, .lease = true),
+        ROUTE("POST", "/v1/imports", api_post_import, .resource = "import", .upload = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
         ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),

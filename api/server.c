@@ -7,9 +7,12 @@
 #include <strings.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include "api/conn-guard.h"
+#include "basic/bundle-format.h"
 #include "basic/hostport.h"
 #include "basic/id.h"
 #include "basic/log.h"
@@ -45,6 +48,9 @@ struct request_state {
         char *body;
         size_t body_len, body_cap;
         bool too_large;
+        int upload_fd;                  /* .upload routes: the body so far, in an unlinked file */
+        uint64_t upload_len;
+        int upload_errno;
 };
 
 static void request_state_free(struct request_state *st) {
@@ -52,6 +58,8 @@ static void request_state_free(struct request_state *st) {
                 return;
         free(st->segments);
         free(st->body);
+        if (st->upload_fd >= 0)
+                close(st->upload_fd);
         free(st);
 }
 
@@ -172,12 +180,25 @@ static bool has_body(struct MHD_Connection *c) {
         return te || (cl && strspn(cl, "0") != strlen(cl));
 }
 
-static bool content_type_is_json(struct MHD_Connection *c) {
+static bool content_type_is(struct MHD_Connection *c, const char *type) {
         const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (!ct)
                 return false;
         size_t n = strcspn(ct, "; \t");
-        return n == strlen("application/json") && strncasecmp(ct, "application/json", n) == 0;
+        return n == strlen(type) && strncasecmp(ct, type, n) == 0;
+}
+
+/* An upload's size and type, before a byte of it is read. */
+static int precheck_upload(struct api_server *s, struct MHD_Connection *c, struct error *err) {
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > s->config.import_max)
+                return error_set(err, 413, "body_too_large", NULL,
+                                 "a bundle of %s bytes is over this daemon's --import-max of %" PRIu64 " bytes", cl,
+                                 s->config.import_max);
+        if (!content_type_is(c, BUNDLE_MEDIA_TYPE) && !content_type_is(c, "application/octet-stream"))
+                return error_set(err, 415, "unsupported_media_type", NULL,
+                                 "Content-Type must be " BUNDLE_MEDIA_TYPE " (or application/octet-stream)");
+        return 0;
 }
 
 static bool is_ip_literal(const char *h, bool ipv6) {
@@ -269,12 +290,14 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
         /* A path {id} that cannot be an id is a 404 without asking the store. */
         if (st->route->id && !id_valid(st->params[0]))
                 return error_set(err, 404, "not_found", NULL, "%s not found", st->route->resource);
+        if (st->route->upload)
+                return precheck_upload(s, c, err);
         if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
                 const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
                 if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
                         return error_set(err, 413, "body_too_large", NULL, "request body of %s bytes is over the limit of %d bytes",
                                          cl, BODY_MAX);
-                if (!content_type_is_json(c))
+                if (!content_type_is(c, "application/json"))
                         return error_set(err, 415, "unsupported_media_type", NULL,
                                          "Content-Type must be application/json");
         }
@@ -306,6 +329,35 @@ static void body_append(struct request_state *st, const char *data, size_t size)
         st->body[st->body_len] = '\0';
 }
 
+/* An upload goes to an unlinked file in the state dir, never to memory: bundles are large. */
+static void upload_append(struct api_server *s, struct request_state *st, const char *data, size_t size) {
+        if (st->too_large || st->upload_errno)
+                return;
+        if (st->upload_len + size > s->config.import_max) {
+                st->too_large = true;
+                return;
+        }
+        if (st->upload_fd < 0) {
+                st->upload_fd = open(s->config.state_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+                if (st->upload_fd < 0) {
+                        st->upload_errno = errno;
+                        return;
+                }
+        }
+        while (size > 0) {
+                ssize_t n = write(st->upload_fd, data, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        st->upload_errno = n < 0 ? errno : EIO;
+                        return;
+                }
+                data += n;
+                size -= (size_t) n;
+                st->upload_len += (uint64_t) n;
+        }
+}
+
 /* What every handler of the route would do first (see struct api_route): a kept finished answer
  * is the answer, and a handler that reads the store starts with a connection of the pool. */
 static enum MHD_Result dispatch(const struct api_route *route, struct api_request *req) {
@@ -332,6 +384,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 st = calloc(1, sizeof *st);
                 if (!st)
                         return MHD_NO;
+                st->upload_fd = -1;
                 *con_cls = st;
                 conn_guard_headers_done(s->guard, c);
                 struct error err = { 0 };
@@ -345,13 +398,23 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 return MHD_YES;
         }
         if (*upload_data_size > 0) {
-                body_append(st, upload_data, *upload_data_size);
+                if (st->route->upload)
+                        upload_append(s, st, upload_data, *upload_data_size);
+                else
+                        body_append(st, upload_data, *upload_data_size);
                 *upload_data_size = 0;
                 return MHD_YES;
         }
-        if (st->too_large) {
+        if (st->too_large || st->upload_errno) {
                 struct error err = { 0 };
-                error_set(&err, 413, "body_too_large", NULL, "request body is over the limit of %d bytes", BODY_MAX);
+                if (st->upload_errno)
+                        error_set(&err, 500, "internal", NULL, "cannot keep the upload in %s: %s", s->config.state_dir,
+                                  strerror(st->upload_errno));
+                else if (st->route->upload)
+                        error_set(&err, 413, "body_too_large", NULL, "the bundle is over this daemon's --import-max of %" PRIu64 " bytes",
+                                  s->config.import_max);
+                else
+                        error_set(&err, 413, "body_too_large", NULL, "request body is over the limit of %d bytes", BODY_MAX);
                 return api_reply_error_on(c, &err, NULL);
         }
         struct api_request req = {
@@ -361,7 +424,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 .method = method,
                 .url = url,
                 .body = st->body ? st->body : "",
-                .body_len = st->body_len,
+                .body_len = st->route->upload ? (size_t) st->upload_len : st->body_len,
+                .body_fd = st->upload_fd,
         };
         memcpy(req.path_params, st->params, sizeof req.path_params);
         return dispatch(st->route, &req);

@@ -36,6 +36,8 @@ struct api_config {
         const char *tls_key_pem;
         struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
         const struct definition_policy *policy; /* --allow-exec, --allow-jvm-option; outlives the server */
+        bool results_only;              /* --results-only: no experiment runs here, imports only */
+        uint64_t import_max;            /* --import-max: the largest bundle POST /v1/imports takes */
         const struct peer_config *peers;        /* --peer-*: who may ask this daemon for loads, and aim where */
 };
 
@@ -62,6 +64,7 @@ struct api_request {
         const char *path_params[API_MAX_PATH_PARAMS];   /* the {id}s of the route, in order */
         const char *body;
         size_t body_len;
+        int body_fd;                    /* a route with .upload: the body in an unlinked file, else -1 */
         struct db_lease lease;          /* a route with .lease: a pool connection, released after the
                                          * handler (which may release it earlier, or take it over) */
 };
@@ -85,6 +88,8 @@ struct api_route {
         bool lease;                     /* the handler reads the store through req->lease */
         bool open;                      /* served without the token even when reads need it: the
                                          * dashboard's static files, so that the page can ask for it */
+        bool upload;                    /* its body is a bundle (BUNDLE_MEDIA_TYPE) of up to
+                                         * import_max bytes, kept in an unlinked file (body_fd) */
 };
 
 /* The route table (api/routes.c). */
@@ -107,6 +112,8 @@ enum MHD_Result api_reply_json_cached(struct api_request *req, struct cJSON *bod
 enum MHD_Result api_reply_buffer_finished(struct api_request *req, char *text, size_t len, const char *content_type,
                                           bool finished);
 enum MHD_Result api_reply_json_finished(struct api_request *req, struct cJSON *body, bool finished);
+/* 304 for a thing that no longer changes (Cache-Control immutable) whose tag the client has. */
+enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag);
 /* Whether If-None-Match names etag (or is "*"). */
 bool api_if_none_match(struct api_request *req, const char *etag);
 /* Serve a finished thing's body kept by api_reply_json_cached(); false when it is not kept. For

@@ -88,6 +88,20 @@ static double max_of(const double *v, size_t n) {
 
 #define TINY 1e-300
 
+/* One step of the modified Lentz method for a continued fraction b0 + a1/(b1 + a2/(b2 + ...)):
+ * updates its c and d (start: c = b0, or 1/TINY for b0 = 0; d = 0) and returns the factor the
+ * value so far is multiplied by. */
+static double lentz_step(double a, double b, double *c, double *d) {
+        *d = b + a * *d;
+        if (fabs(*d) < TINY)
+                *d = TINY;
+        *c = b + a / *c;
+        if (fabs(*c) < TINY)
+                *c = TINY;
+        *d = 1 / *d;
+        return *c * *d;
+}
+
 /* Continued fraction of the regularized incomplete beta function (DLMF 8.17.22), evaluated
  * with the modified Lentz method: returns 1 + d1/(1 + d2/(1 + ...)). Converges quickly for
  * x < (a + 1) / (a + b + 2). */
@@ -98,14 +112,7 @@ static double ibeta_fraction(double a, double b, double x) {
                 double dm = (m % 2)
                         ? -(a + k) * (a + b + k) * x / ((a + 2 * k) * (a + 2 * k + 1))
                         : k * (b - k) * x / ((a + 2 * k - 1) * (a + 2 * k));
-                d = 1 + dm * d;
-                if (fabs(d) < TINY)
-                        d = TINY;
-                c = 1 + dm / c;
-                if (fabs(c) < TINY)
-                        c = TINY;
-                d = 1 / d;
-                double delta = c * d;
+                double delta = lentz_step(dm, 1, &c, &d);
                 f *= delta;
                 if (fabs(delta - 1) < 1e-15)
                         break;
@@ -136,7 +143,7 @@ static double normal_upper_tail(double z, double unused) {
         return 0.5 * erfc(z / M_SQRT2);
 }
 
-/* The x >= 0 with tail(x) = q for a decreasing tail function with tail(0) = 0.5: bracket by
+/* The x >= 0 with tail(x) = q for a decreasing tail function with tail(0) > q: bracket by
  * doubling, then bisect to the resolution of doubles. Not fast, but exact enough and robust for
  * any df; quantiles are computed a few times per report. */
 static double solve_upper_tail(double (*tail)(double, double), double param, double q) {
@@ -179,6 +186,46 @@ double stats_t_quantile(double p, double df) {
                 return isinf(df) ? z : z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
         }
         return solve_upper_tail(t_upper_tail, df, 1 - p);
+}
+
+/* ---- chi-square quantiles ---- */
+
+/* Regularized upper incomplete gamma Q(a, x) for a > 0, x >= 0: 1 less the series of P(a, x)
+ * below a + 1, else its continued fraction (DLMF 8.7.1 and 8.9.2, modified Lentz). */
+static double gamma_upper(double a, double x) {
+        if (x <= 0)
+                return 1;
+        double lfront = a * log(x) - x - lgamma(a);
+        if (x < a + 1) {
+                double term = 1 / a, sum = term;
+                for (int k = 1; k < 100000 && fabs(term) > fabs(sum) * 1e-16; k++) {
+                        term *= x / (a + k);
+                        sum += term;
+                }
+                return 1 - exp(lfront) * sum;
+        }
+        /* 0 + a1/(b1 + a2/(b2 + ...)): a1 = 1, a(i+1) = -i (i - a), b(i+1) = x + 2i + 1 - a; b0 = 0
+         * starts Lentz at TINY */
+        double b = x + 1 - a, c = TINY, d = 0, f = TINY;
+        for (int i = 0; i < 100000; i++) {
+                double an = i == 0 ? 1 : -i * (i - a);
+                double delta = lentz_step(an, b + 2 * i, &c, &d);
+                f *= delta;
+                if (fabs(delta - 1) < 1e-15)
+                        break;
+        }
+        return exp(lfront) * f;
+}
+
+/* P(X > x) for X chi-square with df degrees of freedom. */
+static double chi2_upper_tail(double x, double df) {
+        return gamma_upper(df / 2, x / 2);
+}
+
+double stats_chi2_quantile(double p, double df) {
+        if (!(p > 0 && p < 1) || !(df > 0) || isinf(df))
+                return NAN;
+        return solve_upper_tail(chi2_upper_tail, df, 1 - p);
 }
 
 /* ---- descriptive statistics ---- */
@@ -247,6 +294,14 @@ static void log_moments(const double *x, size_t n, double *ret_mean, double *ret
         *ret_var = n >= 2 ? ss / (double) (n - 1) : 0;
 }
 
+double stats_log_variance(const double *x, size_t n) {
+        if (n < 2 || !all_positive(x, n))
+                return NAN;
+        double m, v;
+        log_moments(x, n, &m, &v);
+        return v;
+}
+
 /* The 95% interval by the method the values call for (stats.h); n >= 2, stddev known. */
 static void summary_ci(const double *x, size_t n, struct stats_summary *s) {
         double t = stats_t_quantile(0.975, (double) (n - 1));
@@ -254,9 +309,9 @@ static void summary_ci(const double *x, size_t n, struct stats_summary *s) {
         if (strcmp(s->ci_method, "log-t") == 0) {
                 double ml, vl;
                 log_moments(x, n, &ml, &vl);
-                double half = t * sqrt(vl / (double) n), gm = x[0] * exp(ml);
-                s->ci_low = gm * exp(-half);
-                s->ci_high = gm * exp(half);
+                double half = t * sqrt(vl / (double) n);
+                s->ci_low = s->geometric_mean * exp(-half);
+                s->ci_high = s->geometric_mean * exp(half);
                 return;
         }
         double half = t * s->stddev / sqrt((double) n);
@@ -280,6 +335,12 @@ int stats_describe(const double *x, size_t n, struct stats_summary *ret) {
                 s.max = MAX(s.max, x[i]);
         }
         s.median = median_of(scratch, n);
+        if (all_positive(x, n)) {
+                double ml, vl;
+                log_moments(x, n, &ml, &vl);
+                s.have_geometric_mean = true;
+                s.geometric_mean = x[0] * exp(ml);
+        }
         if (n >= 2) {
                 s.have_stddev = true;
                 s.stddev = sqrt(variance_of(x, n, s.mean));
@@ -302,6 +363,12 @@ static void ratio_set_ci(struct stats_ratio *r, double lo, double hi) {
         r->ci_low = lo;
         r->ci_high = hi;
         r->excludes_one = lo > 1 || hi < 1;
+}
+
+/* Welch's interval holds its level at equal sizes, but covers less when a side has few values
+ * and the sizes differ (about 0.90 for a 95% label at 2 vs 10, by simulation). */
+static void ratio_mark_approximate(struct stats_ratio *r, size_t nx, size_t nbase) {
+        r->approximate = r->have_ci && (nx < STATS_EXACT_MIN_N || nbase < STATS_EXACT_MIN_N) && nx != nbase;
 }
 
 /* The two sides of a ratio and their means, as the interval methods see them. */
@@ -329,6 +396,7 @@ static int ratio_estimate(const double *x, size_t nx, const double *base, size_t
         }
         if (r.have_ratio && nx >= 2 && nbase >= 2)
                 fieller_ci(&s, &r);
+        ratio_mark_approximate(&r, nx, nbase);
         *ret = r;
         return 0;
 }
@@ -370,7 +438,7 @@ int stats_ratio_log(const double *x, size_t nx, const double *baseline, size_t n
         log_moments(baseline, nbase, &mb, &vb);
         /* GM(x) / GM(baseline), anchored at the first values (see log_moments) */
         double q = x[0] / baseline[0] * exp(mx - mb);
-        struct stats_ratio r = { .have_ratio = true, .ratio = q };
+        struct stats_ratio r = { .have_ratio = true, .ratio = q, .of_geometric_means = true };
         if (nx >= 2 && nbase >= 2) {
                 double wx = vx / (double) nx, wb = vb / (double) nbase;
                 double den = wx * wx / (double) (nx - 1) + wb * wb / (double) (nbase - 1);
@@ -378,6 +446,7 @@ int stats_ratio_log(const double *x, size_t nx, const double *baseline, size_t n
                 double half = stats_t_quantile(0.5 + confidence / 2, df) * sqrt(wx + wb);
                 ratio_set_ci(&r, q * exp(-half), q * exp(half));
         }
+        ratio_mark_approximate(&r, nx, nbase);
         *ret = r;
         return 0;
 }
@@ -430,23 +499,30 @@ cJSON *stats_summary_json(const struct stats_summary *s) {
         cJSON_AddNumberToObject(o, "n", (double) s->n);
         cJSON_AddNumberToObject(o, "mean", s->mean);
         cJSON_AddNumberToObject(o, "median", s->median);
+        json_add_number_or_null(o, "geometric_mean", s->have_geometric_mean, s->geometric_mean);
         json_add_number_or_null(o, "stddev", s->have_stddev, s->stddev);
         json_add_number_or_null(o, "cov", s->have_cov, s->cov);
         cJSON_AddNumberToObject(o, "min", s->min);
         cJSON_AddNumberToObject(o, "max", s->max);
         add_interval(o, s->have_ci, s->ci_low, s->ci_high);
-        cJSON_AddStringToObject(o, "method", s->ci_method ? s->ci_method : "t");
+        const char *method = s->ci_method ? s->ci_method : "t";
+        cJSON_AddStringToObject(o, "method", method);
+        cJSON_AddStringToObject(o, "interval_of", strcmp(method, "log-t") == 0 ? "geometric_mean" : "mean");
         return o;
 }
 
 cJSON *stats_ratio_json(const struct stats_ratio *ratio) {
         cJSON *o = cJSON_CreateObject();
         json_add_number_or_null(o, "ratio", ratio->have_ratio, ratio->ratio);
+        cJSON_AddStringToObject(o, "ratio_of", ratio->of_geometric_means ? "geometric_mean" : "mean");
         add_interval(o, ratio->have_ci, ratio->ci_low, ratio->ci_high);
-        if (ratio->have_ci)
+        if (ratio->have_ci) {
                 cJSON_AddBoolToObject(o, "excludes_one", ratio->excludes_one);
-        else
+                cJSON_AddBoolToObject(o, "approximate", ratio->approximate);
+        } else {
                 cJSON_AddNullToObject(o, "excludes_one");
+                cJSON_AddNullToObject(o, "approximate");
+        }
         return o;
 }
 

@@ -1,6 +1,8 @@
 /* stats.h: the statistics behind run metrics and experiment reports: exact nearest-rank
- * percentiles, descriptive statistics with a Student-t confidence interval for the mean, and the
- * ratio of two cells' means with a 95% interval (Fieller's theorem).
+ * percentiles, descriptive statistics with a Student-t confidence interval (of the geometric
+ * mean for positive values, else of the mean), and the ratio of two cells' geometric means with
+ * a Welch interval on the log scale, or of their means by Fieller's theorem where a value is not
+ * above 0.
  *
  * Definitions (what the API promises, so they are fixed here):
  * - Percentile p of n sorted values: the value at 1-based rank ceil(p/100 * n), clamped to
@@ -13,6 +15,7 @@
  *   respects the scale and cannot go negative ("log-t"); for values >= 0 with a zero among them
  *   (counts), mean +- t * stddev / sqrt(n) with its low end clamped at 0 ("t-clamped"); for
  *   values of either sign, the plain t interval of the mean ("t").
+ * - Geometric mean: exp(mean(ln x)), for values all above 0 only; the log-t interval is its.
  * Whatever needs n >= 2 (stddev, CoV, CI) is reported missing for n < 2, never made up. */
 #pragma once
 
@@ -33,29 +36,44 @@ int64_t stats_select_i64(int64_t *v, size_t n, size_t k);
  * distribution) at probability p in (0, 1); NAN for arguments outside those ranges. */
 double stats_t_quantile(double p, double df);
 double stats_normal_quantile(double p);
+/* Quantile function of the chi-square distribution with df degrees of freedom (0 < df < INFINITY)
+ * at probability p in (0, 1); NAN for arguments outside those ranges. */
+double stats_chi2_quantile(double p, double df);
 
 struct stats_summary {
         size_t n;
         double mean, median, min, max;
+        bool have_geometric_mean; /* every value above 0 */
+        double geometric_mean;
         bool have_stddev;       /* n >= 2 */
         double stddev;
         bool have_cov;          /* n >= 2 and mean != 0 */
         double cov;
         bool have_ci;           /* n >= 2 */
-        double ci_low, ci_high; /* 95% CI (see the method) */
+        double ci_low, ci_high; /* 95% CI of the geometric mean ("log-t") or of the mean */
         const char *ci_method;  /* "log-t", "t-clamped" or "t" */
 };
+
+/* The sample variance (divisor n - 1) of ln x: NAN for n < 2 or a value not above 0. */
+double stats_log_variance(const double *x, size_t n);
 
 /* Descriptive statistics of x[0..n). -EINVAL for n == 0 or a non-finite value, -ENOMEM;
  * *ret untouched on failure. */
 int stats_describe(const double *x, size_t n, struct stats_summary *ret);
 
+/* Below this many values on a side, an interval of a ratio between sides of different sizes
+ * is approximate (ratio_mark_approximate() in stats.c says why). */
+#define STATS_EXACT_MIN_N 5
+
 struct stats_ratio {
         bool have_ratio;        /* both means known and the baseline's mean is not 0 */
-        double ratio;           /* mean(x) / mean(baseline) */
+        double ratio;           /* GM(x) / GM(baseline) (log-welch), or mean(x) / mean(baseline) (Fieller) */
+        bool of_geometric_means; /* which of the two */
         bool have_ci;           /* n >= 2 on both sides and the interval is bounded */
-        double ci_low, ci_high; /* 95% interval of the ratio */
+        double ci_low, ci_high; /* the interval at the level asked (Fieller's: 95%) */
         bool excludes_one;      /* have_ci and 1 lies outside [ci_low, ci_high] */
+        bool approximate;       /* have_ci, a side has fewer than STATS_EXACT_MIN_N values and the
+                                 * sides differ in size: the coverage is below the level */
 };
 
 /* Fieller's interval for the ratio of two independent means under normality, with t at
@@ -83,8 +101,9 @@ int stats_ratio_best(const double *x, size_t nx, const double *baseline, size_t 
  * or a count is impossible (a > na, b > nb). */
 double stats_fisher_greater(uint64_t a, uint64_t na, uint64_t b, uint64_t nb);
 
-/* {"n":..,"mean":..,"median":..,"stddev":..|null,"cov":..|null,"min":..,"max":..,
- *  "ci95":{"low":..,"high":..}|null,"method":..} */
+/* {"n":..,"mean":..,"median":..,"geometric_mean":..|null,"stddev":..|null,"cov":..|null,"min":..,
+ *  "max":..,"ci95":{"low":..,"high":..}|null,"method":..,"interval_of":"geometric_mean"|"mean"} */
 cJSON *stats_summary_json(const struct stats_summary *s);
-/* {"ratio":..|null,"ci95":{"low":..,"high":..}|null,"excludes_one":true|false|null} */
+/* {"ratio":..|null,"ratio_of":"geometric_mean"|"mean","ci95":{"low":..,"high":..}|null,
+ *  "excludes_one":true|false|null,"approximate":true|false|null} */
 cJSON *stats_ratio_json(const struct stats_ratio *r);

@@ -156,7 +156,7 @@ int cmd_runs(struct http *h, const struct client_options *o, const char *id) {
 
 /* --- timeline and logs: streamed, never held whole ---------------------------------------- */
 
-static int stream_to(struct http *h, const char *path, const char *accept, const char *output) {
+int client_stream_to(struct http *h, const char *path, const char *accept, const char *output) {
         _cleanup_free_ char *tmp = NULL;
         FILE *f = stdout;
         struct http_response r;
@@ -199,7 +199,7 @@ static int stream_to(struct http *h, const char *path, const char *accept, const
 int cmd_timeline(struct http *h, const struct client_options *o, const char *run) {
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run, "/timeline");
         bool nd = o->format == TIMELINE_NDJSON || o->json;
-        return stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
+        return client_stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
 /* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,
@@ -236,7 +236,7 @@ int cmd_logs(struct http *h, const struct client_options *o, const char *run, co
         }
         if (o->json)
                 return print_log_json(h, path, run, stream, o->tail);
-        return stream_to(h, path, "text/plain", NULL);
+        return client_stream_to(h, path, "text/plain", NULL);
 }
 
 /* --- cancel --------------------------------------------------------------------------------- */

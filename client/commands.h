@@ -1,6 +1,6 @@
 /* commands.h: the client's subcommands (slicelab(1)), each returning its exit status
  * (exit-status.h), and the options they share. Defined in commands.c (the plain reads),
- * run.c, submit.c, wait.c and report.c; what they share to print lives in json-print.h. */
+ * run.c, submit.c, wait.c, report.c and bundle.c; what they share to print lives in json-print.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -41,3 +41,7 @@ int cmd_logs(struct http *h, const struct client_options *o, const char *run, co
 int cmd_cancel(struct http *h, const struct client_options *o, const char *id);
 int cmd_host(struct http *h, const struct client_options *o);
 int cmd_health(struct http *h, const struct client_options *o);
+/* GET path into output (a complete file or none: written beside and renamed), or stdout. */
+int client_stream_to(struct http *h, const char *path, const char *accept, const char *output);
+int cmd_export(struct http *h, const struct client_options *o, const char *id);
+int cmd_import(struct http *h, const struct client_options *o, const char *file);

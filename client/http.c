@@ -126,8 +126,17 @@ static bool retryable(CURLcode rc) {
         }
 }
 
-int http_request(struct http *h, const char *method, const char *path, const char *body,
-                 const char *extra_header, const char *accept, FILE *sink, struct http_response *ret) {
+/* One exchange; the body is JSON text, or an upload read from a file (with its type and size). */
+struct request_body {
+        const char *json;
+        FILE *upload;
+        long long upload_size;
+        const char *upload_type;        /* "Content-Type: ..." */
+};
+
+static int perform(struct http *h, const char *method, const char *path, const struct request_body *rb,
+                   const char *extra_header, const char *accept, FILE *sink, struct http_response *ret) {
+        const char *body = rb->json;
         CURL *c = h->curl;
         struct curl_slist *headers = NULL;
         _cleanup_free_ char *url = NULL, *auth = NULL, *acc = NULL;
@@ -147,6 +156,8 @@ int http_request(struct http *h, const char *method, const char *path, const cha
         }
         if (body)
                 headers = curl_slist_append(headers, "Content-Type: application/json");
+        if (rb->upload)
+                headers = curl_slist_append(headers, rb->upload_type);
         if (extra_header)
                 headers = curl_slist_append(headers, extra_header);
         if (!headers)
@@ -173,6 +184,11 @@ int http_request(struct http *h, const char *method, const char *path, const cha
                 curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
                 curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) strlen(body));
         }
+        if (rb->upload) {
+                curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+                curl_easy_setopt(c, CURLOPT_READDATA, rb->upload);
+                curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t) rb->upload_size);
+        }
         rc = curl_easy_perform(c);
         curl_slist_free_all(headers);
         if (rc != CURLE_OK) {
@@ -193,6 +209,21 @@ int http_request(struct http *h, const char *method, const char *path, const cha
         if (!ret->body && !(sink && status / 100 == 2) && !(ret->body = strdup("")))
                 abort();
         return 0;
+}
+
+int http_request(struct http *h, const char *method, const char *path, const char *body,
+                 const char *extra_header, const char *accept, FILE *sink, struct http_response *ret) {
+        const struct request_body rb = { .json = body };
+        return perform(h, method, path, &rb, extra_header, accept, sink, ret);
+}
+
+int http_upload(struct http *h, const char *path, FILE *file, long long size, const char *content_type,
+                struct http_response *ret) {
+        _cleanup_free_ char *type = NULL;
+        if (asprintf(&type, "Content-Type: %s", content_type) < 0)
+                abort();
+        const struct request_body rb = { .upload = file, .upload_size = size, .upload_type = type };
+        return perform(h, "POST", path, &rb, NULL, NULL, NULL, ret);
 }
 
 void http_response_done(struct http_response *r) {

@@ -42,6 +42,9 @@ void http_close(struct http *h);
 int http_request(struct http *h, const char *method, const char *path, const char *body,
                  const char *extra_header, const char *accept, FILE *sink, struct http_response *ret);
 void http_response_done(struct http_response *r);
+/* POST the size bytes of file as the body, of content_type; answers as http_request(). */
+int http_upload(struct http *h, const char *path, FILE *file, long long size, const char *content_type,
+                struct http_response *ret);
 
 /* GET path and parse the JSON answer. On an HTTP error or unparseable body, prints the daemon's
  * message and returns the exit status 4 (EXIT_DAEMON); *ret then stays untouched. */

@@ -11,7 +11,7 @@
 #include "client/json-print.h"
 #include "client/run-failures.h"
 
-#define ROW_FORMAT "%-24s %-18s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
+#define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
 
 static const cJSON *metric(const cJSON *cell, const char *key) {
         return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cell, "metrics"), key);
@@ -30,18 +30,28 @@ static const char *fmt(char *buf, size_t size, bool have, double v, int decimals
         return buf;
 }
 
-/* The cell's throughput (requests, or a control benchmark's ops) with its 95% half-width. */
+/* The mean a metric's interval belongs to: the geometric mean (marked "g") where the interval is
+ * of it (interval_of), else the arithmetic mean; so that no interval stands beside another mean. */
+static bool interval_center(const cJSON *stats, double *ret, const char **ret_mark) {
+        bool geometric = strcmp(json_print_str(stats, "interval_of"), "geometric_mean") == 0;
+        *ret_mark = geometric ? "g" : "";
+        return json_print_num(stats, geometric ? "geometric_mean" : "mean", ret);
+}
+
+/* The cell's throughput (requests, or a control benchmark's ops): "1000g [980-1020]", the mean
+ * its 95% interval belongs to and the interval. */
 static const char *throughput(const cJSON *cell, char *buf, size_t size, const char **key) {
-        double mean, lo, hi;
+        double center, lo, hi;
+        const char *mark;
         *key = metric(cell, "throughput_rps") ? "throughput_rps" : "ops_per_s";
         const cJSON *m = metric(cell, *key);
         const cJSON *ci = cJSON_GetObjectItemCaseSensitive(m, "ci95");
-        if (!json_print_num(m, "mean", &mean))
+        if (!interval_center(m, &center, &mark))
                 return fmt(buf, size, false, 0, 0, "");
         if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
-                snprintf(buf, size, "%.0f +- %.0f", mean, (hi - lo) / 2);
+                snprintf(buf, size, "%.0f%s [%.0f-%.0f]", center, mark, lo, hi);
         else
-                snprintf(buf, size, "%.0f +- ?", mean);
+                snprintf(buf, size, "%.0f%s", center, mark);
         return buf;
 }
 
@@ -55,8 +65,9 @@ static const char *ratio(const cJSON *cell, const char *key, char *buf, size_t s
         if (!json_print_num(r, "ratio", &v))
                 return snprintf(buf, size, "-"), buf;
         if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
-                snprintf(buf, size, "%.3f (%.3f-%.3f)%s", v, lo, hi,
-                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "excludes_one")) ? " *" : "");
+                snprintf(buf, size, "%.3f (%.3f-%.3f)%s%s", v, lo, hi,
+                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "excludes_one")) ? " *" : "",
+                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "approximate")) ? " ~" : "");
         else
                 snprintf(buf, size, "%.3f", v);
         return buf;
@@ -193,7 +204,10 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
                "throttled", "governor", "ratio to baseline (95% CI)");
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
                 print_row(h, cell, runs);
-        printf("\n(* = the 95%% interval of the ratio excludes 1; throughput in req/s, or ops/s for a benchmark without load)\n");
+        printf("\n(throughput in req/s, or ops/s for a benchmark without load: g = the geometric mean, which its 95%% interval\n"
+               " [low-high] belongs to, else the arithmetic mean; ratios are of geometric means, or of means (Fieller's) where\n"
+               " a value is not above 0; * = the 95%% interval of the ratio excludes 1; ~ = that interval is approximate:\n"
+               " fewer than 5 iterations on a side and sides of different sizes)\n");
         json_print_capacity(cJSON_GetObjectItemCaseSensitive(report, "cells"));
         const cJSON *findings = cJSON_GetObjectItemCaseSensitive(report, "findings");
         if (cJSON_GetArraySize(findings) > 0) {
@@ -228,10 +242,11 @@ int cmd_findings(struct http *h, const struct client_options *o, const char *id)
 /* --- compare: per metric, both sides and the ratio b/a ---------------------------------------- */
 
 static void print_side(const cJSON *stats) {
-        double mean = 0;
+        double center = 0;
+        const char *mark;
         char buf[32];
-        bool have = json_print_num(stats, "mean", &mean);
-        printf(" %14s", fmt(buf, sizeof buf, have, mean, 3, ""));
+        bool have = interval_center(stats, &center, &mark);
+        printf(" %14s", fmt(buf, sizeof buf, have, center, 3, mark));
 }
 
 static void print_compare_metric(const char *name, const cJSON *m) {
@@ -247,7 +262,8 @@ static void print_compare_metric(const char *name, const cJSON *m) {
         if (!have)
                 snprintf(rt, sizeof rt, "-");
         else if (json_print_num(ci, "low", &lo) && json_print_num(ci, "high", &hi))
-                snprintf(rt, sizeof rt, "%.3f (%.3f-%.3f)", v, lo, hi);
+                snprintf(rt, sizeof rt, "%.3f (%.3f-%.3f)%s", v, lo, hi,
+                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "approximate")) ? " ~" : "");
         else
                 snprintf(rt, sizeof rt, "%.3f", v);
         printf("  %s\n", rt);
@@ -256,7 +272,7 @@ static void print_compare_metric(const char *name, const cJSON *m) {
 /* metrics: keyed by metric, each {"a": Stats, "b": Stats, "ratio": Ratio or null} */
 static void print_compare_metrics(const cJSON *metrics) {
         const cJSON *m;
-        printf("  %-32s %14s %14s  %s\n", "metric", "a (mean)", "b (mean)", "b/a (95% CI)");
+        printf("  %-32s %14s %14s  %s\n", "metric", "a (mean; g=geo)", "b (mean; g=geo)", "b/a (95% CI; ~ approximate)");
         cJSON_ArrayForEach(m, metrics)
                 print_compare_metric(m->string, m);
 }

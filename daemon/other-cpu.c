@@ -6,7 +6,10 @@
 #include "basic/time-util.h"
 
 void other_cpu_take(struct cgroup_run *cg, struct other_cpu_reading *ret) {
-        ret->has_busy = host_read_stat_busy("", &ret->busy) >= 0;
+        /* the kernel computes the idle time it prints when read: the middle of the read */
+        int64_t before = now_mono_ns();
+        ret->has_idle = host_read_stat_idle("", &ret->idle) >= 0;
+        ret->idle_t_ns = before + (now_mono_ns() - before) / 2;
         ret->has_sut = slice_read_cpu_usage(cg, SLICE_SUT, &ret->sut) >= 0;
         ret->has_load = slice_read_cpu_usage(cg, SLICE_LOAD, &ret->load) >= 0;
 }
@@ -32,7 +35,7 @@ static double slice_on(const struct slice_cpu_usage *s, const struct slice_cpu_u
 
 int other_cpu_compute(const struct other_cpu_reading *start, const struct other_cpu_reading *end, int64_t elapsed_ns,
                       bool with_load, struct other_cpu *ret, const char **why) {
-        if (!start->has_busy || !end->has_busy) {
+        if (!start->has_idle || !end->has_idle) {
                 *why = "/proc/stat could not be read at the measure's start and end";
                 return -ENODATA;
         }
@@ -42,13 +45,18 @@ int other_cpu_compute(const struct other_cpu_reading *start, const struct other_
         }
         const struct cpulist *cpus = &end->sut.cpus;
         unsigned n = cpulist_count(cpus);
-        if (n == 0 || elapsed_ns <= 0 || !cpulist_is_subset(cpus, &end->busy.cpus)) {
+        int64_t wall_ns = end->idle_t_ns - start->idle_t_ns;
+        if (elapsed_ns <= 0 || wall_ns <= 0) {
+                *why = "no time passed between the measure's start and end readings";
+                return -ENODATA;
+        }
+        if (n == 0 || !cpulist_is_subset(cpus, &end->idle.cpus)) {
                 *why = "the SUT slice's CPUs have no /proc/stat line";
                 return -ENODATA;
         }
         uint64_t busy = 0;
         for (int c = cpulist_next(cpus, -1); c >= 0; c = cpulist_next(cpus, c))
-                busy += delta(end->busy.busy_ns[c], start->busy.busy_ns[c]);
+                busy += delta((uint64_t) wall_ns, delta(end->idle.idle_ns[c], start->idle.idle_ns[c]));
         double slices = slice_on(&start->sut, &end->sut, cpus) + (with_load ? slice_on(&start->load, &end->load, cpus) : 0);
         double busy_s = seconds_from_ns((int64_t) busy), other = busy_s > slices ? busy_s - slices : 0;
         *ret = (struct other_cpu){

@@ -9,6 +9,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "findings/findings-causes.h"
 #include "findings/rules.h"
 
 
@@ -80,6 +81,7 @@ cJSON *findings_compute(const struct findings_input *in) {
                 cJSON_ReplaceItemInObjectCaseSensitive(v[i], "id", cJSON_CreateString(id));
                 cJSON_AddItemToArray(out, v[i]);
         }
+        findings_causes_link(out);
         return out;
 }
 

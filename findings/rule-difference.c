@@ -1,9 +1,11 @@
 /* rule-difference.c: throughput and latency (p50, p99, p99.9 from scheduled) of every cell
- * against the baseline: the ratio of geometric means with its 95% interval on the log scale
- * (basic/stats). A difference counts only when its interval excludes 1 also after Bonferroni's
- * correction for the metrics compared at once, so an A/A experiment is not "different" one
- * time in five; then it is medium from 5% and high from 10%. Otherwise one info finding per
- * cell says plainly that the intervals include 1. */
+ * against the baseline: the ratio of geometric means with its interval on the log scale
+ * (basic/stats), at 95% with Bonferroni's correction for the metrics compared at once
+ * (findings-compare.h), so that an A/A experiment is not "different" one time in five; the
+ * claim prints that interval and names its level. A difference is medium from 5% and high from
+ * 10%; findings-causes.c adds the findings of the cell that can explain it. Otherwise one info
+ * finding per cell says plainly that the intervals include 1. Where the interval is approximate
+ * (few iterations on a side, sides of different sizes: stats.h), the claim says so. */
 #include "findings/rules.h"
 
 #include <math.h>
@@ -11,88 +13,72 @@
 #include <string.h>
 
 #include "basic/macro.h"
-#include "basic/stats.h"
-
-static const struct {
-        const char *path, *what;
-        bool higher_is_better;
-} metrics[] = {
-        { "throughput_rps", "throughput", true },
-        { "ops_per_s", "operations per second", true },
-        { "latency_us.scheduled.p50", "p50 latency from scheduled", false },
-        { "latency_us.scheduled.p99", "p99 latency from scheduled", false },
-        { "latency_us.scheduled.p999", "p99.9 latency from scheduled", false },
-};
+#include "findings/findings-causes.h"
+#include "findings/findings-compare.h"
 
 #define MEDIUM_EFFECT 0.05
 #define HIGH_EFFECT 0.10
 
-/* "27% fewer requests per second than A (95% CI 21-33%)" or "3.2x higher than A's (95% CI 2.1-4.9x)" */
-static void describe(char *buf, size_t size, const char *what, const char *base, const struct stats_ratio *r) {
+/* "the geometric mean of throughput is 27% lower than in A (98.75% interval, Bonferroni over 4
+ * metrics: 21.3% to 32.8% lower)", the bounds to a tenth so that one near 1 does not read 0%; or
+ * "... is 3.2x the baseline A's (95% interval: 2.1-4.9x)" */
+static void describe(char *buf, size_t size, const char *what, const char *base, const struct stats_ratio *r,
+                     const char *level) {
         double q = r->ratio;
+        const char *approx = r->approximate ? "; " FINDINGS_APPROXIMATE_TEXT : "";
         if (q >= 2)
-                snprintf(buf, size, "%s is %.1fx the baseline %s's (95%% CI %.1f-%.1fx)", what, q, base, r->ci_low, r->ci_high);
+                snprintf(buf, size, "geometric mean of %s is %.1fx the baseline %s's (%s: %.1f-%.1fx%s)", what, q, base,
+                         level, r->ci_low, r->ci_high, approx);
         else if (q >= 1)
-                snprintf(buf, size, "%s is %.0f%% higher than in %s (95%% CI %.0f%% to %.0f%%)", what, (q - 1) * 100, base,
-                         (r->ci_low - 1) * 100, (r->ci_high - 1) * 100);
+                snprintf(buf, size, "geometric mean of %s is %.0f%% higher than in %s (%s: %.1f%% to %.1f%% higher%s)", what,
+                         (q - 1) * 100, base, level, (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, approx);
         else
-                snprintf(buf, size, "%s is %.0f%% lower than in %s (95%% CI %.0f%% to %.0f%% lower)", what, (1 - q) * 100,
-                         base, (1 - r->ci_high) * 100, (1 - r->ci_low) * 100);
-}
-
-struct compared {
-        size_t metric;
-        struct stats_ratio r95, strict;
-        double value, baseline_value;
-};
-
-static size_t compare_cell(const struct findings_cell *cell, const struct findings_cell *base, struct compared *out) {
-        double x[FINDINGS_RUNS_MAX], b[FINDINGS_RUNS_MAX];
-        size_t k = 0;
-        for (size_t m = 0; m < ELEMENTSOF(metrics); m++) {
-                size_t nx = findings_values(cell, metrics[m].path, x, FINDINGS_RUNS_MAX);
-                size_t nb = findings_values(base, metrics[m].path, b, FINDINGS_RUNS_MAX);
-                struct compared c = { .metric = m };
-                if (nx == 0 || nb == 0 || stats_ratio_log(x, nx, b, nb, 0.95, &c.r95) < 0)
-                        continue;
-                struct stats_summary sx, sb;
-                if (stats_describe(x, nx, &sx) < 0 || stats_describe(b, nb, &sb) < 0)
-                        continue;
-                c.value = sx.mean;
-                c.baseline_value = sb.mean;
-                out[k++] = c;
-        }
-        /* Bonferroni over the metrics compared for this cell */
-        for (size_t i = 0; i < k; i++) {
-                size_t nx = findings_values(cell, metrics[out[i].metric].path, x, FINDINGS_RUNS_MAX);
-                size_t nb = findings_values(base, metrics[out[i].metric].path, b, FINDINGS_RUNS_MAX);
-                if (stats_ratio_log(x, nx, b, nb, 1 - 0.05 / (double) k, &out[i].strict) < 0)
-                        out[i].strict = (struct stats_ratio){ 0 };
-        }
-        return k;
+                snprintf(buf, size, "geometric mean of %s is %.0f%% lower than in %s (%s: %.1f%% to %.1f%% lower%s)", what,
+                         (1 - q) * 100, base, level, (1 - r->ci_high) * 100, (1 - r->ci_low) * 100, approx);
 }
 
 static void report_same(cJSON *out, const struct findings_cell *cell, const struct findings_cell *base,
-                        const struct compared *c, size_t n, bool have_ci) {
-        char claim[1024];
-        int len = snprintf(claim, sizeof claim,
-                           have_ci ? "cell %s shows no significant difference from %s in" : "cell %s cannot be compared with %s (fewer than 2 iterations) in",
-                           cell->name, base->name);
+                        const struct findings_compared *c, size_t n, bool have_ci, const char *level) {
+        char claim[1400];
+        int len = have_ci ? snprintf(claim, sizeof claim, "cell %s shows no significant difference from %s (%s) in",
+                                     cell->name, base->name, level)
+                          : snprintf(claim, sizeof claim, "cell %s cannot be compared with %s (fewer than 2 iterations) in",
+                                     cell->name, base->name);
+        bool approximate = false;
         for (size_t i = 0; i < n && len > 0 && (size_t) len < sizeof claim; i++) {
-                const struct stats_ratio *r = &c[i].r95;
+                const struct stats_ratio *r = &c[i].r;
+                approximate = approximate || r->approximate;
                 if (have_ci)
-                        len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio %.3f, 95%% CI %.3f-%.3f includes 1)",
-                                        i ? ";" : "", metrics[c[i].metric].what, r->ratio, r->ci_low, r->ci_high);
+                        len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio of geometric means %.3f, interval %.3f-%.3f includes 1)",
+                                        i ? ";" : "", c[i].metric->what, r->ratio, r->ci_low, r->ci_high);
                 else
-                        len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio %.3f)", i ? ";" : "",
-                                        metrics[c[i].metric].what, r->ratio);
+                        len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio of geometric means %.3f)", i ? ";" : "",
+                                        c[i].metric->what, r->ratio);
         }
+        if (approximate && len > 0 && (size_t) len < sizeof claim)
+                snprintf(claim + len, sizeof claim - (size_t) len, "; the intervals are " FINDINGS_APPROXIMATE_TEXT);
         cJSON *f = findings_append(out, "difference", FINDING_INFO, 0, claim,
-                                   have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
+                               have_ci ? "more iterations narrow the intervals (see the noise findings)" : "run at least 2 iterations per cell");
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
         for (size_t i = 0; i < n; i++)
-                findings_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
+                findings_add_evidence(f, c[i].metric->path, cell, c[i].value, c[i].baseline_value);
+}
+
+static void report_different(cJSON *out, const struct findings_cell *cell, const struct findings_cell *base,
+                             const struct findings_compared *c, const char *level) {
+        double effect = c->r.ratio - 1;
+        bool worse = c->metric->higher_is_better ? effect < 0 : effect > 0;
+        enum findings_severity sev = fabs(effect) >= HIGH_EFFECT ? FINDING_HIGH
+                                   : fabs(effect) >= MEDIUM_EFFECT ? FINDING_MEDIUM : FINDING_INFO;
+        char what[512], claim[640];
+        describe(what, sizeof what, c->metric->what, base->name, &c->r, level);
+        snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what, worse ? "worse" : "better");
+        cJSON *f = findings_append(out, "difference", sev, log(c->r.ratio), claim, NULL);
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
+        findings_add_evidence(f, c->metric->path, cell, c->value, c->baseline_value);
+        findings_causes_mark(f, cell->name, c->r.approximate);
 }
 
 void findings_rule_difference(const struct findings_input *in, cJSON *out) {
@@ -101,31 +87,19 @@ void findings_rule_difference(const struct findings_input *in, cJSON *out) {
                 if (ci == in->baseline)
                         continue;
                 const struct findings_cell *cell = &in->cells[ci];
-                struct compared c[ELEMENTSOF(metrics)], same[ELEMENTSOF(metrics)];
-                size_t n = compare_cell(cell, base, c), n_same = 0;
+                struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX], same[FINDINGS_COMPARE_METRICS_MAX];
+                size_t n = findings_compare_cell(cell, base, c), n_same = 0;
+                char level[96];
+                findings_compare_level_text(level, sizeof level, n);
                 bool have_ci = true;
                 for (size_t i = 0; i < n; i++) {
-                        double effect = c[i].r95.ratio - 1;
-                        bool significant = c[i].r95.have_ci && c[i].strict.have_ci && c[i].strict.excludes_one;
-                        have_ci = have_ci && c[i].r95.have_ci;
-                        if (!significant) {
+                        have_ci = have_ci && c[i].r.have_ci;
+                        if (c[i].r.have_ci && c[i].r.excludes_one)
+                                report_different(out, cell, base, &c[i], level);
+                        else
                                 same[n_same++] = c[i];
-                                continue;
-                        }
-                        bool worse = metrics[c[i].metric].higher_is_better ? effect < 0 : effect > 0;
-                        enum findings_severity sev = fabs(effect) >= HIGH_EFFECT ? FINDING_HIGH
-                                                   : fabs(effect) >= MEDIUM_EFFECT ? FINDING_MEDIUM : FINDING_INFO;
-                        char what[512], claim[640];
-                        describe(what, sizeof what, metrics[c[i].metric].what, base->name, &c[i].r95);
-                        snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what,
-                                 worse ? "worse" : "better");
-                        cJSON *f = findings_append(out, "difference", sev, log(c[i].r95.ratio), claim,
-                                                   worse ? "see the other findings for this cell: they name the causes the data shows" : NULL);
-                        findings_add_cell(f, cell->name);
-                        findings_add_cell(f, base->name);
-                        findings_add_evidence(f, metrics[c[i].metric].path, cell, c[i].value, c[i].baseline_value);
                 }
                 if (n_same > 0)
-                        report_same(out, cell, base, same, n_same, have_ci);
+                        report_same(out, cell, base, same, n_same, have_ci, level);
         }
 }

@@ -1,96 +1,131 @@
 /* rule-noise.c: measurements too variable to decide. Per cell, throughput and p99 from
- * scheduled with a CoV above 5% across iterations; and per cell against the baseline, an
- * interval of the ratio that includes 1 yet reaches beyond +-3% (too wide to decide a 3%
- * difference). Both with the iterations per cell that would resolve a 3% difference (two-sided
- * 5%, power 80%, on the log scale: n = 2 (1.96 + 0.84)^2 s^2 / ln(1.03)^2, s^2 the cell's, or
- * the pair's mean, variance of ln x). Info: noise says how far to trust the other findings, not
- * why cells differ. */
+ * scheduled with a CoV above 5% across iterations; and per cell against the baseline, every
+ * metric the difference rule compared but did not decide (its interval, at the difference
+ * rule's level: findings-compare.h, includes 1) whose interval reaches beyond +-3%. Both with
+ * the iterations per cell that would decide a 3% difference at that level with 80% power
+ * (basic/sample-size.h: t quantiles, on the log scale), as a range: the variance behind it comes
+ * from a few iterations, and its own 95% interval (chi-square) carries into the count, which a
+ * single "about N" would hide. Info: noise says how far to trust the other findings, not why
+ * cells differ. */
 #include "findings/rules.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
 #include "basic/macro.h"
+#include "basic/sample-size.h"
 #include "basic/stats.h"
+#include "findings/findings-compare.h"
 
 #define COV_MAX 0.05
 #define RESOLVE 1.03
+#define POWER 0.8
+#define VARIANCE_CONFIDENCE 0.95
 
 static const char *const paths[] = { "throughput_rps", "ops_per_s", "latency_us.scheduled.p99" };
 
-static double log_variance(const double *x, size_t n) {
-        double m = 0, ss = 0;
-        for (size_t i = 0; i < n; i++)
-                m += log(x[i]);
-        m /= (double) n;
-        for (size_t i = 0; i < n; i++)
-                ss += (log(x[i]) - m) * (log(x[i]) - m);
-        return ss / (double) (n - 1);
+/* Iterations per cell for a 3% difference at level from a variance of the logarithms with df
+ * degrees of freedom; false when it cannot be told. */
+static bool iterations_for(double var, double df, double level, struct sample_size_range *ret) {
+        return sample_size_range(var, df, log(RESOLVE), 1 - level, POWER, VARIANCE_CONFIDENCE, ret) >= 0;
 }
 
-/* Iterations per cell for a 3% difference, from a variance of the logarithms. */
-static double iterations_for(double var) {
-        double z = 1.959964 + 0.841621;
-        return fmax(2, ceil(2 * z * z * var / (log(RESOLVE) * log(RESOLVE))));
+static void range_max(struct sample_size_range *acc, const struct sample_size_range *r) {
+        acc->low = MAX(acc->low, r->low);
+        acc->estimate = MAX(acc->estimate, r->estimate);
+        acc->high = MAX(acc->high, r->high);
 }
 
-static double iterations_needed(const double *x, size_t n) {
-        return iterations_for(log_variance(x, n));
+/* "between 30 and 140 iterations per cell"; "at least 30 ..." when the high end reaches the cap */
+static void range_text(char *buf, size_t size, const struct sample_size_range *r) {
+        if (r->low == r->high)
+                snprintf(buf, size, "%" PRIu32 " iterations per cell", r->low);
+        else if (r->high >= SAMPLE_SIZE_MAX)
+                snprintf(buf, size, "at least %" PRIu32 " iterations per cell (no upper bound from so few)", r->low);
+        else
+                snprintf(buf, size, "between %" PRIu32 " and %" PRIu32 " iterations per cell", r->low, r->high);
 }
 
-/* One finding per cell naming the metrics whose ratio to the baseline cannot decide 3%. */
+static void add_range_evidence(cJSON *f, const struct findings_cell *cell, const struct sample_size_range *r) {
+        findings_add_evidence(f, "iterations_needed", cell, r->estimate, NAN);
+        findings_add_evidence(f, "iterations_needed.low", cell, r->low, NAN);
+        findings_add_evidence(f, "iterations_needed.high", cell, r->high, NAN);
+}
+
+/* One finding per cell naming the metrics the difference rule could not decide whose interval is
+ * too wide to decide 3%. */
 static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         const struct findings_cell *cell = &in->cells[ci], *base = &in->cells[in->baseline];
-        char list[512] = "";
-        size_t len = 0;
-        double need = 0;
-        for (size_t m = 0; m < ELEMENTSOF(paths); m++) {
-                double x[FINDINGS_RUNS_MAX], b[FINDINGS_RUNS_MAX];
-                size_t nx = findings_values(cell, paths[m], x, FINDINGS_RUNS_MAX);
-                size_t nb = findings_values(base, paths[m], b, FINDINGS_RUNS_MAX);
-                struct stats_ratio r;
-                if (nx < 2 || nb < 2 || stats_ratio_log(x, nx, b, nb, 0.95, &r) < 0 || !r.have_ci || r.excludes_one ||
-                    (r.ci_low >= 1 / RESOLVE && r.ci_high <= RESOLVE))
+        struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX];
+        size_t k = findings_compare_cell(cell, base, c);
+        char list[512] = "", level[96];
+        findings_compare_level_text(level, sizeof level, k);
+        size_t len = 0, nx = 0, nb = 0;
+        bool approximate = false;
+        struct sample_size_range need = { 0 };
+        for (size_t i = 0; i < k; i++) {
+                const struct stats_ratio *r = &c[i].r;
+                struct sample_size_range one;
+                if (!r->have_ci || r->excludes_one || (r->ci_low >= 1 / RESOLVE && r->ci_high <= RESOLVE) ||
+                    !iterations_for(c[i].log_var, c[i].log_var_df, findings_compare_level(k), &one))
                         continue;
-                need = fmax(need, iterations_for((log_variance(x, nx) + log_variance(b, nb)) / 2));
+                range_max(&need, &one);
+                approximate = approximate || r->approximate;
+                nx = MAX(nx, c[i].nx);
+                nb = MAX(nb, c[i].nbase);
                 if (len < sizeof list)
-                        len += (size_t) snprintf(list + len, sizeof list - len, "%s%s (%.3f-%.3f)", len ? ", " : "", paths[m],
-                                                 r.ci_low, r.ci_high);
+                        len += (size_t) snprintf(list + len, sizeof list - len, "%s%s (%.3f-%.3f)", len ? ", " : "",
+                                                 c[i].metric->path, r->ci_low, r->ci_high);
         }
         if (len == 0)
                 return;
-        char claim[800];
+        char claim[1024], iterations[128];
+        range_text(iterations, sizeof iterations, &need);
         snprintf(claim, sizeof claim,
-                 "the 95%% intervals of cell %s's ratios to %s are too wide to decide a 3%% difference: %s; about %.0f iterations per cell would decide it",
-                 cell->name, base->name, list, need);
-        cJSON *f = findings_append(out, "noise", FINDING_INFO, need, claim, "more iterations per cell");
+                 "the intervals of cell %s's ratios to %s (%s) are too wide to decide a 3%% difference: %s; %s would decide it "
+                 "with 80%% power (the range is the 95%% interval of the variance seen in %zu + %zu iterations)%s",
+                 cell->name, base->name, level, list, iterations, nx, nb,
+                 approximate ? "; the intervals are " FINDINGS_APPROXIMATE_TEXT : "");
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, need.estimate, claim, "more iterations per cell");
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
-        findings_add_evidence(f, "iterations_needed", cell, need, NAN);
+        add_range_evidence(f, cell, &need);
+}
+
+/* The cell's own variability of one metric, at the level its comparison with the baseline
+ * decides at. */
+static void too_variable(const struct findings_input *in, size_t ci, const char *path, cJSON *out) {
+        const struct findings_cell *cell = &in->cells[ci];
+        double x[FINDINGS_RUNS_MAX];
+        size_t n = findings_values(cell, path, x, FINDINGS_RUNS_MAX);
+        struct stats_summary s;
+        if (n < 2 || stats_describe(x, n, &s) < 0 || !s.have_cov || s.cov <= COV_MAX || s.min <= 0)
+                return;
+        struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX];
+        size_t k = findings_compare_cell(cell, &in->cells[in->baseline], c);
+        struct sample_size_range need;
+        if (!iterations_for(stats_log_variance(x, n), (double) n - 1, findings_compare_level(k), &need))
+                return;
+        char claim[640], iterations[128];
+        range_text(iterations, sizeof iterations, &need);
+        snprintf(claim, sizeof claim,
+                 "cell %s's %s varies with a CoV of %.1f%% across its %zu iterations: %s would resolve a 3%% difference "
+                 "with 80%% power at the difference rule's %.2f%% level (the range is the 95%% interval of the variance)",
+                 cell->name, path, s.cov * 100, n, iterations, findings_compare_level(k) * 100);
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
+                                   "more iterations, longer measure phases, or a quieter machine (see interference)");
+        findings_add_cell(f, cell->name);
+        char metric[96];
+        snprintf(metric, sizeof metric, "%s.cov", path);
+        findings_add_evidence(f, metric, cell, s.cov, NAN);
 }
 
 void findings_rule_noise(const struct findings_input *in, cJSON *out) {
         for (size_t ci = 0; ci < in->n_cells; ci++) {
-                const struct findings_cell *cell = &in->cells[ci];
                 if (ci != in->baseline)
                         too_wide(in, ci, out);
-                for (size_t m = 0; m < ELEMENTSOF(paths); m++) {
-                        double x[FINDINGS_RUNS_MAX];
-                        size_t n = findings_values(cell, paths[m], x, FINDINGS_RUNS_MAX);
-                        struct stats_summary s;
-                        if (n < 2 || stats_describe(x, n, &s) < 0 || !s.have_cov || s.cov <= COV_MAX || s.min <= 0)
-                                continue;
-                        double need = iterations_needed(x, n);
-                        char claim[512];
-                        snprintf(claim, sizeof claim,
-                                 "cell %s's %s varies with a CoV of %.1f%% across its %zu iterations: about %.0f iterations per cell would resolve a 3%% difference",
-                                 cell->name, paths[m], s.cov * 100, n, need);
-                        cJSON *f = findings_append(out, "noise", FINDING_INFO, s.cov, claim,
-                                                   "more iterations, longer measure phases, or a quieter machine (see interference)");
-                        findings_add_cell(f, cell->name);
-                        char metric[96];
-                        snprintf(metric, sizeof metric, "%s.cov", paths[m]);
-                        findings_add_evidence(f, metric, cell, s.cov, NAN);
-                }
+                for (size_t m = 0; m < ELEMENTSOF(paths); m++)
+                        too_variable(in, ci, paths[m], out);
         }
 }

@@ -1,4 +1,4 @@
-/* host-stat.c: per-CPU busy time from /proc/stat (see host-stat.h). */
+/* host-stat.c: per-CPU idle time from /proc/stat (see host-stat.h). */
 #include "host/host-stat.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "basic/time-util.h"
 #include "host/host-sysfs.h"
 
-/* "cpuN user nice system idle iowait irq softirq steal ..." -> N and its busy ticks; 0 when the
+/* "cpuN user nice system idle iowait irq softirq steal ..." -> N and its idle ticks; 0 when the
  * line is not a cpuN line (the "cpu" total, intr, ...), -EBADMSG when it is one but malformed. */
 static int parse_cpu_line(const char *line, unsigned *ret_cpu, uint64_t *ret_ticks) {
         if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
@@ -26,14 +26,14 @@ static int parse_cpu_line(const char *line, unsigned *ret_cpu, uint64_t *ret_tic
                 return -EBADMSG;
         /* user nice system [idle iowait] irq softirq steal */
         *ret_cpu = cpu;
-        *ret_ticks = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+        *ret_ticks = f[3] + f[4];
         return 1;
 }
 
-int host_parse_stat_busy(const char *text, uint64_t ticks_per_s, struct host_cpu_busy *ret) {
+int host_parse_stat_idle(const char *text, uint64_t ticks_per_s, struct host_cpu_idle *ret) {
         if (ticks_per_s == 0)
                 return -EINVAL;
-        _cleanup_free_ struct host_cpu_busy *b = calloc(1, sizeof *b);
+        _cleanup_free_ struct host_cpu_idle *b = calloc(1, sizeof *b);
         if (!b)
                 return -ENOMEM;
         bool any = false;
@@ -45,7 +45,7 @@ int host_parse_stat_busy(const char *text, uint64_t ticks_per_s, struct host_cpu
                         return r;
                 if (r > 0) {
                         cpulist_set(&b->cpus, cpu);
-                        b->busy_ns[cpu] = ticks * ((uint64_t) NSEC_PER_SEC / ticks_per_s);
+                        b->idle_ns[cpu] = ticks * ((uint64_t) NSEC_PER_SEC / ticks_per_s);
                         any = true;
                 }
                 const char *nl = strchr(line, '\n');
@@ -57,7 +57,7 @@ int host_parse_stat_busy(const char *text, uint64_t ticks_per_s, struct host_cpu
         return 0;
 }
 
-int host_read_stat_busy(const char *root, struct host_cpu_busy *ret) {
+int host_read_stat_idle(const char *root, struct host_cpu_idle *ret) {
         char path[4096];
         int r = host_path(path, sizeof path, root, "/proc/stat");
         if (r < 0)
@@ -67,5 +67,5 @@ int host_read_stat_busy(const char *root, struct host_cpu_busy *ret) {
         if (r < 0)
                 return r;
         long hz = sysconf(_SC_CLK_TCK);
-        return host_parse_stat_busy(text, hz > 0 ? (uint64_t) hz : 100, ret);
+        return host_parse_stat_idle(text, hz > 0 ? (uint64_t) hz : 100, ret);
 }

@@ -72,7 +72,8 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         uint64_t n;
         if (read(fd, &n, sizeof n) < 0 && errno != EAGAIN)
                 return log_error_errno(negative_errno(), "reading the wake eventfd");
-        scheduler_kick(d->scheduler);
+        if (d->scheduler)
+                scheduler_kick(d->scheduler);
         update_status(d);
         return 0;
 }
@@ -86,9 +87,10 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         notify_stopping();
         /* Stop accepting first: clients get "connection refused", never a half-served request. */
         api_server_quiesce(d->api);
-        if (scheduler_active(d->scheduler) > 0)
+        if (d->scheduler && scheduler_active(d->scheduler) > 0)
                 notify_status("Stopping the run in progress");
-        scheduler_shutdown(d->scheduler);
+        if (d->scheduler)
+                scheduler_shutdown(d->scheduler);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
@@ -224,9 +226,12 @@ static int start_runs(struct daemon *d) {
 }
 
 static int start_api(struct daemon *d, int listen_fd, bool local, const char *token) {
-        const struct cgroup_mode *mode = cgroup_manager_mode(d->cgroups);
+        /* A results-only daemon drives no cgroups: GET /v1/host says so. */
+        static const struct cgroup_mode no_cgroups = { .name = "none" };
+        const struct cgroup_mode *mode = d->cgroups ? cgroup_manager_mode(d->cgroups) : &no_cgroups;
         char *root = d->cgroup_root;
-        if (cgroup_manager_dir(d->cgroups, "cpu", cgroup_manager_root(d->cgroups), root, sizeof d->cgroup_root) < 0)
+        if (d->cgroups &&
+            cgroup_manager_dir(d->cgroups, "cpu", cgroup_manager_root(d->cgroups), root, sizeof d->cgroup_root) < 0)
                 snprintf(root, sizeof d->cgroup_root, "%s", cgroup_manager_root(d->cgroups));
         struct host_limits host;
         int r = host_limits_read(&host);
@@ -249,6 +254,8 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .tls_cert_pem = d->tls.cert,
                 .tls_key_pem = d->tls.key,
                 .policy = &d->policy,
+                .results_only = d->options->results_only,
+                .import_max = d->options->import_max,
                 .peers = &d->peers,
         };
         exposure_warn(d->listen_name, local, d->tls.cert != NULL);
@@ -300,9 +307,12 @@ int daemon_run(const struct options *o) {
         log_info("slicelabd %s starting (state dir %s)", SLICELAB_VERSION, o->state_dir);
         log_debug("settings: listen %s, config %s, cgroup root %s, max parallel %u, run as %s", o->listen,
                   o->config ? o->config : "(none)", o->cgroup_root, o->max_parallel, o->run_as);
-        /* First of all: a daemon that loses this must leave the holder's cgroups alone. */
-        r = root_lock_take(NULL, o->cgroup_root, &d.root_lock);
-        if (r >= 0)
+        /* First of all: a daemon that loses this must leave the holder's cgroups alone. A
+         * results-only daemon runs nothing: no lock, no run user, no cgroups, no scheduler. */
+        r = o->results_only ? 0 : root_lock_take(NULL, o->cgroup_root, &d.root_lock);
+        if (r >= 0 && o->results_only)
+                d.run_user = (struct run_user){ .uid = geteuid(), .gid = getegid() };
+        else if (r >= 0)
                 r = resolve_run_as(o, &d.run_user);
         if (r >= 0)
                 r = make_policy(o, &d.policy);
@@ -322,7 +332,7 @@ int daemon_run(const struct options *o) {
         }
         if (r >= 0)
                 r = setup_loop(&d, &wake, &term, &intr, &watchdog);
-        if (r >= 0)
+        if (r >= 0 && !o->results_only)
                 r = start_runs(&d);
         struct listen_socket_perms perms;
         if (r >= 0)
@@ -346,9 +356,10 @@ int daemon_run(const struct options *o) {
         }
 
         /* libmicrohttpd listens once MHD_start_daemon returns: only now are we ready. */
-        log_info("listening on %s", d.listen_name);
+        log_info("listening on %s%s", d.listen_name, o->results_only ? " (results only: no experiment runs here)" : "");
         notify_ready("Listening on %s", d.listen_name);
-        scheduler_kick(d.scheduler); /* work queued before this start */
+        if (d.scheduler)
+                scheduler_kick(d.scheduler); /* work queued before this start */
         r = sd_event_loop(d.event);
         if (r < 0)
                 log_error_errno(r, "event loop failed");

@@ -33,6 +33,8 @@ enum {
         OPT_PEER_URL_TEMPLATE,
         OPT_PEER_ALLOW,
         OPT_PEER_TOKEN_FILE,
+        OPT_RESULTS_ONLY,
+        OPT_IMPORT_MAX,
         OPT_HELP,
         OPT_VERSION,
 };
@@ -57,6 +59,8 @@ static const struct option long_options[] = {
         { "peer-url-template", required_argument, NULL, OPT_PEER_URL_TEMPLATE },
         { "peer-allow", required_argument, NULL, OPT_PEER_ALLOW },
         { "peer-token-file", required_argument, NULL, OPT_PEER_TOKEN_FILE },
+        { "results-only", no_argument, NULL, OPT_RESULTS_ONLY },
+        { "import-max", required_argument, NULL, OPT_IMPORT_MAX },
         { "help", no_argument, NULL, OPT_HELP },
         { "version", no_argument, NULL, OPT_VERSION },
         { 0 },
@@ -90,6 +94,9 @@ static void usage(FILE *f) {
                 "                       sends loads to, takes loads from and aims loads at (repeat, or a\n"
                 "                       comma list)\n"
                 "  --peer-token-file FILE  the bearer token sent to peers (their state dir's token)\n"
+                "  --results-only       run no experiments (no cgroups, root lock or run user): serve\n"
+                "                       stored and imported results, take imports (POST /v1/imports)\n"
+                "  --import-max SIZE    largest bundle an import takes, bytes or with K, M, G (default 1G)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
                 DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
@@ -201,6 +208,22 @@ static int parse_unsigned(const char *value, unsigned min, unsigned max, const c
         return 0;
 }
 
+/* "1073741824", "512M", "4G": a size in bytes, with a binary suffix. */
+static int parse_size(const char *value, const char *where, uint64_t *ret) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(value, &end, 10);
+        unsigned shift = 0;
+        if (*end && !end[1] && strchr("KMGT", *end))
+                shift = 10 * (unsigned) (strchr("KMGT", *end) - "KMGT" + 1);
+        else if (*end)
+                n = 0;
+        if (errno || end == value || value[0] == '-' || n == 0 || n > (UINT64_MAX >> 20) >> shift)
+                return fail_usage("%s: '%s' must be a size above 0 in bytes, or with K, M, G or T", where, value);
+        *ret = (uint64_t) n << shift;
+        return 0;
+}
+
 static int set_absolute_path(char **field, const char *value, const char *where) {
         if (value[0] != '/' || strlen(value) > 4000)
                 return fail_usage("%s: '%s' must be an absolute path", where, value);
@@ -278,6 +301,12 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 return 0;
         case OPT_ALLOW_EXEC:
                 return add_list(value, where, valid_exec_path, "an absolute path", &o->allow_exec, &o->n_allow_exec);
+        case OPT_RESULTS_ONLY:
+                if (parse_bool(value, &o->results_only) < 0)
+                        return fail_usage("%s: '%s' is not true or false", where, value);
+                return 0;
+        case OPT_IMPORT_MAX:
+                return parse_size(value, where, &o->import_max);
         case OPT_ALLOW_JVM_OPTION:
                 if (value[0] != '-' && value[0] != '@')
                         return fail_usage("%s: '%s' is not a JVM option (it begins with '-' or '@')", where, value);
@@ -360,7 +389,7 @@ static int config_read(struct options *o, const char *path, bool must_exist) {
 
 static int defaults(struct options *o) {
         *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO, .max_streams = DEFAULT_MAX_STREAMS,
-                               .socket_mode = DEFAULT_SOCKET_MODE };
+                               .socket_mode = DEFAULT_SOCKET_MODE, .import_max = DEFAULT_IMPORT_MAX };
         if (set_string(&o->listen, DEFAULT_LISTEN) < 0 || set_string(&o->state_dir, DEFAULT_STATE_DIR) < 0 ||
             set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0 || set_string(&o->run_as, DEFAULT_RUN_AS) < 0)
                 return -ENOMEM;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "basic/cpulist.h"
 
@@ -14,6 +15,7 @@
 #define DEFAULT_MAX_STREAMS 128
 #define DEFAULT_SOCKET_MODE 0660
 #define DEFAULT_RUN_AS "slicelab"
+#define DEFAULT_IMPORT_MAX (UINT64_C(1) << 30)
 
 struct options {
         char *listen;
@@ -39,6 +41,8 @@ struct options {
         char *peer_token_file;  /* the token sent to peers; the path only, read at start */
         bool has_housekeeping;  /* --housekeeping-cpus given; else the CPUs runs leave over */
         struct cpulist housekeeping;
+        bool results_only;      /* no runs: serve and take imported results only */
+        uint64_t import_max;    /* the largest bundle POST /v1/imports takes */
 };
 
 /* Returns 1 to run, 0 when --help/--version was answered, or -EINVAL after printing the

@@ -6,6 +6,7 @@
 
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "storage/imports.h"
 #include "storage/row-json.h"
 #include "storage/run-state.h"
 #include "storage/runs.h"
@@ -283,7 +284,7 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         if (r < 0)
                 return r;
         _cleanup_json_ cJSON *o = experiment_from_row(s, true);
-        if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0)
+        if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0 || (r = imports_add_origin(c, id, o)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

@@ -163,10 +163,23 @@ static const char schema_v3[] =
         ");"
         "CREATE INDEX loads_by_state ON loads(state);";
 
+/* Imported experiments (POST /v1/imports): where each came from, so that GET answers its origin and
+ * a second import of the same experiment stores nothing. The experiment keeps its id. */
+static const char schema_v4[] =
+        "CREATE TABLE imports ("
+        "  experiment_id TEXT PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  origin_host TEXT NOT NULL,"
+        "  origin_id TEXT NOT NULL,"
+        "  bundle_sha256 TEXT NOT NULL,"
+        "  imported_wall_ns INTEGER NOT NULL,"
+        "  UNIQUE (origin_host, origin_id)"
+        ") WITHOUT ROWID;";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
         { "peer loads", schema_v3 },
+        { "imported experiments", schema_v4 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

@@ -91,6 +91,28 @@ daemon_start() {
         DAEMON_TOKEN=$(cat "$DAEMON_STATE/token")
 }
 
+# A test with two daemons: daemon_save NAME keeps the DAEMON_* variables of the daemon started
+# last under NAME, daemon_use NAME makes NAME's the ones the helpers here work with.
+DAEMON_VARS=(DAEMON_STATE DAEMON_PID NL_PID DAEMON_EVENTS DAEMON_PORT DAEMON_URL DAEMON_TOKEN)
+daemon_save() {
+        local v
+        for v in "${DAEMON_VARS[@]}"; do eval "${1}_$v=\${$v:-}"; done
+}
+daemon_use() {
+        local v
+        for v in "${DAEMON_VARS[@]}"; do eval "$v=\${${1}_$v:-}"; done
+}
+# daemon_stop_all NAME...: stops each, ending with the first one in use.
+daemon_stop_all() {
+        local n i
+        for ((i = $#; i >= 1; i--)); do
+                n=${!i}
+                daemon_use "$n"
+                daemon_stop
+                daemon_save "$n"
+        done
+}
+
 # daemon_wait_event PATTERN [TIMEOUT_S]: read events until one matches; DAEMON_LAST_EVENT holds it.
 daemon_wait_event() {
         local line deadline=$((SECONDS + ${2:-30}))

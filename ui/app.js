@@ -321,6 +321,12 @@ function cellsTable(def) {
   return table(['Cell', ...keys], rows);
 }
 
+/* The mean a metric's interval belongs to: the geometric mean for log-t intervals, else the mean. */
+const geometric = stat => stat && stat.interval_of === 'geometric_mean' && stat.geometric_mean !== null && stat.geometric_mean !== undefined;
+const intervalCenter = stat => geometric(stat) ? stat.geometric_mean : stat ? stat.mean : null;
+const intervalText = stat => stat.ci95 ? `${geometric(stat) ? 'geo. mean' : 'mean'} ${fmt(intervalCenter(stat))} [${fmt(stat.ci95.low)}, ${fmt(stat.ci95.high)}]` : '';
+const ratioText = r => `×${fmt(r.ratio, 3)}` + (r.ci95 ? ` [${fmt(r.ci95.low, 3)}, ${fmt(r.ci95.high, 3)}]` : '') + (r.excludes_one ? ' *' : '') + (r.approximate ? ' ~' : '');
+
 function statCell(stat, ratio, unit) {
   const td = el('td', { class: 'num' });
   if (!stat) {
@@ -328,9 +334,10 @@ function statCell(stat, ratio, unit) {
     return td;
   }
   td.append(fmt(stat.mean) + (unit || ''));
-  if (stat.ci95) td.append(el('span', { class: 'ci', text: `[${fmt(stat.ci95.low)}, ${fmt(stat.ci95.high)}]` }));
+  if (stat.ci95) td.append(el('span', { class: 'ci', text: intervalText(stat) }));
   if (ratio && ratio.ratio !== null && ratio.ratio !== undefined) {
-    const r = el('span', { class: 'ci', text: `×${fmt(ratio.ratio, 3)}` + (ratio.ci95 ? ` [${fmt(ratio.ci95.low, 3)}, ${fmt(ratio.ci95.high, 3)}]` : '') + (ratio.excludes_one ? ' *' : '') });
+    const r = el('span', { class: 'ci', text: ratioText(ratio) });
+    if (ratio.approximate) r.title = 'approximate: fewer than 5 iterations on a side and sides of different sizes';
     td.append(r);
   }
   return td;
@@ -346,7 +353,7 @@ function reportTable(report) {
       cellMetrics.map(m => statCell(cellStat(c, m), c.ratios && c.ratios[m.key], m.unit)),
       el('td', { text: erg || '–' }));
   });
-  return [el('p', { class: 'legend-note', text: 'Mean of the runs, with its 95% interval below; with a baseline, ×ratio to it [95% interval], * when that interval excludes 1.' }),
+  return [el('p', { class: 'legend-note', text: 'Mean of the runs; below it the 95% interval with the mean it belongs to (the geometric mean for positive metrics, whose intervals are on the log scale); with a baseline, ×ratio of geometric means to it [95% interval], * when that interval excludes 1, ~ when it is approximate (fewer than 5 iterations on a side and sides of different sizes).' }),
     table(headers, rows)];
 }
 
@@ -359,16 +366,18 @@ function metricCharts(report, holder) {
       holder.append(el('div', { class: 'panel' }, el('h3', { text: m.label }), el('p', { class: 'empty', text: '0 in every run of every cell' })));
       continue;
     }
-    const lows = stats.map(st => st && st.ci95 ? st.ci95.low : st ? st.mean : 0), highs = stats.map(st => st && st.ci95 ? st.ci95.high : st ? st.mean : 0);
-    const canvas = el('canvas', { role: 'img', 'aria-label': `${m.label} per cell: mean with 95% interval` });
+    const lows = stats.map(st => st && st.ci95 ? st.ci95.low : st ? intervalCenter(st) : 0), highs = stats.map(st => st && st.ci95 ? st.ci95.high : st ? intervalCenter(st) : 0);
+    /* bars at the mean the whiskers belong to */
+    const label = stats.some(geometric) ? 'geometric mean' : 'mean';
+    const canvas = el('canvas', { role: 'img', 'aria-label': `${m.label} per cell: ${label} with 95% interval` });
     holder.append(el('div', { class: 'panel' }, el('h3', { text: m.label }), el('div', { class: 'chart-box metric' }, canvas)));
     newChart(canvas, {
       type: 'bar',
-      data: { labels: names, datasets: [{ label: 'mean', data: stats.map(s => s ? s.mean : null), backgroundColor: '#9db8e3', borderColor: '#1f5fbf', borderWidth: 1 }] },
+      data: { labels: names, datasets: [{ label, data: stats.map(s => s ? intervalCenter(s) : null), backgroundColor: '#9db8e3', borderColor: '#1f5fbf', borderWidth: 1 }] },
       options: {
         animation: false, maintainAspectRatio: false,
         plugins: { legend: { display: false }, whiskers: { intervals: stats.map(s => s && s.ci95) },
-          tooltip: { callbacks: { afterLabel: i => { const s = stats[i.dataIndex]; return s && s.ci95 ? `95%: [${fmt(s.ci95.low)}, ${fmt(s.ci95.high)}]` : ''; } } } },
+          tooltip: { callbacks: { afterLabel: i => { const s = stats[i.dataIndex]; return s && s.ci95 ? `95% of the ${geometric(s) ? 'geometric mean' : 'mean'}: [${fmt(s.ci95.low)}, ${fmt(s.ci95.high)}]` : ''; } } } },
         scales: { y: { beginAtZero: true, suggestedMin: Math.min(0, ...lows), suggestedMax: Math.max(...highs),
           ticks: m.unit ? { callback: v => fmt(v) + m.unit } : {} } },
       },
@@ -687,8 +696,8 @@ async function viewCompare(params) {
     return;
   }
   for (const w of result.warnings || []) view.append(el('p', { class: 'error', text: w }));
-  const side = v => v && typeof v === 'object' ? fmt(v.mean) + (v.ci95 ? ` [${fmt(v.ci95.low)}, ${fmt(v.ci95.high)}]` : '') : fmt(v);
-  const ratio = r => r ? `×${fmt(r.ratio, 3)}` + (r.ci95 ? ` [${fmt(r.ci95.low, 3)}, ${fmt(r.ci95.high, 3)}]` : '') + (r.excludes_one ? ' *' : '') : '–';
+  const side = v => v && typeof v === 'object' ? (v.ci95 ? intervalText(v) : fmt(v.mean)) : fmt(v);
+  const ratio = r => r ? ratioText(r) : '–';
   /* One table per matched pair of cells: both sides' means with their intervals, and b/a. */
   for (const cell of result.cells || []) {
     view.append(el('h2', { text: `${cell.a} (A) against ${cell.b} (B)` }));

@@ -12,8 +12,13 @@
 # - The experiment is submitted with `Idempotency-Key: slurm-<cluster>-<job id>`, so a requeued
 #   job (same id) finds its experiment again instead of starting a second one.
 # - scancel (SIGTERM to the job) cancels the experiment: nothing of it keeps running.
+# - With SLICELAB_RESULTS_URL set, the experiment's bundle (bundle.slbundle in OUTDIR) is also
+#   imported into the lab's results daemon there (slicelabd --results-only), with the token read
+#   from SLICELAB_RESULTS_TOKEN_FILE (or SLICELAB_RESULTS_TOKEN); importing again (a requeued job)
+#   stores nothing twice. A failed push is said on stderr and exits 4.
 # Environment: SLICELAB (the client, default `slicelab`), SLICELAB_URL, SLICELAB_TOKEN (or a
-# readable token file in SLICELAB_STATE_DIR), SLICELAB_BASELINE (the report's baseline cell).
+# readable token file in SLICELAB_STATE_DIR), SLICELAB_BASELINE (the report's baseline cell),
+# SLICELAB_RESULTS_URL, SLICELAB_RESULTS_TOKEN_FILE, SLICELAB_RESULTS_TOKEN.
 #SBATCH --job-name=slicelab
 #SBATCH --exclusive
 #SBATCH --requeue
@@ -72,4 +77,17 @@ client runs "$ID" --json >"$OUT/runs.json"
 client runs "$ID" | awk 'NR > 1 && $4 == "succeeded" { print $1 }' | while read -r run; do
         client timeline "$run" --csv -o "$OUT/timeline-$run.csv"
 done
+
+# The lab's results daemon keeps every host's experiments in one place.
+if [ -n "${SLICELAB_RESULTS_URL:-}" ]; then
+        client export "$ID" -o "$OUT/bundle.slbundle" || exit 4
+        RESULTS_TOKEN=${SLICELAB_RESULTS_TOKEN:-}
+        if [ -n "${SLICELAB_RESULTS_TOKEN_FILE:-}" ]; then
+                RESULTS_TOKEN=$(cat "$SLICELAB_RESULTS_TOKEN_FILE") || exit 4
+        fi
+        SLICELAB_TOKEN=$RESULTS_TOKEN client --url "$SLICELAB_RESULTS_URL" import "$OUT/bundle.slbundle" >&2 || {
+                echo "slicelab-job: could not push experiment $ID to $SLICELAB_RESULTS_URL" >&2
+                exit 4
+        }
+fi
 exit "$RC"

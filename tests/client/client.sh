@@ -76,7 +76,9 @@ OK_RUN=$(jq -r '.runs[0].id' <<<"$OUT")
 sl report "$OK_ID"; check_rc "report of a succeeded experiment" 0
 check_match "report prints the seed-style table's header" "^cell +throughput +p99 sched +GC pause +compile +CICC/PGC +throttled +governor" "$(sed -n 3p <<<"$OUT")"
 check_match "the first cell is the baseline" "^a .* 1 \(baseline\)$" "$(sed -n 4p <<<"$OUT")"
-check_match "the second cell has its ops/s ratio to the first" "^b +[0-9]+ \+- .* [0-9.]+( \(|$)" "$(sed -n 5p <<<"$OUT")"
+check_match "the second cell has its ops/s (the geometric mean, g, that an interval would be of) and its ratio to the first" \
+        "^b +[0-9]+g( \[[0-9]+-[0-9]+\])? .* [0-9.]+( \(|$)" "$(sed -n 5p <<<"$OUT")"
+check_match "the table says which mean the intervals belong to" "g = the geometric mean, which its 95% interval" "$OUT"
 sl report "$OK_ID" --baseline b; check_rc "report --baseline" 0
 check_match "--baseline picks the baseline" "^b .* 1 \(baseline\)$" "$(grep '^b ' <<<"$OUT")"
 sl report "$OK_ID" --json; json_ok report

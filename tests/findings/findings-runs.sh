@@ -5,7 +5,8 @@
 # ActiveProcessorCount 1 vs 2 and the GC threads; (b) an A/A experiment gives nothing above
 # info and says there is no significant difference; (c) a GC-heavy cell against a light one
 # gives a gc finding with the share of the slowest requests overlapping a pause, naming the
-# real runs. Findings answer from the store after a daemon restart, with a strong ETag.
+# real runs. Findings answer from the store after a daemon restart, with a strong ETag. The
+# cell without container support has a difference that names the ergonomics finding as a cause.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -24,7 +25,9 @@ wait_experiment() {
 findings_of() { curl -s "$DAEMON_URL/v1/experiments/$1/findings${2:+?baseline=$2}"; }
 
 # --- (a) the seed's cells ---------------------------------------------------------------------
-post_experiment "{\"name\":\"seed-findings\",\"iterations\":2,
+# 3 iterations: with 2 a side, Welch's t at the difference rule's 98.75% has 1 to 2 degrees of
+# freedom (t 50.9 to 8.9), too wide for any difference these short runs show.
+post_experiment "{\"name\":\"seed-findings\",\"iterations\":3,
   \"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,$READY},
   \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=5000&alloc_kb=16\",\"mode\":\"max\",\"connections\":4,
             \"warmup_s\":2,\"measure_s\":3,\"cpus\":\"0\"},
@@ -49,8 +52,20 @@ check "(a) no throttling finding for the cpuset cell" json_true '[.findings[] | 
 erg=$(jq -r '.findings[] | select(.kind == "ergonomics" and (.cells | index("cpus-0-1-quota-1-nocs"))) | .claim' <<<"$F")
 check_match "(a) an ergonomics finding names ActiveProcessorCount 2 vs 1" "ActiveProcessorCount 2 vs 1" "$erg"
 check_match "(a) and the GC threads or the collector" "ParallelGCThreads 2 vs [01]|gc [A-Za-z0-9]+ vs [A-Za-z0-9]+" "$erg"
+# The nocs cell differs from cpus-1 (2 CPUs at quota 1, throttled, and a JVM sized for 2): its
+# difference findings name the ergonomics finding as a cause, by id, in causes and in the claim.
+ERG_ID=$(jq -r '[.findings[] | select(.kind == "ergonomics" and (.cells | index("cpus-0-1-quota-1-nocs")))][0].id' <<<"$F")
+NOCS_DIFF=$(jq -c '[.findings[] | select(.kind == "difference" and (.cells | index("cpus-0-1-quota-1-nocs")) and .causes != null)]' <<<"$F")
+echo "# nocs differences: $(jq -r '.[] | "\(.id) \(.causes) \(.claim)"' <<<"$NOCS_DIFF")"
+check "(a) the cell without container support has a difference finding" json_true 'length >= 1' "$NOCS_DIFF"
+check "(a) each names the ergonomics finding $ERG_ID as a cause, first" json_true \
+        "length >= 1 and all(.causes[0] == \"$ERG_ID\")" "$NOCS_DIFF"
+check "(a) and says so in its claim" json_true \
+        "all(.claim | contains(\"$ERG_ID (ergonomics)\") and contains(\"can explain it\"))" "$NOCS_DIFF"
+check "(a) its claim names the level it decided at" json_true \
+        'all(.claim | test("[0-9.]+% interval(, Bonferroni over [0-9] metrics)?: "))' "$NOCS_DIFF"
 check "(a) its evidence names runs of both cells' values" json_true \
-        '[.findings[] | select(.kind == "ergonomics") | .evidence[] | select(.metric == "jvm.ActiveProcessorCount") | .runs | length] | all(. == 2)' "$F"
+        '[.findings[] | select(.kind == "ergonomics") | .evidence[] | select(.metric == "jvm.ActiveProcessorCount") | .runs | length] | all(. == 3)' "$F"
 check "(a) findings are ordered by severity" json_true \
         '[.findings[].severity | {"high":2,"medium":1,"info":0}[.]] as $s | $s == ($s | sort | reverse)' "$F"
 api GET "/v1/experiments/$SEED/report"

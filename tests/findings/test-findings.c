@@ -128,6 +128,7 @@ static char *two_cells(const char *def, const char *a1, const char *a2, const ch
 /* ---- difference ---- */
 
 #define LAT(p50, p99, p999) "\"latency_us\":{\"scheduled\":{\"p50\":" #p50 ",\"p99\":" #p99 ",\"p999\":" #p999 "}}"
+#define CG(periods, throttled, secs) "\"cgroup\":{\"nr_periods\":" #periods ",\"nr_throttled\":" #throttled ",\"throttled_s\":" #secs "}"
 
 static void test_difference(void **state) {
         _cleanup_free_ char *slower = two_cells(DEF,
@@ -139,7 +140,8 @@ static void test_difference(void **state) {
         assert_int_equal(count(out, "difference", "high", "B"), 4);
         bool said = false;
         for (int i = 0; i < cJSON_GetArraySize(out); i++)
-                said = said || strstr(claim_of(out, i), "throughput is 27% lower than in A (95% CI") != NULL;
+                said = said || strstr(claim_of(out, i), "geometric mean of throughput is 27% lower than in A (98.75% interval, "
+                                                        "Bonferroni over 4 metrics: ") != NULL;
         assert_true(said);
         cJSON_Delete(out);
 
@@ -154,12 +156,144 @@ static void test_difference(void **state) {
         assert_int_equal(count(out, "difference", "info", "B"), 1);
         assert_non_null(strstr(claim_of(out, 0), "no significant difference"));
         assert_non_null(strstr(claim_of(out, 0), "includes 1"));
+        assert_non_null(strstr(claim_of(out, 0), "(98.75% interval, Bonferroni over 4 metrics)"));
         cJSON_Delete(out);
+}
+
+/* Two cells of 2 runs each: throughput as given, latencies alike. */
+static char *two_by_two(double a1, double a2, double b1, double b2) {
+        char *s = NULL;
+        int n = asprintf(&s,
+                         "{\"definition\":{},\"baseline\":0,\"cells\":["
+                         "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":%g," LAT(100, 6200, 9000) "}},"
+                         "{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":%g," LAT(101, 6300, 9100) "}}]},"
+                         "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":%g," LAT(101, 6250, 9050) "}},"
+                         "{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":%g," LAT(100, 6210, 9020) "}}]}]}",
+                         a1, a2, b1, b2);
+        assert_true(n > 0);
+        return s;
+}
+
+/* The case that printed "ratio 1.032, 95% CI 1.014-1.051 includes 1": 2 iterations a side,
+ * throughput 3% apart, excluded by the 95% interval but not by the one the rule decides with (4
+ * metrics: 98.75%; by scipy, log-Welch: 95% 1.0136-1.0506, 98.75% 0.9945-1.0708). The claim
+ * prints the interval it decided with, and the noise rule gives that metric the hint. */
+static void test_difference_level(void **state) {
+        _cleanup_free_ char *json = two_by_two(1000, 1006, 1032, 1038);
+        cJSON *out = run_rule(findings_rule_difference, json);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        assert_int_equal(count(out, "difference", "info", "B"), 1);
+        const char *claim = claim_of(out, 0);
+        assert_non_null(strstr(claim, "no significant difference from A (98.75% interval, Bonferroni over 4 metrics)"));
+        assert_non_null(strstr(claim, "throughput (ratio of geometric means 1.032, interval 0.994-1.071 includes 1)"));
+        assert_null(strstr(claim, "1.014"));
+        assert_null(strstr(claim, "approximate"));
+        cJSON_Delete(out);
+
+        out = run_rule(findings_rule_noise, json);
+        bool hint = false;
+        for (int i = 0; i < cJSON_GetArraySize(out); i++)
+                hint = hint || (strstr(claim_of(out, i), "(98.75% interval, Bonferroni over 4 metrics) are too wide to decide a 3% "
+                                                         "difference: throughput_rps (0.994-1.071)") &&
+                                strstr(claim_of(out, i), "iterations per cell would decide it with 80% power"));
+        assert_true(hint);
+        cJSON_Delete(out);
+}
+
+/* Few iterations on a side and sides of different sizes: the interval is approximate, and the
+ * finding says so. */
+static void test_difference_approximate(void **state) {
+        const char *json =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":1000}},{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":1010}}]},"
+                "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":700}},{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":705}},"
+                "  {\"id\":\"b3\",\"metrics\":{\"throughput_rps\":702}},{\"id\":\"b4\",\"metrics\":{\"throughput_rps\":698}}]}]}";
+        cJSON *out = run_rule(findings_rule_difference, json);
+        assert_int_equal(count(out, "difference", "high", "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "(95% interval: "));
+        assert_non_null(strstr(claim_of(out, 0), "approximate: fewer than 5 iterations on a side and sides of different sizes"));
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0), "approximate")));
+        cJSON_Delete(out);
+
+        /* undecided at 2 vs 4: the noise rule's hint says its intervals are approximate too */
+        const char *wide =
+                "{\"definition\":{},\"baseline\":0,\"cells\":["
+                "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":1000}},{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":1040}}]},"
+                "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":990}},{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":1050}},"
+                "  {\"id\":\"b3\",\"metrics\":{\"throughput_rps\":1010}},{\"id\":\"b4\",\"metrics\":{\"throughput_rps\":1030}}]}]}";
+        out = run_rule(findings_rule_noise, wide);
+        bool said = false;
+        for (int i = 0; i < cJSON_GetArraySize(out); i++)
+                said = said || (strstr(claim_of(out, i), "too wide") &&
+                                strstr(claim_of(out, i), "; the intervals are approximate: fewer than 5 iterations on a side"));
+        assert_true(said);
+        cJSON_Delete(out);
+
+        /* the same sizes: not approximate */
+        _cleanup_free_ char *even = two_by_two(1000, 1010, 700, 705);
+        out = run_rule(findings_rule_difference, even);
+        for (int i = 0; i < cJSON_GetArraySize(out); i++)
+                assert_null(strstr(claim_of(out, i), "approximate"));
+        cJSON_Delete(out);
+}
+
+/* A difference names the findings of its cell that can explain it, by id, ergonomics first;
+ * without any it says that no rule explains it. */
+static void test_difference_causes(void **state) {
+        struct fixture f;
+#define RUN(rps, apc, pgc, gc) "{\"throughput_rps\":" #rps ",\"jvm\":{\"ActiveProcessorCount\":" #apc ",\"CICompilerCount\":2,\"ParallelGCThreads\":" #pgc ",\"ConcGCThreads\":0,\"gc\":\"" gc "\",\"MaxHeapSize\":134217728}," CG(100, 0, 0) "}"
+#define THROTTLED(rps) "{\"throughput_rps\":" #rps ",\"jvm\":{\"ActiveProcessorCount\":2,\"CICompilerCount\":2,\"ParallelGCThreads\":2,\"ConcGCThreads\":0,\"gc\":\"G1\",\"MaxHeapSize\":134217728}," CG(1000, 997, 12.5) "}"
+        _cleanup_free_ char *json = two_cells("{}", RUN(1000, 1, 1, "SerialGC"), RUN(1010, 1, 1, "SerialGC"), RUN(990, 1, 1, "SerialGC"),
+                                              THROTTLED(730), THROTTLED(740), THROTTLED(725));
+        fixture_load(&f, json);
+        cJSON *out = findings_compute(&f.in);
+        const cJSON *diff = NULL, *x;
+        const char *erg = NULL, *thr = NULL;
+        cJSON_ArrayForEach(x, out) {
+                const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind"));
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
+                if (strcmp(kind, "difference") == 0 && cJSON_GetObjectItem(x, "causes"))
+                        diff = x;
+                else if (strcmp(kind, "ergonomics") == 0)
+                        erg = id;
+                else if (strcmp(kind, "throttling") == 0)
+                        thr = id;
+        }
+        assert_non_null(diff);
+        assert_non_null(erg);
+        assert_non_null(thr);
+        const cJSON *causes = cJSON_GetObjectItem(diff, "causes");
+        assert_int_equal(cJSON_GetArraySize(causes), 2);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(causes, 0)), erg);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(causes, 1)), thr);
+        char want[128];
+        snprintf(want, sizeof want, "; findings %s (ergonomics), %s (throttling) of cell B can explain it, most likely first", erg, thr);
+        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(diff, "claim")), want));
+        assert_null(cJSON_GetObjectItem(diff, "_explain_cell"));
+        cJSON_Delete(out);
+        fixture_done(&f);
+
+        _cleanup_free_ char *plain = two_cells("{}", "{\"throughput_rps\":1000}", "{\"throughput_rps\":1010}", "{\"throughput_rps\":990}",
+                                               "{\"throughput_rps\":730}", "{\"throughput_rps\":740}", "{\"throughput_rps\":725}");
+        fixture_load(&f, plain);
+        out = findings_compute(&f.in);
+        bool said = false;
+        cJSON_ArrayForEach(x, out) {
+                const cJSON *c = cJSON_GetObjectItem(x, "causes");
+                if (c) {
+                        assert_int_equal(cJSON_GetArraySize(c), 0);
+                        said = strstr(cJSON_GetStringValue(cJSON_GetObjectItem(x, "claim")), "; no rule's finding on cell B explains it") != NULL;
+                }
+        }
+        assert_true(said);
+        cJSON_Delete(out);
+        fixture_done(&f);
+#undef RUN
+#undef THROTTLED
 }
 
 /* ---- throttling ---- */
 
-#define CG(periods, throttled, secs) "\"cgroup\":{\"nr_periods\":" #periods ",\"nr_throttled\":" #throttled ",\"throttled_s\":" #secs "}"
 
 static void test_throttling(void **state) {
         const char *json =
@@ -659,7 +793,8 @@ static void test_compute_order(void **state) {
 int main(void) {
         json_setup();
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_difference),   cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
+                cmocka_unit_test(test_difference),   cmocka_unit_test(test_difference_level), cmocka_unit_test(test_difference_approximate),
+                cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
                 cmocka_unit_test(test_injector_hosts),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),

@@ -5,7 +5,9 @@
 # slicelabd with its own state dir and cgroup root. Three sbatch jobs complete with their results
 # in their job directories and exactly three experiments in the daemon; scancel mid-run leaves
 # the experiment cancelled and no process of the run alive; scontrol requeue of a finished job
-# creates no second experiment. A Slurm daemon that cannot run here is a failure, never a pass.
+# creates no second experiment. The jobs push their bundles to a --results-only slicelabd started
+# here (SLICELAB_RESULTS_URL): it holds each job's experiment once, requeue or not. A Slurm
+# daemon that cannot run here is a failure, never a pass.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 export SLICELAB="$BUILD/client/slicelab"
@@ -36,7 +38,7 @@ cleanup() {
         slurm_stop
         rm -rf "$SDIR"
 }
-trap 'cleanup; daemon_stop; rm -rf "$TEST_TMP"' INT TERM EXIT
+trap 'cleanup; daemon_stop_all LAB RESULTS; rm -rf "$TEST_TMP"' INT TERM EXIT
 
 alive_any() { local p; for p; do alive "$p" && return 0; done; return 1; }
 
@@ -106,9 +108,23 @@ wait_for 60 node_idle || cannot_run "the node never became idle (sinfo: $(sinfo 
 ok "slurmctld and slurmd run; the node is idle"
 
 # --- slicelabd, as the host's own daemon -----------------------------------------------------------
-daemon_start --cgroup-root "slicelab-s$$" || { not_ok "slicelabd starts"; cleanup; finish; exit 1; }
+# The lab's results daemon first, then the host's own (the one the helpers below talk to).
+DAEMON_STATE=$TEST_TMP/results
+daemon_start --results-only || { not_ok "a results daemon starts"; cleanup; finish; exit 1; }
+daemon_save RESULTS
+DAEMON_STATE=$TEST_TMP/state
+daemon_start --cgroup-root "slicelab-s$$" || { not_ok "slicelabd starts"; cleanup; daemon_stop_all RESULTS; finish; exit 1; }
+daemon_save LAB
 # Exported into the jobs (sbatch passes the environment on).
 export SLICELAB_URL=$DAEMON_URL SLICELAB_TOKEN=$DAEMON_TOKEN SLICELAB_STATE_DIR=$DAEMON_STATE
+export SLICELAB_RESULTS_URL=$RESULTS_DAEMON_URL SLICELAB_RESULTS_TOKEN_FILE=$RESULTS_DAEMON_STATE/token
+results() { curl -s "$RESULTS_DAEMON_URL/v1/experiments" | jq -r "[.experiments[] | $1] | sort | join(\",\")"; }
+origins() { # "host id" of each experiment of the results daemon
+        local id
+        for id in $(results .id | tr , ' '); do
+                curl -s "$RESULTS_DAEMON_URL/v1/experiments/$id" | jq -r '"\(.origin.host) \(.origin.id)"'
+        done | sort | paste -sd,
+}
 
 job_field() { # JOB FIELD: one field of `scontrol show job`
         scontrol -o show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"
@@ -143,6 +159,8 @@ check_eq "exactly three experiments in the daemon" 3 "$(experiments)"
 check_eq "one per job, each succeeded" "slurm-1 succeeded,slurm-2 succeeded,slurm-3 succeeded" \
         "$("$SLICELAB" list --json | jq -r '[.experiments[] | "\(.name) \(.status)"] | sort | join(",")')"
 FIRST_ID=$(cat "$SDIR/jobs/out-1/experiment-id")
+check_eq "the results daemon holds the three experiments, from this host" \
+        "$(for i in 1 2 3; do echo "$(hostname) $(cat "$SDIR/jobs/out-$i/experiment-id")"; done | sort | paste -sd,)" "$(origins)"
 
 # --- scancel mid-run ---------------------------------------------------------------------------------
 printf '{"name":"slurm-long","iterations":2,"sut":{"command":["%s","--threads","1","--seconds","%s"]},"cells":[{"name":"a","cpus":"1"}]}\n' \
@@ -184,6 +202,8 @@ fi
 check_eq "the requeued job found its experiment again" "$FIRST_ID" "$(cat "$SDIR/jobs/out-1/experiment-id")"
 check_eq "no second experiment (still $BEFORE)" "$BEFORE" "$(experiments)"
 check_eq "its report was written again" succeeded "$(jq -r .status "$SDIR/jobs/out-1/report.json")"
+check_eq "its push again stored nothing twice: the results daemon holds the three jobs' experiments (the cancelled job pushed none)" \
+        "slurm-1,slurm-2,slurm-3" "$(results .name)"
 
 # --- the Features= line of this host -----------------------------------------------------------------
 FEAT=$("$SRC/contrib/slurm/slicelab-features.sh")
@@ -191,5 +211,6 @@ check_match "slicelab-features.sh prints the node's Features=" "^Features=(cpu_[
 
 CTLD_PID=$(cat "$SDIR/slurmctld.pid") SLURMD_PID=$(cat "$SDIR/slurmd.pid") M_PID=$MUNGED_PID
 cleanup
+daemon_stop_all LAB RESULTS
 check "slurmctld, slurmd and munged are stopped" not alive_any "$CTLD_PID" "$SLURMD_PID" "$M_PID"
 finish

@@ -1,6 +1,7 @@
 /* test-stats.c: percentiles, descriptive statistics, t quantiles and ratio intervals against
  * answers checked by hand. Where a figure came from python3, the comment says how; the scripts
- * used only the standard library (statistics, math). */
+ * used only the standard library (statistics, math), except where scipy (Debian's
+ * python3-scipy 1.10.1, installed only to compute them once) is named. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include "alloc-count.h"
 #include "basic/json-util.h"
+#include "basic/sample-size.h"
 #include "basic/stats.h"
 
 #define assert_close(a, b, tol)                                                          \
@@ -364,8 +366,111 @@ static void test_ratio_json(void **state) {
         assert_non_null(strstr(text, "\"excludes_one\":true"));
 }
 
+/* [1 x 9, 1000]: the mean (100.9) lies far outside the log-t interval, which belongs to the
+ * geometric mean, 1000^(1/10). scipy 1.10.1: exp(mean(ln x) +- t.ppf(0.975, 9) sd(ln x) / sqrt(10))
+ * = 0.4181699791706653 to 9.520223602446126. The JSON says which mean the interval is of. */
+static void test_geometric_mean(void **state) {
+        double x[10];
+        for (int i = 0; i < 9; i++)
+                x[i] = 1;
+        x[9] = 1000;
+        struct stats_summary s;
+        assert_int_equal(stats_describe(x, 10, &s), 0);
+        assert_close(s.mean, 100.9, 1e-12);
+        assert_true(s.have_geometric_mean);
+        assert_close(s.geometric_mean, 1.9952623149688797, 1e-12);
+        assert_close(s.ci_low, 0.4181699791706653, 1e-9);
+        assert_close(s.ci_high, 9.520223602446126, 1e-9);
+        /* python3: statistics.variance([0.0] * 9 + [math.log(1000)]) */
+        assert_close(stats_log_variance(x, 10), 4.771708299430558, 1e-12);
+        assert_true(isnan(stats_log_variance(x, 1)));
+        cJSON *j = stats_summary_json(&s);
+        assert_close(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "geometric_mean")), 1.9952623149688797, 1e-12);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "interval_of")), "geometric_mean");
+        cJSON_Delete(j);
+        /* with a zero: no geometric mean, and the interval is the mean's */
+        x[0] = 0;
+        assert_int_equal(stats_describe(x, 10, &s), 0);
+        assert_false(s.have_geometric_mean);
+        j = stats_summary_json(&s);
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "geometric_mean")));
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "interval_of")), "mean");
+        cJSON_Delete(j);
+}
+
+/* scipy 1.10.1 stats.chi2.ppf. */
+static void test_chi2_quantile(void **state) {
+        assert_close(stats_chi2_quantile(0.025, 2), 0.05063561596857975, 1e-10);
+        assert_close(stats_chi2_quantile(0.975, 2), 7.377758908227871, 1e-9);
+        assert_close(stats_chi2_quantile(0.025, 4), 0.4844185570879299, 1e-10);
+        assert_close(stats_chi2_quantile(0.975, 4), 11.143286781877796, 1e-9);
+        assert_close(stats_chi2_quantile(0.025, 6), 1.2373442457912027, 1e-10);
+        assert_close(stats_chi2_quantile(0.975, 10), 20.483177350807388, 1e-9);
+        assert_close(stats_chi2_quantile(0.5, 1), 0.454936423119572, 1e-10);
+        assert_true(isnan(stats_chi2_quantile(0, 2)) && isnan(stats_chi2_quantile(0.5, 0)));
+}
+
+/* Iterations per side for a 3% difference (delta = ln 1.03 on the log scale) with 80% power,
+ * and the range over the variance's 95% interval, against the exact power of the two-sided
+ * two-sample t test computed once with scipy 1.10.1 (python3-scipy): the least n with
+ * nct.sf(tc, 2n-2, nc) + nct.cdf(-tc, 2n-2, nc) >= 0.8, tc = t.ppf(1 - alpha/2, 2n-2),
+ * nc = delta / sqrt(2 var / n), at var and at var_df var / chi2.ppf(0.975 | 0.025, var_df). The
+ * estimate iterates the t approximation, which may differ from the exact n by one. */
+static void test_sample_size(void **state) {
+        static const struct {
+                double var, var_df, alpha;
+                uint32_t low, estimate, high;
+        } exact[] = {
+                { 0.0001, 4, 0.05, 3, 4, 16 },
+                { 0.0005, 4, 0.0125, 7, 15, 107 },
+                { 0.001, 2, 0.0125, 9, 28, 1010 },
+                { 0.004, 6, 0.01, 47, 109, 521 },
+                { 2e-05, 10, 0.0125, 3, 3, 4 },
+        };
+        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+                struct sample_size_range r;
+                assert_int_equal(sample_size_range(exact[i].var, exact[i].var_df, log(1.03), exact[i].alpha, 0.8, 0.95, &r), 0);
+                if (abs((int) r.low - (int) exact[i].low) > 1 || abs((int) r.estimate - (int) exact[i].estimate) > 1 ||
+                    abs((int) r.high - (int) exact[i].high) > 1)
+                        fail_msg("case %zu: %u %u %u, exact %u %u %u", i, r.low, r.estimate, r.high, exact[i].low,
+                                 exact[i].estimate, exact[i].high);
+        }
+        assert_int_equal(sample_size_per_side(0, log(1.03), 0.05, 0.8), 2);
+        assert_int_equal(sample_size_per_side(1e6, log(1.03), 0.05, 0.8), SAMPLE_SIZE_MAX);
+        struct sample_size_range r = { 1, 2, 3 };
+        assert_int_equal(sample_size_range(0.001, 0, log(1.03), 0.05, 0.8, 0.95, &r), -EINVAL);
+        assert_int_equal(sample_size_range(-1, 2, log(1.03), 0.05, 0.8, 0.95, &r), -EINVAL);
+        assert_true(r.low == 1 && r.estimate == 2 && r.high == 3);
+}
+
+/* Welch's interval at few iterations and unequal sides covers less than its label: marked. */
+static void test_ratio_approximate(void **state) {
+        static const double two[] = { 100, 104 }, four[] = { 90, 93, 91, 95 }, five[] = { 90, 93, 91, 95, 92 },
+                            seven[] = { 90, 93, 91, 95, 92, 94, 90 };
+        struct stats_ratio r;
+        assert_int_equal(stats_ratio_log(four, 4, two, 2, 0.95, &r), 0);
+        assert_true(r.approximate && r.of_geometric_means);
+        assert_int_equal(stats_ratio_fieller(four, 4, two, 2, &r), 0);
+        assert_true(r.approximate && !r.of_geometric_means);
+        assert_int_equal(stats_ratio_log(two, 2, two, 2, 0.95, &r), 0);
+        assert_false(r.approximate);
+        assert_int_equal(stats_ratio_log(seven, 7, five, 5, 0.95, &r), 0);
+        assert_false(r.approximate);
+        assert_int_equal(stats_ratio_log(four, 4, two, 1, 0.95, &r), 0);
+        assert_false(r.have_ci || r.approximate);
+        assert_int_equal(stats_ratio_log(four, 4, two, 2, 0.95, &r), 0);
+        cJSON *j = stats_ratio_json(&r);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "approximate")));
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "ratio_of")), "geometric_mean");
+        cJSON_Delete(j);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_geometric_mean),
+                cmocka_unit_test(test_chi2_quantile),
+                cmocka_unit_test(test_sample_size),
+                cmocka_unit_test(test_ratio_approximate),
                 cmocka_unit_test(test_nearest_rank),
                 cmocka_unit_test(test_percentile_sorted),
                 cmocka_unit_test(test_t_quantile),

@@ -112,6 +112,9 @@ async function experimentView(browser) {
   await v.page.waitForSelector('#metric-charts canvas[data-drawn]');
   const charts = await v.page.$$eval('#metric-charts canvas', cs => cs.map(c => Number(c.dataset.points)));
   ok(charts.length >= 4 && charts.every(n => n === 2), 'experiment: a chart per metric with a bar per cell', charts.join(','));
+  const intervals = await v.page.$$eval('#report tbody .ci', es => es.map(e => e.textContent));
+  ok(intervals.length > 0 && intervals.every(t => /^(geo\. mean|mean) [^ ]+ \[/.test(t) || t.startsWith('×')),
+    'experiment: every interval in the report names the mean it belongs to', intervals.join(' | '));
   const runs = await v.page.$$eval('#runs a', as => as.map(a => a.getAttribute('href')));
   ok(runs.length === 4 && runs.every(h => h.startsWith('#/runs/')), 'experiment: its runs link to their views', runs.join(' '));
   clean(v, 'experiment');

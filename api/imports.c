@@ -1,0 +1,330 @@
+/* imports.c: POST /v1/imports: stores a bundle (GET /v1/experiments/{id}/bundle of any
+ * slicelabd) as it is. All of it is checked before anything is stored (basic/bundle-format.h);
+ * the rows go in one transaction (storage/bundle-rows.h), the runs' files to a directory of the
+ * state dir that becomes runs/<id> only after the commit and is removed on any failure. The
+ * experiment keeps its id; its origin (host, id) is recorded, so a second import of it stores
+ * nothing and answers 200 with the same Location. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/handlers.h"
+#include "basic/bundle-format.h"
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "storage/bundle-rows.h"
+#include "storage/experiments.h"
+#include "storage/imports.h"
+
+#define ORIGIN_HOST_MAX 255
+#define STAGE_NAME_LEN 32
+
+/* What bundle.json says. */
+struct bundle_meta {
+        char host[ORIGIN_HOST_MAX + 1];
+        char origin_id[ID_LEN + 1];
+        char id[ID_LEN + 1];
+        char sha256[BUNDLE_HASH_LEN * 2 + 1];
+};
+
+static int invalid(struct error *err, const char *what) {
+        return error_set(err, 400, "invalid_bundle", "bundle", "entry bundle.json: %s", what);
+}
+
+static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, struct error *err) {
+        size_t pos = 0;
+        struct bundle_entry e;
+        if (bundle_next(buf, len, &pos, &e) <= 0 || strcmp(e.name, "bundle.json") != 0)
+                return error_set(err, 400, "invalid_bundle", "bundle", "the first entry is not bundle.json");
+        _cleanup_json_ cJSON *meta = cJSON_ParseWithLength((const char *) e.data, e.len);
+        const cJSON *origin = cJSON_GetObjectItemCaseSensitive(meta, "origin");
+        const cJSON *experiment = cJSON_GetObjectItemCaseSensitive(meta, "experiment");
+        const char *host = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(origin, "host"));
+        const char *origin_id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(origin, "id"));
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(experiment, "id"));
+        if (!meta)
+                return invalid(err, "not JSON");
+        if (!host || !host[0] || strlen(host) > ORIGIN_HOST_MAX)
+                return invalid(err, "origin.host must be a string of 1 to 255 characters");
+        for (const char *p = host; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return invalid(err, "origin.host holds a control character");
+        if (!origin_id || !id_valid(origin_id))
+                return invalid(err, "origin.id is not an experiment id");
+        if (!id || !id_valid(id))
+                return invalid(err, "experiment.id is not an experiment id");
+        snprintf(m->host, sizeof m->host, "%s", host);
+        snprintf(m->origin_id, sizeof m->origin_id, "%s", origin_id);
+        snprintf(m->id, sizeof m->id, "%s", id);
+        /* The whole bundle's hash, from its end marker: what the imports table keeps. */
+        const uint8_t *digest = buf + len - BUNDLE_HASH_LEN;
+        for (size_t i = 0; i < BUNDLE_HASH_LEN; i++)
+                snprintf(m->sha256 + 2 * i, 3, "%02x", digest[i]);
+        return 0;
+}
+
+/* ---- the runs' files, staged in the state dir until the rows are committed ---------------- */
+
+static bool file_name_valid(const char *n, size_t len) {
+        return len > 0 && len <= 64 && n[0] != '.' &&
+               strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
+
+/* Removes stage/<run>/<file>, stage/<run> and stage: what stage_file() makes, nothing deeper. */
+static void stage_remove(int state_fd, const char *stage) {
+        int fd = openat(state_fd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        DIR *d = fdopendir(fd);
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                int run_fd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                DIR *rd = run_fd >= 0 ? fdopendir(run_fd) : NULL;
+                struct dirent *fe;
+                while (rd && (fe = readdir(rd)))
+                        if (fe->d_name[0] != '.')
+                                unlinkat(run_fd, fe->d_name, 0);
+                if (rd)
+                        closedir(rd);
+                else if (run_fd >= 0)
+                        close(run_fd);
+                unlinkat(fd, de->d_name, AT_REMOVEDIR);
+        }
+        if (d)
+                closedir(d);
+        else
+                close(fd);
+        unlinkat(state_fd, stage, AT_REMOVEDIR);
+}
+
+static int write_all(int fd, const uint8_t *p, uint64_t len) {
+        while (len > 0) {
+                ssize_t n = write(fd, p, (size_t) MIN(len, (uint64_t) (1 << 30)));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EIO;
+                p += n;
+                len -= (uint64_t) n;
+        }
+        return 0;
+}
+
+/* "runs/<run id>/<file>" into stage/<run id>/<file>. */
+static int stage_file(int state_fd, const char *stage, const struct bundle_entry *e, struct error *err) {
+        const char *run = e->name + strlen("runs/");
+        const char *slash = strchr(run, '/');
+        if (!slash || slash - run != ID_LEN || !file_name_valid(slash + 1, strlen(slash + 1)))
+                return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not runs/<run id>/<file name>", e->name);
+        char run_id[ID_LEN + 1], path[STAGE_NAME_LEN + ID_LEN + 80];
+        memcpy(run_id, run, ID_LEN);
+        run_id[ID_LEN] = '\0';
+        if (!id_valid(run_id))
+                return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not runs/<run id>/<file name>", e->name);
+        snprintf(path, sizeof path, "%s/%s", stage, run_id);
+        if (mkdirat(state_fd, path, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        snprintf(path, sizeof path, "%s/%s/%s", stage, run_id, slash + 1);
+        _cleanup_close_ int fd = openat(state_fd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return errno == EEXIST ? error_set(err, 400, "invalid_bundle", "bundle", "entry %s: twice in the bundle", e->name)
+                                       : negative_errno();
+        return write_all(fd, e->data, e->len);
+}
+
+static bool run_of_bundle(const struct bundle_rows_owner *o, const char *run_id) {
+        for (size_t i = 0; i < o->n_runs; i++)
+                if (strcmp(o->run_ids[i], run_id) == 0)
+                        return true;
+        return false;
+}
+
+/* After the commit: stage/<run> becomes runs/<run>. */
+static void stage_publish(int state_fd, const char *stage, const struct bundle_rows_owner *o) {
+        if (mkdirat(state_fd, "runs", 0755) < 0 && errno != EEXIST)
+                log_warning_errno(negative_errno(), "import of %s: cannot make runs/", o->experiment_id);
+        for (size_t i = 0; i < o->n_runs; i++) {
+                char from[STAGE_NAME_LEN + ID_LEN + 2], to[ID_LEN + 8];
+                snprintf(from, sizeof from, "%s/%s", stage, o->run_ids[i]);
+                snprintf(to, sizeof to, "runs/%s", o->run_ids[i]);
+                if (renameat(state_fd, from, state_fd, to) < 0 && errno != ENOENT)
+                        log_warning_errno(negative_errno(), "import of %s: cannot move the files of run %s into place",
+                                          o->experiment_id, o->run_ids[i]);
+        }
+}
+
+/* ---- the import ------------------------------------------------------------------------------ */
+
+static bool known_document(const char *name) {
+        static const char *const names[] = { "bundle.json", "experiment.json", "report.json", "findings.json", "host.json" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (strcmp(name, names[i]) == 0)
+                        return true;
+        return false;
+}
+
+/* Every entry: rows into the transaction, files into the stage. */
+static int store_entries(struct db_conn *c, const uint8_t *buf, size_t len, int state_fd, const char *stage,
+                         struct bundle_rows_owner *o, struct error *err) {
+        size_t pos = 0;
+        struct bundle_entry e;
+        int r;
+        while ((r = bundle_next(buf, len, &pos, &e)) > 0) {
+                if (strncmp(e.name, "tables/", 7) == 0)
+                        r = bundle_rows_load(c, e.name, e.data, (size_t) e.len, o, err);
+                else if (strncmp(e.name, "runs/", 5) == 0)
+                        r = stage_file(state_fd, stage, &e, err);
+                else if (!known_document(e.name))
+                        r = error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not an entry of format version %d",
+                                      e.name, BUNDLE_VERSION);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        /* A file of a run the rows did not bring would land in another run's directory. */
+        DIR *d = NULL;
+        int fd = openat(state_fd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && !(d = fdopendir(fd)))
+                close(fd);
+        struct dirent *de;
+        while (d && (de = readdir(d)))
+                if (de->d_name[0] != '.' && !run_of_bundle(o, de->d_name)) {
+                        closedir(d);
+                        return error_set(err, 400, "invalid_bundle", "bundle", "entry runs/%s/...: no run %s in the bundle's rows",
+                                         de->d_name, de->d_name);
+                }
+        if (d)
+                closedir(d);
+        return bundle_rows_check(c, o, err);
+}
+
+static int store(struct api_request *req, const uint8_t *buf, size_t len, const struct bundle_meta *m,
+                 struct error *err) {
+        _cleanup_close_ int state_fd = open(req->config->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (state_fd < 0)
+                return negative_errno();
+        char stage[STAGE_NAME_LEN];
+        char random_id[ID_LEN + 1];
+        int r = id_generate(random_id);
+        if (r < 0)
+                return r;
+        snprintf(stage, sizeof stage, "import-%s", random_id);
+        if (mkdirat(state_fd, stage, 0700) < 0)
+                return negative_errno();
+        _cleanup_(bundle_rows_owner_done) struct bundle_rows_owner owner = { 0 };
+        snprintf(owner.experiment_id, sizeof owner.experiment_id, "%s", m->id);
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        struct db_txn txn _cleanup_txn_ = { 0 };
+        const struct import_origin origin = { .host = m->host, .id = m->origin_id, .bundle_sha256 = m->sha256 };
+        r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = db_txn_begin(lease.conn, &txn);
+        if (r >= 0)
+                r = store_entries(lease.conn, buf, len, state_fd, stage, &owner, err);
+        if (r >= 0)
+                r = imports_record(lease.conn, m->id, &origin);
+        if (r >= 0)
+                r = db_txn_commit(&txn);
+        if (r >= 0)
+                stage_publish(state_fd, stage, &owner);
+        stage_remove(state_fd, stage);
+        return r;
+}
+
+/* The experiment is here already: imported from the same origin, or exported by this daemon. */
+static int already_here(struct db_conn *c, const struct bundle_meta *m, char ret_id[ID_LEN + 1], struct error *err) {
+        int r = imports_find(c, m->host, m->origin_id, ret_id);
+        if (r != -ENOENT)
+                return r < 0 ? r : 1;
+        _cleanup_json_ cJSON *exp = NULL;
+        r = experiments_get_json(c, m->id, &exp);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        char host[256];
+        api_host_name(host, sizeof host);
+        if (strcmp(m->origin_id, m->id) == 0 && strcmp(m->host, host) == 0 && !cJSON_GetObjectItem(exp, "origin")) {
+                memcpy(ret_id, m->id, ID_LEN + 1);
+                return 1;
+        }
+        return error_set(err, 409, "conflict", "bundle",
+                         "experiment id %s is taken here by another experiment; the bundle (from %s, experiment %s) is not stored",
+                         m->id, m->host, m->origin_id);
+}
+
+static enum MHD_Result reply_imported(struct api_request *req, unsigned status, const char *id) {
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        cJSON *exp = NULL;
+        bool finished;
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = api_experiment_json(lease.conn, id, &exp, &finished);
+        if (r < 0)
+                return api_reply_errno(req, r, "experiment");
+        char location[64];
+        snprintf(location, sizeof location, "/v1/experiments/%s", id);
+        const char *const headers[] = { "Location", location, NULL };
+        return api_reply_json_headers(req, status, exp, headers);
+}
+
+struct mapping {
+        void *p;
+        size_t len;
+};
+
+static void mapping_done(struct mapping *m) {
+        if (m->p && m->p != MAP_FAILED)
+                munmap(m->p, m->len);
+}
+
+enum MHD_Result api_post_import(struct api_request *req) {
+        struct error err = { 0 };
+        if (req->body_fd < 0 || req->body_len == 0)
+                return api_reply_errorf(req, 400, "invalid_bundle", "bundle", "the request has no bundle");
+        _cleanup_(mapping_done) struct mapping map = { .len = req->body_len };
+        map.p = mmap(NULL, map.len, PROT_READ, MAP_PRIVATE, req->body_fd, 0);
+        if (map.p == MAP_FAILED)
+                return api_reply_errno(req, negative_errno(), "bundle");
+        const uint8_t *buf = map.p;
+        struct bundle_meta m;
+        if (bundle_check(buf, map.len, &err) < 0 || read_meta(buf, map.len, &m, &err) < 0)
+                return api_reply_error(req, &err);
+
+        char existing[ID_LEN + 1];
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        int r = db_lease_take(req->config->storage, &lease);
+        if (r >= 0)
+                r = already_here(lease.conn, &m, existing, &err);
+        db_lease_release(&lease);
+        if (r < 0)
+                return err.status ? api_reply_error(req, &err) : api_reply_errno(req, r, "import");
+        if (r > 0)
+                return reply_imported(req, 200, existing);
+        r = store(req, buf, map.len, &m, &err);
+        if (r < 0 && (r == -EEXIST || err.status == 409)) {
+                /* Two imports of one bundle at once: the one that lost the race answers as a
+                 * second import does. */
+                struct error again = { 0 };
+                int k = db_lease_take(req->config->storage, &lease);
+                if (k >= 0)
+                        k = already_here(lease.conn, &m, existing, &again);
+                db_lease_release(&lease);
+                if (k > 0)
+                        return reply_imported(req, 200, existing);
+        }
+        if (r < 0)
+                return err.status ? api_reply_error(req, &err) : api_reply_errno(req, r, "import");
+        log_info("imported experiment %s from %s (%s there)", m.id, m.host, m.origin_id);
+        return reply_imported(req, 201, m.id);
+}

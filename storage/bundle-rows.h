@@ -1,0 +1,48 @@
+/* bundle-rows.h: an experiment's rows in the store as bundle entries, and back. Every table that
+ * holds something of an experiment (the experiment, its cells, runs, transitions, metrics,
+ * timeline blocks, GC events, samples, host facts, capacity steps) is dumped as entries named
+ * "tables/<table>/<n>" of this encoding:
+ *
+ *   u16 number of columns, then per column: u8 name length, name
+ *   rows until the entry ends, per value: u8 type (0 NULL, 1 integer: i64, 2 real: IEEE double,
+ *   3 text: u32 length + UTF-8, 4 blob: u32 length + bytes)
+ *
+ * so that an import stores exactly what the origin stored and every read answers the same. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/bundle-format.h"
+#include "basic/error.h"
+#include "basic/id.h"
+#include "storage/db.h"
+
+/* The tables in the order an import must insert them (a run's rows after the run). */
+size_t bundle_rows_tables(void);
+const char *bundle_rows_table_name(size_t table);
+
+/* Appends to out the rows of the experiment in table from *offset on, with the column header,
+ * until out holds at least max bytes or the rows end; *offset moves past them. *ret_rows: how
+ * many were added (0: none left, out untouched). */
+int bundle_rows_chunk(struct db_conn *c, size_t table, const char *experiment_id, int64_t *offset, size_t max,
+                      struct bundle_buf *out, size_t *ret_rows);
+
+/* What an import may touch: rows of the bundle's experiment, and of the runs its runs table
+ * brought (a bundle cannot write into another experiment's rows). */
+struct bundle_rows_owner {
+        char experiment_id[ID_LEN + 1];
+        char (*run_ids)[ID_LEN + 1];
+        size_t n_runs;
+};
+void bundle_rows_owner_done(struct bundle_rows_owner *o);
+
+/* Inserts an entry's rows into the table it names, inside the caller's transaction. 400 with err
+ * naming the entry for a table or column set this version does not know, a value cut short or of
+ * the wrong kind, or a row of another experiment or run; -EEXIST (409) when an id is taken. */
+int bundle_rows_load(struct db_conn *c, const char *entry_name, const uint8_t *data, size_t len,
+                     struct bundle_rows_owner *o, struct error *err);
+
+/* After every entry: the experiment is there and finished, each of its runs ended. */
+int bundle_rows_check(struct db_conn *c, const struct bundle_rows_owner *o, struct error *err);

@@ -1,0 +1,21 @@
+/* imports.h: where imported experiments came from (the imports table): the origin daemon's host
+ * and the experiment's id there, and the bundle's hash. */
+#pragma once
+
+#include "basic/id.h"
+#include "storage/db.h"
+
+struct cJSON;
+
+struct import_origin {
+        const char *host;
+        const char *id;
+        const char *bundle_sha256;      /* hex */
+};
+
+/* The local id of the experiment imported from that origin; -ENOENT when none was. */
+int imports_find(struct db_conn *c, const char *origin_host, const char *origin_id, char ret_id[ID_LEN + 1]);
+/* Inside the import's transaction. */
+int imports_record(struct db_conn *c, const char *experiment_id, const struct import_origin *o);
+/* Adds "origin": {"host","id","imported_at"} to o when the experiment was imported. */
+int imports_add_origin(struct db_conn *c, const char *experiment_id, struct cJSON *o);
