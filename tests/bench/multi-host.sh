@@ -48,7 +48,6 @@ for i in 1 2; do
 done
 daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" \
         --peer-token-file "$TEST_TMP/peer.token" >/dev/null || { echo "the coordinator did not start"; exit 1; }
-PORT=$(loopback_port)
 
 # experiment NAME RATE NHOSTS: one run, the rate split evenly over NHOSTS hosts.
 experiment() {
@@ -58,8 +57,10 @@ experiment() {
                 "$1" "$JAR" "$PORT" "$ME" "$ME" "$PORT" "$ME" "$PORT" "$CPU_US" "$2" "$WARMUP_S" "$MEASURE_S" "$hosts"
 }
 
-# run_one RATE NHOSTS: prints the run's line and sets RUN, PACE and ACCURATE.
+# run_one RATE NHOSTS: prints the run's line and sets RUN, PACE and ACCURATE. Each run's SUT
+# gets a port no SUT listens on, so that a previous one still going away is never the target.
 run_one() {
+        PORT=$(loopback_port)
         post_experiment "$(experiment "bench-$2-$1" "$1" "$2")"
         RUN=$(first_run "$EXP_ID")
         ACCURATE=no PACE=no
