@@ -21,7 +21,7 @@
 # Environment: BENCH_RATES (default "100 200 500 1000 2000 4000"), BENCH_WARMUP_S (5), BENCH_MEASURE_S (5),
 # BENCH_CPU_US (10).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 export SLICELAB_SRC=$PWD SLICELAB_BUILD=$(cd "${1:-build}" && pwd)
 . tests/lib.sh
 . tests/peers/netns.sh
