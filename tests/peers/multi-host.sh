@@ -8,7 +8,8 @@
 # on the coordinator's clock, every scheduled time between the test's own clock readings around
 # the run (a missing or wrong-sign correction is 500 s or more off); the request count is the sum
 # of the peers'; the SUT's p99 from the merged run equals the one recomputed from the peers'
-# files. Failure paths: a peer unreachable at preflight (its link down) fails 'preflight' naming
+# files, and its HdrHistogram log (GET /v1/runs/{id}/histogram) counts the merged requests in
+# both tags. Failure paths: a peer unreachable at preflight (its link down) fails 'preflight' naming
 # it; a peer killed -9 mid-run fails 'load_failed' naming it and the other peer's load is stopped;
 # the coordinator killed -9 mid-run: the peers stop their loads within the lease (expired) and its
 # restart marks the run interrupted. The token never appears in a log. Prints the start skew
@@ -122,6 +123,40 @@ EOF
 )
 check_match "the merged timeline is the peers' shifted into our clock, in order, with the same p99" '^ok [0-9]+ records$' "$verdict"
 echo "# $(cat "$TEST_TMP/skew")"
+
+# The merged run's HdrHistogram log: a local run keeps no .hlog file either; GET .../histogram
+# builds it from the stored timeline, which for a merged run is the merged one (and the bundle
+# carries that timeline), so both kinds of run serve it alike. Decoded here (V2 compressed
+# histograms, format 1.3) and counted: every measured request of the merged run, in both tags.
+api GET "/v1/runs/$RUN/histogram" -H 'Accept: text/plain'
+check_eq "the merged run's histogram log is 200" 200 "$HTTP_STATUS"
+counts=$(python3 - "$TEST_TMP/body" <<'EOF'
+import base64, struct, sys, zlib
+def varints(b):
+    i = 0
+    while i < len(b):
+        v = shift = 0
+        for k in range(9):
+            c = b[i]; i += 1
+            v |= (c if k == 8 else c & 0x7f) << shift
+            shift += 7
+            if k == 8 or not c & 0x80:
+                break
+        yield (v >> 1) ^ -(v & 1)
+total = {}
+for line in open(sys.argv[1]):
+    if not line.startswith("Tag="):
+        continue
+    tag, _, _, _, b64 = line.strip().split(",")
+    raw = base64.b64decode(b64)
+    inner = zlib.decompress(raw[8:8 + struct.unpack(">i", raw[4:8])[0]])
+    n = struct.unpack(">i", inner[4:8])[0]
+    total[tag[4:]] = total.get(tag[4:], 0) + sum(c for c in varints(inner[40:40 + n]) if c > 0)
+print(" ".join("%s %d" % kv for kv in sorted(total.items())))
+EOF
+)
+requests=$(jq -r .metrics.requests "$TEST_TMP/run.json")
+check_eq "its tags scheduled and submit each count the merged run's requests" "scheduled $requests submit $requests" "$counts"
 
 # ---- a peer unreachable at preflight ------------------------------------------------------------
 ip -n "$(netns_name 2)" link set eth0 down

@@ -4,8 +4,8 @@
 # SLURM_JOB_CPUS_PER_NODE_HET_GROUP_N) and Debian's scontrol expanding the lists from a minimal
 # slurm.conf: load.hosts gets every node of components 1.., in order, with the CPUs Slurm gave
 # the job there; load.cpus goes; a job that is not heterogeneous, a missing list or an
-# unreadable CPU count is refused with a message. A full heterogeneous job on one machine would
-# need a slurmd per node name and a slicelabd per namespace together: not done here.
+# unreadable CPU count is refused with a message. A real heterogeneous job (three slurmd node
+# names on this machine, slurmd -N) submits the script in tests/slurm/slurm.sh.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 HETJOB="$SRC/contrib/slurm/slicelab-hetjob.sh"

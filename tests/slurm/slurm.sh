@@ -1,13 +1,15 @@
 #!/bin/bash
-# slurm.sh: contrib/slurm/ on a real single-node Slurm: munged, slurmctld and slurmd from Debian,
-# started here from a generated slurm.conf in a temporary directory (private ports on 127.0.0.1,
+# slurm.sh: contrib/slurm/ on a real Slurm on this one machine: munged, slurmctld and three slurmd
+# (node names: this host's, load1, load2; slurmd -N) from Debian, started here from a generated slurm.conf in a temporary directory (private ports on 127.0.0.1,
 # a private munge socket, state and spool under the directory) and stopped after, against a real
 # slicelabd with its own state dir and cgroup root. Three sbatch jobs complete with their results
 # in their job directories and exactly three experiments in the daemon; scancel mid-run leaves
 # the experiment cancelled and no process of the run alive; scontrol requeue of a finished job
 # creates no second experiment. The jobs push their bundles to a --results-only slicelabd started
-# here (SLICELAB_RESULTS_URL): it holds each job's experiment once, requeue or not. A Slurm
-# daemon that cannot run here is a failure, never a pass.
+# here (SLICELAB_RESULTS_URL): it holds each job's experiment once, requeue or not.
+# slicelab-hetjob.sh as a heterogeneous job (component 0 on this host's node, 1 on load1 and
+# load2) submits a definition whose load.hosts are load1 and load2 with the CPUs Slurm gave it
+# there, and prints the experiment's id. A Slurm daemon that cannot run here is a failure, never a pass.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 export SLICELAB="$BUILD/client/slicelab"
@@ -18,6 +20,10 @@ SDIR=$(mktemp -d /tmp/slicelab-slurm.XXXXXX)
 chmod 755 "$SDIR"
 MUNGED_PID=
 LONG_S=$((7000 + $$ % 1000))
+# Three node names on this machine, one slurmd each (slurmd -N): this host's, for the jobs, and
+# load1, load2 in a partition of their own, for the heterogeneous job's load component.
+HOST=$(hostname -s)
+LOAD_NODES="load1 load2"
 
 stop_pidfile() { # FILE: the daemon whose pid is in FILE, waited for
         local pid
@@ -28,7 +34,8 @@ stop_pidfile() { # FILE: the daemon whose pid is in FILE, waited for
 }
 
 slurm_stop() {
-        stop_pidfile "$SDIR/slurmd.pid"
+        local node
+        for node in "$HOST" $LOAD_NODES; do stop_pidfile "$SDIR/slurmd-$node.pid"; done
         stop_pidfile "$SDIR/slurmctld.pid"
         if [ -n "$MUNGED_PID" ]; then kill -TERM "$MUNGED_PID" 2>/dev/null; wait "$MUNGED_PID" 2>/dev/null; fi
         MUNGED_PID=
@@ -69,8 +76,7 @@ munge -S "$MUNGE_SOCK" -n | unmunge -S "$MUNGE_SOCK" >/dev/null || cannot_run "m
 ok "munged runs on a private socket"
 
 # --- slurmctld and slurmd --------------------------------------------------------------------------
-HOST=$(hostname -s)
-CTLD_PORT=$(loopback_port 2)
+CTLD_PORT=$(loopback_port 4)
 SLURMD_PORT=$((CTLD_PORT + 1))
 export SLURM_CONF=$SDIR/slurm.conf
 cat >"$SLURM_CONF" <<CONF
@@ -89,23 +95,31 @@ SelectTypeParameters=CR_Core
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$SDIR/state
-SlurmdSpoolDir=$SDIR/spool
+SlurmdSpoolDir=$SDIR/spool/%n
 SlurmctldPidFile=$SDIR/slurmctld.pid
-SlurmdPidFile=$SDIR/slurmd.pid
+SlurmdPidFile=$SDIR/slurmd-%n.pid
 SlurmctldLogFile=$SDIR/log/slurmctld.log
-SlurmdLogFile=$SDIR/log/slurmd.log
+SlurmdLogFile=$SDIR/log/slurmd-%n.log
 ReturnToService=2
 JobRequeue=1
 KillWait=30
 MinJobAge=600
+# heterogeneous jobs start from the backfill scheduler only (every 30 s by default)
+SchedulerParameters=bf_interval=1
 NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=load1 NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((CTLD_PORT + 2)) CPUs=$(nproc) State=UNKNOWN
+NodeName=load2 NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((CTLD_PORT + 3)) CPUs=$(nproc) State=UNKNOWN
 PartitionName=bench Nodes=$HOST Default=YES OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
+PartitionName=lab Nodes=load1,load2 OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
 CONF
 slurmctld -f "$SLURM_CONF" -i || cannot_run "slurmctld did not start"
-slurmd -f "$SLURM_CONF" || cannot_run "slurmd did not start"
-node_idle() { [ "$(sinfo -h -N -o %T 2>/dev/null)" = idle ]; }
-wait_for 60 node_idle || cannot_run "the node never became idle (sinfo: $(sinfo -h -N -o %T 2>&1))"
-ok "slurmctld and slurmd run; the node is idle"
+for node in "$HOST" $LOAD_NODES; do
+        mkdir -p "$SDIR/spool/$node"
+        slurmd -f "$SLURM_CONF" -N "$node" || cannot_run "slurmd -N $node did not start"
+done
+nodes_idle() { [ "$(sinfo -h -N -o %T 2>/dev/null | sort -u)" = idle ]; }
+wait_for 60 nodes_idle || cannot_run "the nodes never became idle (sinfo: $(sinfo -h -N -o '%N %T' 2>&1 | paste -sd' '))"
+ok "slurmctld and three slurmd (node names $HOST $LOAD_NODES) run; the nodes are idle"
 
 # --- slicelabd, as the host's own daemon -----------------------------------------------------------
 # The lab's results daemon first, then the host's own (the one the helpers below talk to).
@@ -113,7 +127,8 @@ DAEMON_STATE=$TEST_TMP/results
 daemon_start --results-only || { not_ok "a results daemon starts"; cleanup; finish; exit 1; }
 daemon_save RESULTS
 DAEMON_STATE=$TEST_TMP/state
-daemon_start --cgroup-root "slicelab-s$$" || { not_ok "slicelabd starts"; cleanup; daemon_stop_all RESULTS; finish; exit 1; }
+# Its peers for the heterogeneous job: the load nodes' names; no daemon answers behind them here.
+daemon_start --cgroup-root "slicelab-s$$" --peer-allow 'load*' --peer-url-template 'http://{host}:9' || { not_ok "slicelabd starts"; cleanup; daemon_stop_all RESULTS; finish; exit 1; }
 daemon_save LAB
 # Exported into the jobs (sbatch passes the environment on).
 export SLICELAB_URL=$DAEMON_URL SLICELAB_TOKEN=$DAEMON_TOKEN SLICELAB_STATE_DIR=$DAEMON_STATE
@@ -205,12 +220,34 @@ check_eq "its report was written again" succeeded "$(jq -r .status "$SDIR/jobs/o
 check_eq "its push again stored nothing twice: the results daemon holds the three jobs' experiments (the cancelled job pushed none)" \
         "slurm-1,slurm-2,slurm-3" "$(results .name)"
 
+# --- a heterogeneous job: component 0 on this host's node, component 1 on load1 and load2 --------------
+# slicelab-hetjob.sh fills load.hosts from component 1's node list and submits to this host's
+# daemon; no slicelabd runs behind load1 and load2, so the run stops at preflight naming load1:
+# what is checked is the definition the job submitted and the experiment it printed.
+printf '{"name":"slurm-het","sut":{"command":["%s","--threads","1","--seconds","1"]},"load":{"target":"http://%s:8080/work","rate":100,"warmup_s":1,"measure_s":1},"cells":[{"name":"a","cpus":"1"}]}\n' \
+        "$SPIN" "$HOST" >"$SDIR/jobs/def-het.json"
+HJ=$(SLICELAB_JOB=$JOB sbatch --parsable -D "$SDIR/jobs" -o "$SDIR/jobs/slurm-%j.out" -p bench -w "$HOST" : -p lab -N 2 \
+        "$SRC/contrib/slurm/slicelab-hetjob.sh" "$SDIR/jobs/def-het.json" "$SDIR/jobs/out-het" 2>&1)
+check_match "sbatch took the heterogeneous job" '^[0-9]+$' "$HJ"
+wait_for 120 job_ended "$HJ+0" || not_ok "the heterogeneous job ended" "$(scontrol -o show job "$HJ" 2>&1)"
+HET_OUT=$(cat "$SDIR/jobs/slurm-$HJ.out" 2>/dev/null)
+check_match "the job named its load hosts" 'slicelab-hetjob: load hosts \["load1","load2"\]' "$HET_OUT"
+check_eq "load.hosts: component 1's nodes with the CPUs Slurm gave the job there" \
+        "[{\"host\":\"load1\",\"cpus\":\"0-$(($(nproc) - 1))\"},{\"host\":\"load2\",\"cpus\":\"0-$(($(nproc) - 1))\"}]" \
+        "$(jq -c .load.hosts "$SDIR/jobs/out-het/definition.json" 2>/dev/null)"
+HET_ID=$(cat "$SDIR/jobs/out-het/experiment-id" 2>/dev/null)
+check_match "the job printed the experiment's id" "experiment $HET_ID " "$HET_OUT"
+check_eq "the daemon holds that definition" "load1 load2" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$HET_ID" | jq -r '[.definition.load.hosts[].host] | join(" ")')"
+check_match "its run tried load1 at preflight" "^failed preflight: .*load host load1 " "$(run_outcome "$(first_run "$HET_ID")")"
+
 # --- the Features= line of this host -----------------------------------------------------------------
 FEAT=$("$SRC/contrib/slurm/slicelab-features.sh")
 check_match "slicelab-features.sh prints the node's Features=" "^Features=(cpu_[a-z0-9_]+,)?cores_[0-9]+,smt_(on|off),cgroup_(v1|v2|hybrid)(,numa_[0-9]+)?$" "$FEAT"
 
-CTLD_PID=$(cat "$SDIR/slurmctld.pid") SLURMD_PID=$(cat "$SDIR/slurmd.pid") M_PID=$MUNGED_PID
+CTLD_PID=$(cat "$SDIR/slurmctld.pid") SLURMD_PIDS=$(cat "$SDIR"/slurmd-*.pid) M_PID=$MUNGED_PID
 cleanup
 daemon_stop_all LAB RESULTS
-check "slurmctld, slurmd and munged are stopped" not alive_any "$CTLD_PID" "$SLURMD_PID" "$M_PID"
+# shellcheck disable=SC2086 # one pid a word
+check "slurmctld, the three slurmd and munged are stopped" not alive_any "$CTLD_PID" $SLURMD_PIDS "$M_PID"
 finish
