@@ -163,10 +163,26 @@ static const char schema_v3[] =
         ");"
         "CREATE INDEX loads_by_state ON loads(state);";
 
+/* The experiments' labels, one row per key and value, for the list's label filter: the newest
+ * experiments with a label are read through (key, value, experiment_rowid), not by parsing every
+ * definition ever stored (a rare label scanned the whole table for one page). Filled from the
+ * definitions already stored. */
+static const char schema_v4[] =
+        "CREATE TABLE experiment_labels ("
+        "  key TEXT NOT NULL,"
+        "  value TEXT NOT NULL,"
+        "  experiment_rowid INTEGER NOT NULL,"
+        "  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  PRIMARY KEY (key, value, experiment_rowid)"
+        ") WITHOUT ROWID;"
+        "INSERT INTO experiment_labels(key, value, experiment_rowid, experiment_id)"
+        "  SELECT l.key, l.value, e.rowid, e.id FROM experiments e, json_each(e.definition, '$.labels') l;";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
         { "peer loads", schema_v3 },
+        { "experiment labels", schema_v4 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

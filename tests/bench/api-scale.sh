@@ -47,6 +47,11 @@ fill() {
                       INSERT INTO run_events SELECT $rid, seq, state, wall_ns, mono_ns, message FROM run_events
                         WHERE run_id IN (SELECT r.id FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.rowid <= $take);"
         done
+        # The label index (schema 4) as the daemon fills it, where the store has one.
+        if [ -n "$sql" ] && [ -n "$(sqlite3 "$db" "SELECT 1 FROM sqlite_master WHERE name = 'experiment_labels'")" ]; then
+                sql+="INSERT OR IGNORE INTO experiment_labels(key, value, experiment_rowid, experiment_id)
+                        SELECT l.key, l.value, e.rowid, e.id FROM experiments e, json_each(e.definition, '\$.labels') l;"
+        fi
         [ -z "$sql" ] || sqlite3 "$db" "BEGIN; $sql COMMIT;"
 }
 
