@@ -8,7 +8,8 @@
 # tenth of them), and the one newest labelled seq=7 (a few: the copies keep their labels), whose
 # answer must also tell whether an older one exists.
 # The POSTs' runs do not drain: a first experiment holds CPU 0 (a sleeping SUT) and theirs wait
-# behind it on the same CPU, so the rate is the API's and the store's, not /bin/true's.
+# behind it on the same CPU, so the rate is the API's and the store's, not /bin/true's
+# (tests/bench/api-lib.sh).
 # The store is filled by tests/tools/fill-store (the storage library, as the daemon writes rows)
 # with SCALE_REAL experiments, then copied in SQL up to SCALE_EXPERIMENTS (new ids, same rows).
 # Usage: tests/bench/api-scale.sh [BUILD_DIR]   (default: build)
@@ -20,6 +21,7 @@ for p in wrk sqlite3; do
                 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null
 done
 . tests/lib.sh
+. tests/bench/api-lib.sh
 set +u
 DURATION=${BENCH_SECONDS:-10}
 N=${SCALE_EXPERIMENTS:-100000}
@@ -55,29 +57,18 @@ fill() {
         [ -z "$sql" ] || sqlite3 "$db" "BEGIN; $sql COMMIT;"
 }
 
-rate() { wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '/Requests\/sec/ { print $2 }'; }
-
 # measure STATE_DIR: prints "post list_common list_rare report" in req/s.
 measure() {
-        DAEMON_STATE=$1 daemon_start --cgroup-root "slicelab-scale$$" >/dev/null
-        local report_id common rare post blocker
+        DAEMON_STATE=$1
+        daemon_start --cgroup-root "slicelab-scale$$" >/dev/null
+        local report_id common rare post report_rate
         report_id=$(sqlite3 "$1/slicelab.db" "SELECT id FROM experiments WHERE name = 'fill-0' ORDER BY rowid LIMIT 1")
-        common=$(rate "$DAEMON_URL/v1/experiments?label=app=app-3&limit=10")
-        rare=$(rate "$DAEMON_URL/v1/experiments?label=seq=7&limit=1")
-        local report_rate
-        report_rate=$(rate "$DAEMON_URL/v1/experiments/$report_id/report")
-        post_experiment '{"name":"blocker","sut":{"command":["/bin/sleep","3600"]},"load":{"command":["/bin/sleep","3600"],"timeline":"t.bin"},"cells":[{"name":"a","cpus":"0"}]}'
-        blocker=$EXP_ID
-        cat >"$TEST_TMP/post.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '{"name":"post","sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"}]}'
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $DAEMON_TOKEN"
-LUA
-        post=$(rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments")
-        # The queued runs would otherwise start once the blocker is cancelled.
-        sqlite3 "$1/slicelab.db" "UPDATE runs SET state = 'cancelled' WHERE state = 'queued'" 2>/dev/null || true
-        api_auth DELETE "/v1/experiments/$blocker" >/dev/null
+        common=$(api_rate "$DAEMON_URL/v1/experiments?label=app=app-3&limit=10")
+        rare=$(api_rate "$DAEMON_URL/v1/experiments?label=seq=7&limit=1")
+        report_rate=$(api_rate "$DAEMON_URL/v1/experiments/$report_id/report")
+        api_hold_cpu0
+        post=$(api_post_rate)
+        api_drop_queue
         daemon_stop
         echo "$post $common $rare $report_rate"
 }
