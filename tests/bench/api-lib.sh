@@ -4,13 +4,22 @@
 # api_rate URL [wrk args...]: requests per second (wrk, 2 threads, 32 connections, DURATION s).
 api_rate() { wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '/Requests\/sec/ { print $2 }'; }
 
-# api_post_rate: the rate of POST /v1/experiments of a one-run /bin/true experiment on CPU 0.
+# api_post_rate: the rate of POST /v1/experiments of a one-run /bin/true experiment on CPU 0,
+# each with its own Idempotency-Key.
 api_post_rate() {
         cat >"$TEST_TMP/post.lua" <<LUA
 wrk.method = "POST"
 wrk.body = '{"name":"post","sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"}]}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $DAEMON_TOKEN"
+-- A new Idempotency-Key each, as slicelab submit sends one; each thread's Lua state has its
+-- own table addresses, so its own prefix.
+local thread_tag, n = tostring({}):sub(8), 0
+request = function()
+        n = n + 1
+        wrk.headers["Idempotency-Key"] = string.format("bench-$$-%s-%d", thread_tag, n)
+        return wrk.format()
+end
 LUA
         api_rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments"
 }

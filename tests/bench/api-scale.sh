@@ -46,6 +46,8 @@ fill() {
                       INSERT INTO runs SELECT $(printf "$id" id), $eid, position, cell_idx, iteration, state, reason, message,
                         sut_slice, load_slice, exit_status, metrics, warnings, measure_start_ns FROM runs
                         WHERE experiment_id IN (SELECT id FROM experiments WHERE rowid <= $take);
+                      INSERT INTO idempotency_keys SELECT key || '-$k', body_sha256, $eid, created_wall_ns FROM idempotency_keys
+                        WHERE experiment_id IN (SELECT id FROM experiments WHERE rowid <= $take);
                       INSERT INTO run_events SELECT $rid, seq, state, wall_ns, mono_ns, message FROM run_events
                         WHERE run_id IN (SELECT r.id FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.rowid <= $take);"
         done

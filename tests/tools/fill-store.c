@@ -1,6 +1,7 @@
 /* fill-store: puts N finished experiments into a state dir's database through the storage
  * library, as the daemon stores them (the definition parsed and canonical, its cells and runs,
- * each run finished succeeded with metrics), for benches of a store that has held years.
+ * each run finished succeeded with metrics, an Idempotency-Key as the client sends), for benches
+ * of a store that has held years.
  * Experiment i has labels app=app-(i % 10) and seq=i; its two cells run once each.
  * Usage: fill-store DB N */
 #include <cjson/cJSON.h>
@@ -54,8 +55,10 @@ static int fill_one(struct db_conn *c, long i) {
                 .cell_json = (const char *const *) cells, .n_runs = CELLS,
                 .run_cell = run_cell, .run_iteration = run_iteration,
         };
-        char id[ID_LEN + 1];
+        char id[ID_LEN + 1], key[32];
         bool existing;
+        snprintf(key, sizeof key, "fill-%ld", i);
+        e.idempotency_key = key;        /* as slicelab submit sends one */
         struct queued_run *q = NULL;
         size_t n = 0;
         r = cell_texts(d, cells);
