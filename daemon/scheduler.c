@@ -38,6 +38,13 @@ struct scheduler {
         struct cpulist housekeeping;    /* applied to the daemon's threads; empty before the first */
         struct load_runner *loads;      /* loads run for other hosts (issue 25) */
         char waiting_for_load[ID_LEN + 1];      /* the run last said to wait for a load's CPUs */
+        /* The CPUs queued runs use, kept between kicks: a kick reads and parses only the
+         * experiments queued since (every POST kicks; re-reading the whole queue each time made
+         * a POST cost grow with the queue). Runs leaving the queue may shrink the set, so a
+         * start or an empty queue makes it stale; until then it is too large, never too small. */
+        struct cpulist queued_cpus;
+        int64_t queued_seen;            /* experiment_seq up to which queued_cpus holds the runs */
+        bool queued_stale;
 };
 
 static void kick_later(struct scheduler *s);
@@ -51,6 +58,7 @@ int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct s
         if (!s)
                 return -ENOMEM;
         s->ctx = *ctx;
+        s->queued_stale = true;
         int k = load_runner_new(ctx, on_load_changed, s, &s->loads);
         if (k < 0) {
                 free(s);
@@ -229,23 +237,37 @@ static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
         return queued_cpus_cached(q, &online, &d, id, ret);
 }
 
-/* Every CPU a running or queued run uses (a queue longer than the scan is counted in part). */
-static void used_cpus(const struct scheduler *s, const struct cpulist *online, struct cpulist *ret) {
-        load_runner_cpus(s->loads, ret);
-        for (size_t i = 0; i < s->n_active; i++)
-                cpulist_union(ret, run_get_cpus(s->active[i]));
+/* Fold the runs queued since the last look into s->queued_cpus (all of them when stale; a scan
+ * that fills HOUSEKEEPING_QUEUE_SCAN goes on from its last experiment at the next kick). */
+static void update_queued_cpus(struct scheduler *s, const struct cpulist *online) {
+        if (s->queued_stale) {
+                s->queued_cpus = (struct cpulist){ 0 };
+                s->queued_seen = 0;
+        }
         struct queued_run *q = NULL;
         size_t n = 0;
-        if (runs_next_queued(s->ctx.db, HOUSEKEEPING_QUEUE_SCAN, &q, &n) < 0)
+        if (runs_next_queued(s->ctx.db, s->queued_seen, HOUSEKEEPING_QUEUE_SCAN, &q, &n) < 0)
                 return;
+        s->queued_stale = false;
         _cleanup_(definition_freep) struct definition *cache = NULL;
         char cache_id[ID_LEN + 1] = "";
         for (size_t i = 0; i < n; i++) {
                 struct cpulist cpus;
                 if (queued_cpus_cached(&q[i], online, &cache, cache_id, &cpus) >= 0)
-                        cpulist_union(ret, &cpus);
+                        cpulist_union(&s->queued_cpus, &cpus);
         }
+        if (n > 0)
+                s->queued_seen = n == HOUSEKEEPING_QUEUE_SCAN ? q[n - 1].experiment_seq - 1 : q[n - 1].experiment_seq;
         queued_runs_free(q, n);
+}
+
+/* Every CPU a running or queued run uses (a queue longer than the scan is counted in part). */
+static void used_cpus(struct scheduler *s, const struct cpulist *online, struct cpulist *ret) {
+        load_runner_cpus(s->loads, ret);
+        for (size_t i = 0; i < s->n_active; i++)
+                cpulist_union(ret, run_get_cpus(s->active[i]));
+        update_queued_cpus(s, online);
+        cpulist_union(ret, &s->queued_cpus);
 }
 
 /* The daemon's threads off the CPUs runs measure on: --housekeeping-cpus, or what runs leave. */
@@ -331,7 +353,8 @@ static void start_due(struct scheduler *s) {
         while (s->n_active < s->max_parallel) {
                 struct queued_run *q = NULL;
                 size_t n = 0;
-                if (runs_next_queued(s->ctx.db, 1, &q, &n) < 0 || n == 0) {
+                if (runs_next_queued(s->ctx.db, 0, 1, &q, &n) < 0 || n == 0) {
+                        s->queued_stale = s->queued_stale || n == 0;
                         queued_runs_free(q, n);
                         return;
                 }
@@ -354,6 +377,7 @@ static void start_due(struct scheduler *s) {
                 }
                 s->active_db[s->n_active] = ctx.collect_db;
                 s->active[s->n_active++] = r;
+                s->queued_stale = true; /* the run left the queue */
         }
 }
 

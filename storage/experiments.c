@@ -67,6 +67,19 @@ static int insert_experiment(struct db_conn *c, const char *id, const struct exp
         return r < 0 ? r : 0;
 }
 
+int experiments_index_labels(struct db_conn *c, const char *id) {
+        static const char sql[] =
+                "INSERT INTO experiment_labels(key, value, experiment_rowid, experiment_id)"
+                "  SELECT l.key, l.value, e.rowid, e.id FROM experiments e, json_each(e.definition, '$.labels') l"
+                "  WHERE e.id = ?";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, id, &s);
+        if (r < 0)
+                return r;
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
 static int insert_cells(struct db_conn *c, const char *id, const struct experiment_new *e) {
         static const char sql[] = "INSERT INTO cells(experiment_id, idx, name, definition) VALUES (?, ?, ?, ?)";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
@@ -170,7 +183,7 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
                 return r;
         char id[ID_LEN + 1];
         int64_t now = now_wall_ns();
-        if ((r = id_generate(id)) < 0 || (r = insert_experiment(c, id, e, now)) < 0 ||
+        if ((r = id_generate(id)) < 0 || (r = insert_experiment(c, id, e, now)) < 0 || (r = experiments_index_labels(c, id)) < 0 ||
             (r = insert_cells(c, id, e)) < 0 || (r = insert_runs(c, id, e, now)) < 0)
                 return r;
         if (e->idempotency_key && (r = insert_idempotency_key(c, e->idempotency_key, id, now)) < 0)
@@ -290,20 +303,34 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         return 0;
 }
 
+/* Pages start below the cursor (a rowid; 0 = from the newest) through the index, not by
+ * skipping the newer rows one by one. */
+#define BELOW_CURSOR "iif(?2 = 0, 9223372036854775807, ?2)"
+
 int experiments_list_json(struct db_conn *c, const char *status, const char *labels_json, int64_t limit,
                           int64_t cursor, cJSON **ret_items, int64_t *ret_next) {
-        static const char sql[] =
+        static const char sql_all[] =
                 "SELECT " EXPERIMENT_COLUMNS " FROM experiments"
-                " WHERE (?1 IS NULL OR status = ?1) AND (?2 = 0 OR rowid < ?2)"
-                "   AND " LABELS_INCLUDE("?4", "experiments")
+                " WHERE (?1 IS NULL OR status = ?1) AND rowid < " BELOW_CURSOR
                 " ORDER BY rowid DESC LIMIT ?3";
+        /* Newest first along the first [key, value] of ?4 in experiment_labels; every other
+         * pair of ?4 must be among the experiment's labels too. */
+        static const char sql_labelled[] =
+                "SELECT " EXPERIMENT_COLUMNS " FROM experiment_labels k"
+                "  CROSS JOIN experiments ON experiments.rowid = k.experiment_rowid"
+                " WHERE k.key = json_extract(?4, '$[0][0]') AND k.value = json_extract(?4, '$[0][1]')"
+                "   AND k.experiment_rowid < " BELOW_CURSOR " AND (?1 IS NULL OR status = ?1)"
+                "   AND NOT EXISTS (SELECT 1 FROM json_each(?4) f WHERE NOT EXISTS ("
+                "         SELECT 1 FROM experiment_labels l WHERE l.experiment_rowid = experiments.rowid"
+                "            AND l.key = json_extract(f.value, '$[0]') AND l.value = json_extract(f.value, '$[1]')))"
+                " ORDER BY k.experiment_rowid DESC LIMIT ?3";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt_text(c, sql, status, &s);
+        int r = db_stmt_text(c, labels_json ? sql_labelled : sql_all, status, &s);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 2, cursor);
         sqlite3_bind_int64(s, 3, limit + 1); /* one more tells whether a next page exists */
-        if ((r = db_bind_text(s, 4, labels_json)) < 0)
+        if (labels_json && (r = db_bind_text(s, 4, labels_json)) < 0)
                 return r;
         _cleanup_json_ cJSON *items = cJSON_CreateArray();
         int64_t n = 0, last_rowid = 0, next = 0;

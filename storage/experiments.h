@@ -42,6 +42,11 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
  *  "cancel_requested","progress":{"total","queued",...,"done"}}; -ENOENT if absent. */
 int experiments_get_json(struct db_conn *c, const char *id, struct cJSON **ret);
 
+/* An experiment's labels into experiment_labels (the list's label filter reads them), from its
+ * stored definition so that the two cannot differ: experiments_create() calls it, and so must
+ * anything else that inserts an experiment (an import). Within the caller's transaction. */
+int experiments_index_labels(struct db_conn *c, const char *id);
+
 /* Newest first. status NULL = any; labels_json NULL = any, else a JSON array of [key, value]
  * pairs that must all be among the definition's labels; cursor 0 = from the newest. *ret_next
  * is 0 at the end. */

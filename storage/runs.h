@@ -24,11 +24,13 @@ struct queued_run {
         char id[13];
         char experiment_id[13];
         int64_t cell_idx;
+        int64_t experiment_seq; /* the experiment's place in the queue (its rowid) */
         char *definition;       /* canonical JSON of the experiment (malloc'd) */
 };
 void queued_runs_free(struct queued_run *runs, size_t n);
-/* Up to max queued runs in the order they are due: oldest experiment first, then position. */
-int runs_next_queued(struct db_conn *c, size_t max, struct queued_run **ret, size_t *ret_n);
+/* Up to max queued runs in the order they are due: oldest experiment first, then position; only
+ * those of experiments after experiment_seq after_seq (0: all). */
+int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct queued_run **ret, size_t *ret_n);
 
 /* Record the run's slices (cgroup paths as /proc/PID/cgroup names them). */
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load);

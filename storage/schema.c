@@ -175,11 +175,30 @@ static const char schema_v4[] =
         "  UNIQUE (origin_host, origin_id)"
         ") WITHOUT ROWID;";
 
+/* The experiments' labels, one row per key and value, for the list's label filter: the newest
+ * experiments with a label are read through (key, value, experiment_rowid), not by parsing every
+ * definition ever stored (a rare label scanned the whole table for one page). Filled from the
+ * definitions already stored. And the idempotency keys by age. */
+static const char schema_v5[] =
+        "CREATE TABLE experiment_labels ("
+        "  key TEXT NOT NULL,"
+        "  value TEXT NOT NULL,"
+        "  experiment_rowid INTEGER NOT NULL,"
+        "  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+        "  PRIMARY KEY (key, value, experiment_rowid)"
+        ") WITHOUT ROWID;"
+        "INSERT INTO experiment_labels(key, value, experiment_rowid, experiment_id)"
+        "  SELECT l.key, l.value, e.rowid, e.id FROM experiments e, json_each(e.definition, '$.labels') l;"
+        /* Every POST with an Idempotency-Key prunes the keys older than a week, in its write
+         * transaction: through this index, not a scan of a week's keys. */
+        "CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_wall_ns);";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
         { "peer loads", schema_v3 },
         { "imported experiments", schema_v4 },
+        { "experiment labels, idempotency keys by age", schema_v5 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

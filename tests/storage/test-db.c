@@ -323,6 +323,79 @@ static void test_cancel_names_the_runs_it_stops(void **state) {
         storage_close(s);
 }
 
+/* An experiment through experiments_create, labelled as labels_json says; its id in id. */
+static void create_labelled(struct db_conn *c, const char *name, const char *labels_json, char id[static ID_LEN + 1]) {
+        char definition[256];
+        snprintf(definition, sizeof definition, "{\"name\":\"%s\",\"labels\":%s}", name, labels_json);
+        const char *cell_names[] = { "a" }, *cells[] = { "{}" };
+        struct experiment_new e = {
+                .name = name, .definition_json = definition, .order = "interleaved", .warnings_json = "[]",
+                .n_cells = 1, .cell_names = cell_names, .cell_json = cells,
+        };
+        bool existing = true;
+        struct error err = { 0 };
+        assert_int_equal(experiments_create(c, &e, id, &existing, &err), 0);
+        assert_false(existing);
+}
+
+/* The ids of a list's page, space-separated, newest first; *next its cursor. */
+static void list_ids(struct db_conn *c, const char *labels, int64_t limit, int64_t cursor, char *buf, size_t size,
+                     int64_t *next) {
+        cJSON *items = NULL;
+        assert_int_equal(experiments_list_json(c, NULL, labels, limit, cursor, &items, next), 0);
+        buf[0] = 0;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, items)
+                snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " " : "",
+                         cJSON_GetObjectItem(o, "id")->valuestring);
+        cJSON_Delete(items);
+}
+
+/* The label filter reads experiment_labels: filled by a create, and by the migration from the
+ * definitions a store of schema 3 holds; all pairs required, newest first, paged by cursor. */
+static void test_label_filter(void **state) {
+        char path[256], got[256], want[256];
+        struct storage *s = store_new(path, sizeof path, "labels.db");
+        exec_on(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; PRAGMA user_version=3;"
+                      "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                      " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
+        storage_close(s);
+        struct error err = { 0 };
+        assert_int_equal(storage_open(path, &s, &err), 0);
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        char e1[ID_LEN + 1], e2[ID_LEN + 1], e3[ID_LEN + 1];
+        create_labelled(c, "e1", "{\"team\":\"perf\",\"build\":\"41\"}", e1);
+        create_labelled(c, "e2", "{\"team\":\"web\",\"build\":\"41\"}", e2);
+        create_labelled(c, "e3", "{\"team\":\"perf\"}", e3);
+        int64_t next = -1;
+
+        list_ids(c, "[[\"team\",\"perf\"]]", 50, 0, got, sizeof got, &next);
+        snprintf(want, sizeof want, "%s %s old", e3, e1);
+        assert_string_equal(got, want);
+        assert_int_equal(next, 0);
+        list_ids(c, "[[\"build\",\"41\"],[\"team\",\"perf\"]]", 50, 0, got, sizeof got, &next);
+        assert_string_equal(got, e1);
+        list_ids(c, "[[\"team\",\"perf\"],[\"build\",\"42\"]]", 50, 0, got, sizeof got, &next);
+        assert_string_equal(got, "");
+        list_ids(c, "[[\"team\",\"perf\"]]", 1, 0, got, sizeof got, &next);
+        assert_string_equal(got, e3);
+        assert_true(next > 0);
+        list_ids(c, "[[\"team\",\"perf\"]]", 1, next, got, sizeof got, &next);
+        assert_string_equal(got, e1);
+        list_ids(c, "[[\"team\",\"perf\"]]", 1, next, got, sizeof got, &next);
+        assert_string_equal(got, "old");
+        assert_int_equal(next, 0);
+        list_ids(c, NULL, 2, 0, got, sizeof got, &next);
+        snprintf(want, sizeof want, "%s %s", e3, e2);
+        assert_string_equal(got, want);
+        list_ids(c, NULL, 2, next, got, sizeof got, &next);
+        snprintf(want, sizeof want, "%s old", e1);
+        assert_string_equal(got, want);
+        storage_release(s, c);
+        storage_close(s);
+}
+
 int main(void) {
         if (!mkdtemp(dir))
                 return 1;
@@ -334,6 +407,7 @@ int main(void) {
                 cmocka_unit_test(test_release_resets_a_forgotten_statement),
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
                 cmocka_unit_test(test_cancel_names_the_runs_it_stops),
+                cmocka_unit_test(test_label_filter),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         char cmd[300];

@@ -1,0 +1,40 @@
+# api-lib.sh: sourced by the API benchmarks after tests/lib.sh and daemon_start: wrk's rate
+# against the daemon, and POSTs whose runs stay queued.
+
+# api_rate URL [wrk args...]: requests per second (wrk, 2 threads, 32 connections, DURATION s).
+api_rate() { wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '/Requests\/sec/ { print $2 }'; }
+
+# api_post_rate: the rate of POST /v1/experiments of a one-run /bin/true experiment on CPU 0,
+# each with its own Idempotency-Key.
+api_post_rate() {
+        cat >"$TEST_TMP/post.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"name":"post","sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"}]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $DAEMON_TOKEN"
+-- A new Idempotency-Key each, as slicelab submit sends one; each thread's Lua state has its
+-- own table addresses, so its own prefix.
+local thread_tag, n = tostring({}):sub(8), 0
+request = function()
+        n = n + 1
+        wrk.headers["Idempotency-Key"] = string.format("bench-$$-%s-%d", thread_tag, n)
+        return wrk.format()
+end
+LUA
+        api_rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments"
+}
+
+# api_hold_cpu0: an experiment whose run sleeps on CPU 0, so the runs posted after it wait
+# behind it (queued, in order) and a POST's rate is the API's and the store's, not the runs'.
+api_hold_cpu0() {
+        post_experiment '{"name":"hold","sut":{"command":["/bin/sleep","3600"]},"load":{"command":["/bin/sleep","3600"],"timeline":"t.bin"},"cells":[{"name":"a","cpus":"0"}]}'
+        HOLD_ID=$EXP_ID
+}
+
+# api_drop_queue: the queued runs cancelled (they would run /bin/true one by one), and the
+# holding experiment too.
+api_drop_queue() {
+        sqlite3 "$DAEMON_STATE/slicelab.db" "UPDATE runs SET state = 'cancelled' WHERE state = 'queued'" 2>/dev/null || true
+        [ -z "${HOLD_ID:-}" ] || api_auth DELETE "/v1/experiments/$HOLD_ID" >/dev/null
+        HOLD_ID=
+}
