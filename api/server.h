@@ -37,6 +37,7 @@ struct api_config {
         struct host_limits host;        /* online CPUs, memory nodes and memory, for validation */
         const struct definition_policy *policy; /* --allow-exec, --allow-jvm-option; outlives the server */
         const struct peer_config *peers;        /* --peer-*: who may ask this daemon for loads, and aim where */
+        const char *perf;               /* --perf, or NULL: perf on PATH (profile.cpu needs one) */
 };
 
 struct api_server;

@@ -33,6 +33,7 @@ enum {
         OPT_PEER_URL_TEMPLATE,
         OPT_PEER_ALLOW,
         OPT_PEER_TOKEN_FILE,
+        OPT_PERF,
         OPT_HELP,
         OPT_VERSION,
 };
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
         { "peer-url-template", required_argument, NULL, OPT_PEER_URL_TEMPLATE },
         { "peer-allow", required_argument, NULL, OPT_PEER_ALLOW },
         { "peer-token-file", required_argument, NULL, OPT_PEER_TOKEN_FILE },
+        { "perf", required_argument, NULL, OPT_PERF },
         { "help", no_argument, NULL, OPT_HELP },
         { "version", no_argument, NULL, OPT_VERSION },
         { 0 },
@@ -90,6 +92,7 @@ static void usage(FILE *f) {
                 "                       sends loads to, takes loads from and aims loads at (repeat, or a\n"
                 "                       comma list)\n"
                 "  --peer-token-file FILE  the bearer token sent to peers (their state dir's token)\n"
+                "  --perf PATH          the perf binary for profile.cpu (default: perf on PATH)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
                 DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
@@ -300,6 +303,8 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                                 "characters", &o->peer_allow, &o->n_peer_allow);
         case OPT_PEER_TOKEN_FILE:
                 return set_absolute_path(&o->peer_token_file, value, where);
+        case OPT_PERF:
+                return set_absolute_path(&o->perf, value, where);
         case OPT_LOG_LEVEL: {
                 int l = log_parse_level(value);
                 if (l < 0)
@@ -442,5 +447,6 @@ void options_done(struct options *o) {
         free(o->peer_url_template);
         strv_free(o->peer_allow);
         free(o->peer_token_file);
+        free(o->perf);
         *o = (struct options){ 0 };
 }
