@@ -1,0 +1,51 @@
+#!/bin/bash
+# profile-runs.sh: profile.cpu end to end with a real JVM and Debian's perf: a run of
+# slicelab-sut.jar under cpu_us load is sampled through its measure window; profile.folded is read
+# back by an independent parser (awk) whose counts agree with metrics.profile, the app group holds
+# most samples and the SUT's Work frames (as the JIT's perf map names them) are there; nothing is
+# left in /tmp or running; a daemon without perf refuses such a definition, naming profile.cpu.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-p$$" || { not_ok "daemon starts"; finish; exit 1; }
+PORT=$(loopback_port)
+SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+
+post_experiment "{\"name\":\"profiled\",$SUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000\",\"rate\":50,\"connections\":4,\"warmup_s\":3,\"measure_s\":6,\"cpus\":\"0\"},
+  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\",\"memory_max\":\"512M\"}],\"profile\":{\"cpu\":true,\"hz\":199}}"
+check_eq "a profiled experiment is accepted" 201 "$HTTP_STATUS"
+check_match "its warnings say the JVM gets -XX:+PreserveFramePointer" "PreserveFramePointer" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
+RUN=$(first_run "$EXP_ID")
+wait_for 300 run_finished "$RUN"
+check_eq "the profiled run succeeds" succeeded "$(run_outcome "$RUN")"
+api GET "/v1/runs/$RUN"
+check_schema "a profiled run" getRun 200
+SAMPLES=$(jq -r .metrics.profile.samples <<<"$BODY")
+APP=$(jq -r .metrics.profile.groups.app <<<"$BODY")
+check_match "metrics.profile counts samples" '^[1-9][0-9]*$' "$SAMPLES"
+check_eq "the JIT's perf map was read" true "$(jq -r .metrics.profile.perf_map <<<"$BODY")"
+check_eq "no profile warning (perf ended cleanly, the map was there)" "" "$(jq -r '[.warnings[] | select(startswith("profile:"))] | join(" | ")' <<<"$BODY")"
+FOLDED=$DAEMON_STATE/runs/$RUN/profile.folded
+# The independent parser: the count is the last space-separated field, the group the first
+# ';'-separated one.
+parsed=$(awk '{ n = $NF; split($0, f, ";"); total += n; g[f[1]] += n } END { printf "%d %d", total, g["app"] }' "$FOLDED")
+check_eq "awk's sum of profile.folded agrees with metrics.profile (samples, app)" "$SAMPLES $APP" "$parsed"
+check "the app group holds most samples" test "$((APP * 2))" -gt "$SAMPLES"
+work=$(awk '/^app;.*slicelab\.sut\.Work\./ { n += $NF } END { print n + 0 }' "$FOLDED")
+check "frames of the SUT's Work class are named (from the JIT's perf map)" test "$work" -gt 0
+check_eq "every line is group;frames count" 0 "$(grep -cvE '^(app|gc|jit|vm|kernel|other);.* [0-9]+$' "$FOLDED")"
+check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
+check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
+daemon_stop
+
+# --- no perf: refused at submission ---------------------------------------------------------
+DAEMON_STATE=$TEST_TMP/state-noperf daemon_start --cgroup-root "slicelab-q$$" --perf /nonexistent/perf || { not_ok "daemon starts"; finish; exit 1; }
+post_experiment "{\"name\":\"no-perf\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+check_eq "without perf, profile.cpu is refused (400 naming it)" "400 profile.cpu not_on_host" \
+        "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.code)"' <<<"$BODY")"
+check_match "and the message says how to get it" "linux-perf" "$(jq -r .error.message <<<"$BODY")"
+post_experiment "{\"name\":\"no-profile\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"iterations\":1}"
+check_eq "the same daemon takes a definition without profiling" 201 "$HTTP_STATUS"
+finish
