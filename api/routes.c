@@ -12,6 +12,7 @@ static const char *const buckets_query[] = { "width_ms", "from_ms", "to_ms", "ph
 static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
+static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -49,6 +50,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/runs/{}/gc", api_get_gc, .query = page_query, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/samples", api_get_samples, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/logs/{}", api_get_logs, .query = logs_query, RUN),
+        ROUTE("GET", "/v1/runs/{}/profile", api_get_run_profile, .query = profile_query, RUN, .lease = true),
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

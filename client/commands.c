@@ -207,6 +207,12 @@ int cmd_timeline(struct http *h, const struct client_options *o, const char *run
         return stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
 }
 
+/* The folded text as the daemon keeps it, or --json its tree (GET /v1/runs/{id}/profile). */
+int cmd_profile(struct http *h, const struct client_options *o, const char *run) {
+        _cleanup_free_ char *path = http_path(h, "/v1/runs/", run, o->json ? "/profile?format=json" : "/profile");
+        return stream_to(h, path, o->json ? "application/json" : "text/plain", o->output);
+}
+
 /* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,
  * which its rotation bounds (64 MiB at most). */
 static int print_log_json(struct http *h, const char *path, const char *run, const char *stream, long tail) {

@@ -34,6 +34,7 @@ int cmd_findings(struct http *h, const struct client_options *o, const char *id)
 int cmd_compare(struct http *h, const struct client_options *o, const char *a, const char *b);
 int cmd_timeline(struct http *h, const struct client_options *o, const char *run);
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream);
+int cmd_profile(struct http *h, const struct client_options *o, const char *run);
 int cmd_cancel(struct http *h, const struct client_options *o, const char *id);
 int cmd_host(struct http *h, const struct client_options *o);
 int cmd_health(struct http *h, const struct client_options *o);

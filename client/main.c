@@ -44,6 +44,7 @@ static const struct command commands[] = {
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
         { "timeline", 1, OPT_JSON | OPT_FORMAT | OPT_OUTPUT, "timeline RUN [--csv|--ndjson] [-o FILE]" },
         { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
+        { "profile", 1, OPT_JSON | OPT_OUTPUT, "profile RUN [--json] [-o FILE]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "host", 0, OPT_JSON, "host" },
@@ -198,6 +199,7 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "findings")) return cmd_findings(h, o, a[0]);
         if (!strcmp(n, "timeline")) return cmd_timeline(h, o, a[0]);
         if (!strcmp(n, "logs")) return cmd_logs(h, o, a[0], a[1]);
+        if (!strcmp(n, "profile")) return cmd_profile(h, o, a[0]);
         if (!strcmp(n, "cancel")) return cmd_cancel(h, o, a[0]);
         if (!strcmp(n, "compare")) return cmd_compare(h, o, a[0], a[1]);
         if (!strcmp(n, "host")) return cmd_host(h, o);

@@ -12,6 +12,9 @@ daemon_start --cgroup-root "slicelab-p$$" || { not_ok "daemon starts"; finish; e
 PORT=$(loopback_port)
 SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 
+post_experiment '{"name":"plain","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}]}'
+FIRST_PLAIN_RUN=$(first_run "$EXP_ID")
+wait_for 60 run_finished "$FIRST_PLAIN_RUN"
 post_experiment "{\"name\":\"profiled\",$SUT,
   \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000\",\"rate\":50,\"connections\":4,\"warmup_s\":3,\"measure_s\":6,\"cpus\":\"0\"},
   \"cells\":[{\"name\":\"one\",\"cpus\":\"1\",\"memory_max\":\"512M\"}],\"profile\":{\"cpu\":true,\"hz\":199}}"
@@ -27,7 +30,13 @@ APP=$(jq -r .metrics.profile.groups.app <<<"$BODY")
 check_match "metrics.profile counts samples" '^[1-9][0-9]*$' "$SAMPLES"
 check_eq "the JIT's perf map was read" true "$(jq -r .metrics.profile.perf_map <<<"$BODY")"
 check_eq "no profile warning (perf ended cleanly, the map was there)" "" "$(jq -r '[.warnings[] | select(startswith("profile:"))] | join(" | ")' <<<"$BODY")"
-FOLDED=$DAEMON_STATE/runs/$RUN/profile.folded
+FOLDED=$TEST_TMP/run.folded
+HTTP_STATUS=$(curl -sS -D "$TEST_TMP/headers" -o "$FOLDED" -w '%{http_code}' "$DAEMON_URL/v1/runs/$RUN/profile")
+check_eq "GET /v1/runs/{id}/profile serves the folded text" 200 "$HTTP_STATUS"
+ETAG=$(grep -i '^etag:' "$TEST_TMP/headers" | cut -d' ' -f2 | tr -d '\r')
+check_eq "with an ETag that answers 304" 304 "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$DAEMON_URL/v1/runs/$RUN/profile")"
+cmp -s "$FOLDED" "$DAEMON_STATE/runs/$RUN/profile.folded"
+check_eq "the text is the run's profile.folded byte for byte" 0 $?
 # The independent parser: the count is the last space-separated field, the group the first
 # ';'-separated one.
 parsed=$(awk '{ n = $NF; split($0, f, ";"); total += n; g[f[1]] += n } END { printf "%d %d", total, g["app"] }' "$FOLDED")
@@ -36,6 +45,22 @@ check "the app group holds most samples" test "$((APP * 2))" -gt "$SAMPLES"
 work=$(awk '/^app;.*slicelab\.sut\.Work\./ { n += $NF } END { print n + 0 }' "$FOLDED")
 check "frames of the SUT's Work class are named (from the JIT's perf map)" test "$work" -gt 0
 check_eq "every line is group;frames count" 0 "$(grep -cvE '^(app|gc|jit|vm|kernel|other);.* [0-9]+$' "$FOLDED")"
+api GET "/v1/runs/$RUN/profile?format=json"
+check_schema "the profile as a tree" getRunProfile 200
+check_eq "the tree's root total is the samples, its app child the app group" "$SAMPLES $APP" \
+        "$(jq -r '"\(.root.total) \([.root.children[] | select(.name == "app") | .total] | add)"' <<<"$BODY")"
+check "every node's total is its self plus its children's totals" json_true \
+        '[.root | recurse(.children[]) | .total == .self + ([.children[].total] | add // 0)] | all' "$BODY"
+api GET "/v1/runs/$RUN/profile?format=json&max_depth=1&max_nodes=3"
+check_eq "bounded: max_depth=1 keeps the groups only and says it truncated" "true 0" \
+        "$(jq -r '"\(.truncated) \([.root.children[].children | length] | add)"' <<<"$BODY")"
+api GET "/v1/runs/$RUN/profile?format=svg"
+check_eq "an unknown format is 400 naming it" "400 format" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+out=$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$RUN" -o "$TEST_TMP/client.folded" 2>&1)
+check_eq "slicelab profile RUN -o FILE writes the folded text ($out)" 0 "$(cmp -s "$TEST_TMP/client.folded" "$FOLDED"; echo $?)"
+check_eq "slicelab profile RUN --json prints the tree" "$SAMPLES" "$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$RUN" --json | jq .samples)"
+api GET "/v1/runs/$FIRST_PLAIN_RUN/profile"
+check_eq "a run without profile.cpu has none: 404" 404 "$HTTP_STATUS"
 check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
 check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
 daemon_stop
