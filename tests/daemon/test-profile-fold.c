@@ -99,6 +99,7 @@ static void test_depth(void **state) {
         profile_folder_stats(f, &st);
         assert_int_equal(st.truncated, 1);
         /* and the writer's bound */
+        free(out);
         o = open_memstream(&out, &len);
         assert_int_equal(profile_folder_write(f, o, 16), -EFBIG);
         fclose(o);
