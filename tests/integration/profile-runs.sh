@@ -3,7 +3,7 @@
 # slicelab-sut.jar under cpu_us load is sampled through its measure window; profile.folded is read
 # back by an independent parser (awk) whose counts agree with metrics.profile, the app group holds
 # most samples and the SUT's Work frames (as the JIT's perf map names them) are there; nothing is
-# left in /tmp or running; a daemon without perf refuses such a definition, naming profile.cpu.
+# left in /tmp or running, also after a cancel mid-measure; a daemon without perf refuses such a definition, naming profile.cpu.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -63,6 +63,20 @@ api GET "/v1/runs/$FIRST_PLAIN_RUN/profile"
 check_eq "a run without profile.cpu has none: 404" 404 "$HTTP_STATUS"
 check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
 check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
+
+# --- cancel while perf records ---------------------------------------------------------------
+post_experiment "{\"name\":\"profiled-cancel\",$SUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":1,\"measure_s\":600},
+  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+RUN=$(first_run "$EXP_ID")
+wait_for 120 run_state_is "$RUN" measuring
+perf_of_run() { pgrep -f "perf record -e cpu-clock -F 99 -g -p" >/dev/null; }
+check "perf records while the run measures" wait_for 30 perf_of_run
+api_auth DELETE "/v1/experiments/$EXP_ID"
+wait_for 60 run_finished "$RUN"
+check_eq "the profiled run is cancelled" cancelled "$(run_field "$RUN" .state)"
+check "the cancelled run left no slice" no_slices_of "$RUN"
+check "the cancelled run left no perf" not perf_of_run
 daemon_stop
 
 # --- no perf: refused at submission ---------------------------------------------------------
