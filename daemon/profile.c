@@ -112,13 +112,26 @@ int profile_perfmap_start(struct cgroup_run *cg, pid_t sut, bool set_user, uid_t
         return spawn_in_load_slice(cg, argv, -1, -1, set_user, uid, gid, ret);
 }
 
+static void perf_map_path(pid_t pid, char *buf, size_t size) {
+        snprintf(buf, size, "/tmp/perf-%d.map", (int) pid);
+}
+
+void profile_perfmap_discard(pid_t sut, uid_t owner) {
+        char path[64];
+        struct stat st;
+        perf_map_path(sut, path, sizeof path);
+        /* only the run user's file: /tmp is sticky, nobody else's may be swapped in under it */
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == owner)
+                (void) unlink(path);
+}
+
 /* ---- on the worker ----------------------------------------------------------------------- */
 
 /* /tmp/perf-PID.map as the JVM wrote it: no link, a regular file of the run user, capped; then
  * removed (the run leaves nothing in /tmp) and its copy kept in the run directory. */
 static int take_perf_map(const struct profile_input *in, char **ret, size_t *ret_len, char *why, size_t why_size) {
         char path[64];
-        snprintf(path, sizeof path, "/tmp/perf-%d.map", (int) in->sut_pid);
+        perf_map_path(in->sut_pid, path, sizeof path);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 snprintf(why, why_size, "%s: %s", path, strerror(errno));

@@ -40,6 +40,10 @@ int profile_child_end(struct profile_child *c, int wait_ms);
 int profile_perfmap_start(struct cgroup_run *cg, pid_t sut, bool set_user, uid_t uid, gid_t gid,
                           struct profile_child *ret);
 
+/* Removes /tmp/perf-PID.map when it is a regular file of owner: what a run that ends before
+ * collection read it leaves (collection removes it itself). */
+void profile_perfmap_discard(pid_t sut, uid_t owner);
+
 /* What collection needs. */
 struct profile_input {
         const char *perf;               /* resolved path */

@@ -940,6 +940,8 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         child_reap(&r->load);
         if (r->perf.pidfd >= 0) /* killed with the load slice: only reaped here */
                 (void) profile_child_end(&r->perf, 0);
+        if (r->profile.perf && r->profile.jvm)
+                profile_perfmap_discard(r->profile.sut_pid, r->profile.map_owner);
         capture_close(&r->sut_out);
         capture_close(&r->sut_err);
         capture_close(&r->load_out);
