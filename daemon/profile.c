@@ -36,12 +36,21 @@ static int create_run_file(const char *dir, const char *name) {
         return fd >= 0 ? fd : negative_errno();
 }
 
+/* One this process wrote (create_run_file): the run user may rename files in its directory, but
+ * what perf script parses as root must not be theirs. */
 static int open_run_file(const char *dir, const char *name) {
         _cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dirfd < 0)
                 return negative_errno();
-        int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        return fd >= 0 ? fd : negative_errno();
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        struct stat st;
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+                return -EPERM;
+        if (fcntl(fd, F_SETFL, 0) < 0)
+                return negative_errno();
+        return TAKE_FD(fd);
 }
 
 static int spawn_in_load_slice(struct cgroup_run *cg, char **argv, int out_fd, int err_fd, bool set_user, uid_t uid,

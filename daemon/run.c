@@ -804,6 +804,9 @@ static int prepare(struct run *r) {
                          r->ctx.perf ? r->ctx.perf : "perf on its PATH", HOST_PERF_HINT);
                 return 0;
         }
+        if (r->def->profile.cpu && r->def->sut.jvm)
+                warn(r, "profile.cpu: the JVM runs with " DEFINITION_PROFILE_JVM_ARG
+                        " (so that perf walks Java stacks), which may cost it a little CPU");
         k = check_root(r);
         if (k < 0)
                 return 0;
