@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "api/profile-read.h"
 #include "basic/fileio.h"
 #include "storage/db.h"
 #include "storage/runs.h"
@@ -114,7 +115,7 @@ static cJSON *tree_json(const char *text, size_t len, unsigned max_depth, size_t
         return o;
 }
 
-static int read_profile(const char *state_dir, const char *id, char **ret, size_t *ret_len) {
+int api_profile_read(const char *state_dir, const char *id, char **ret, size_t *ret_len) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/runs/%s/profile.folded", state_dir, id);
         /* in the run user's directory: no FIFO may hang this thread, no link be followed */
@@ -146,7 +147,7 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         db_lease_release(&req->lease);
         char *text = NULL;
         size_t len = 0;
-        r = read_profile(req->config->state_dir, id, &text, &len);
+        r = api_profile_read(req->config->state_dir, id, &text, &len);
         if (r == -ENOENT)
                 return api_reply_errorf(req, 404, "not_found", NULL,
                                         "run %s has no profile (its definition has no profile.cpu, or profiling failed: see its warnings)", id);

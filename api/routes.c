@@ -13,6 +13,7 @@ static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
 static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
+static const char *const profile_diff_query[] = { "cell", "baseline", "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -41,6 +42,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/runs", api_get_experiment_runs, .query = page_query, EXPERIMENT, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/report", api_get_report, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/findings", api_get_findings, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/profile", api_get_experiment_profile, .query = profile_diff_query, EXPERIMENT, .lease = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),
         ROUTE("GET", "/v1/runs/{}/timeline", api_get_timeline, .query = timeline_query, RUN, .lease = true),

@@ -66,6 +66,31 @@ check_eq "a run without profile.cpu has none: 404" 404 "$HTTP_STATUS"
 check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
 check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
 
+# --- a cell against a baseline (an A/A: the same load): shares per iteration, intervals ------
+PSUT="\"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+post_experiment "{\"name\":\"profile-diff\",\"iterations\":2,$PSUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"},
+  \"cells\":[{\"name\":\"plain\",\"cpus\":\"1\"},
+             {\"name\":\"twin\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+DIFF_EXP=$EXP_ID
+wait_for 600 experiment_finished "$DIFF_EXP"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=twin&baseline=plain&limit=5"
+check_schema "a cell's profile against its baseline" getExperimentProfile 200
+check_eq "two iterations a side, at most 5 frames" "2 2 true" \
+        "$(jq -r '"\(.cell_runs) \(.baseline_runs) \(.frames | length <= 5)"' <<<"$BODY")"
+check "each run's group shares add up to 1" json_true \
+        '[range(2) as $i | [.groups[].total.cell.shares[$i]] | add | . > 0.999 and . < 1.001] | all' "$BODY"
+check "each difference is the cell's mean minus the baseline's, within its interval" json_true \
+        '[.groups[].total, .frames[].total, .frames[].self | (.difference.value - (.cell.mean - .baseline.mean) | fabs < 1e-9)
+          and (.difference.ci_low == null or (.difference.ci_low <= .difference.value and .difference.value <= .difference.ci_high))] | all' "$BODY"
+check "frames come largest absolute difference first" json_true \
+        '[.frames[].total.difference.value | fabs] as $d | $d == ($d | sort | reverse)' "$BODY"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=nope"
+check_eq "an unknown cell is 400 naming it" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=plain&baseline=plain"
+check_eq "a cell against itself is 400 naming baseline" "400 baseline" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+api GET "/v1/experiments/$DIFF_EXP/profile"
+check_eq "cell is required" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 # --- cancel while perf records ---------------------------------------------------------------
 post_experiment "{\"name\":\"profiled-cancel\",$SUT,
   \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":1,\"measure_s\":600},
