@@ -23,7 +23,7 @@
 enum {
         OPT_JSON = 1 << 0, OPT_WAIT = 1 << 1, OPT_KEY = 1 << 2, OPT_STATUS = 1 << 3,
         OPT_LABEL = 1 << 4, OPT_BASELINE = 1 << 5, OPT_FORMAT = 1 << 6, OPT_OUTPUT = 1 << 7,
-        OPT_TAIL = 1 << 8, OPT_RETRY = 1 << 9,
+        OPT_TAIL = 1 << 8, OPT_RETRY = 1 << 9, OPT_CELL = 1 << 10,
 };
 
 struct command {
@@ -44,7 +44,8 @@ static const struct command commands[] = {
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
         { "timeline", 1, OPT_JSON | OPT_FORMAT | OPT_OUTPUT, "timeline RUN [--csv|--ndjson] [-o FILE]" },
         { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
-        { "profile", 1, OPT_JSON | OPT_OUTPUT, "profile RUN [--json] [-o FILE]" },
+        { "profile", 1, OPT_JSON | OPT_OUTPUT | OPT_CELL | OPT_BASELINE,
+          "profile RUN [--json] [-o FILE] | profile ID --cell CELL [--baseline CELL]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "host", 0, OPT_JSON, "host" },
@@ -111,7 +112,7 @@ static int parse_number(const char *s, double min, double max, double *ret) {
 static int parse_options(int argc, char **argv, struct client_options *o, const char **url,
                          const char **cacert, unsigned *seen) {
         enum { ARG_URL = 0x100, ARG_CACERT, ARG_WAIT, ARG_KEY, ARG_STATUS, ARG_LABEL, ARG_BASELINE, ARG_CSV,
-               ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION };
+               ARG_NDJSON, ARG_TAIL, ARG_RETRY, ARG_VERSION, ARG_CELL };
         static const struct option longopts[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -123,6 +124,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                 { "status", required_argument, NULL, ARG_STATUS },
                 { "label", required_argument, NULL, ARG_LABEL },
                 { "baseline", required_argument, NULL, ARG_BASELINE },
+                { "cell", required_argument, NULL, ARG_CELL },
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "ndjson", no_argument, NULL, ARG_NDJSON },
                 { "output", required_argument, NULL, 'o' },
@@ -164,6 +166,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                         *seen |= OPT_LABEL;
                         break;
                 case ARG_BASELINE: o->baseline = optarg; *seen |= OPT_BASELINE; break;
+                case ARG_CELL: o->cell = optarg; *seen |= OPT_CELL; break;
                 case ARG_CSV: o->format = TIMELINE_CSV; *seen |= OPT_FORMAT; break;
                 case ARG_NDJSON: o->format = TIMELINE_NDJSON; *seen |= OPT_FORMAT; break;
                 case 'o': o->output = optarg; *seen |= OPT_OUTPUT; break;

@@ -85,6 +85,11 @@ check "each difference is the cell's mean minus the baseline's, within its inter
           and (.difference.ci_low == null or (.difference.ci_low <= .difference.value and .difference.value <= .difference.ci_high))] | all' "$BODY"
 check "frames come largest absolute difference first" json_true \
         '[.frames[].total.difference.value | fabs] as $d | $d == ($d | sort | reverse)' "$BODY"
+DIFF_BODY=$BODY
+check_eq "slicelab profile EXP --cell --baseline --json is the daemon's answer" "$(jq -cS . <<<"$DIFF_BODY")" \
+        "$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain --json | jq -cS '.frames |= .[:5]')"
+table=$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain)
+check_match "and without --json a table with the app group's line" '^ *[0-9.]+% \[' "$(grep -E ' app$' <<<"$table")"
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=nope"
 check_eq "an unknown cell is 400 naming it" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=plain&baseline=plain"
