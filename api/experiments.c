@@ -2,12 +2,14 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "storage/db.h"
 #include "definition/definition.h"
 #include "definition/definition-policy.h"
+#include "host/host-java.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
 #include "api/verdict.h"
@@ -106,6 +108,16 @@ static enum MHD_Result reply_created(struct api_request *req, unsigned status, c
         return api_reply_json_headers(req, status, body, headers);
 }
 
+/* Looked up at each submission (installing linux-perf needs no restart); preflight looks again. */
+static int check_profile(const struct api_request *req, const struct definition *d, struct error *err) {
+        char perf[PATH_MAX];
+        if (!d->profile.cpu || host_perf_find(req->config->perf, perf, sizeof perf) >= 0)
+                return 0;
+        error_set(err, 400, "not_on_host", "profile.cpu", "needs perf on this daemon (%s, not found): %s",
+                  req->config->perf ? req->config->perf : "perf on its PATH", HOST_PERF_HINT);
+        return -EINVAL;
+}
+
 enum MHD_Result api_post_experiment(struct api_request *req) {
         struct error err = { 0 };
         const char *key = NULL;
@@ -115,7 +127,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 return api_reply_error(req, &err);
         _cleanup_(definition_freep) struct definition *d = NULL;
         if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
-            definition_policy_check(d, req->config->policy, &err) < 0)
+            definition_policy_check(d, req->config->policy, &err) < 0 || check_profile(req, d, &err) < 0)
                 return api_reply_error(req, &err);
 
         bool has_seed;

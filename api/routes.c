@@ -13,6 +13,8 @@ static const char *const histogram_query[] = { "interval_ms", NULL };
 static const char *const logs_query[] = { "tail", NULL };
 static const char *const compare_query[] = { "a", "b", NULL };
 static const char *const series_query[] = { "label", "cell", "metric", "alpha", "min_segment", "limit", NULL };
+static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
+static const char *const profile_diff_query[] = { "cell", "baseline", "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -43,6 +45,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/findings", api_get_findings, .query = report_query, EXPERIMENT, .cached = true, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/bundle", api_get_bundle, EXPERIMENT, .lease = true),
         ROUTE("POST", "/v1/imports", api_post_import, .resource = "import", .upload = true),
+        ROUTE("GET", "/v1/experiments/{}/profile", api_get_experiment_profile, .query = profile_diff_query, EXPERIMENT, .lease = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
         ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),
@@ -53,6 +56,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/runs/{}/gc", api_get_gc, .query = page_query, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/samples", api_get_samples, RUN, .lease = true),
         ROUTE("GET", "/v1/runs/{}/logs/{}", api_get_logs, .query = logs_query, RUN),
+        ROUTE("GET", "/v1/runs/{}/profile", api_get_run_profile, .query = profile_query, RUN, .lease = true),
 };
 
 const size_t api_routes_count = ELEMENTSOF(api_routes);

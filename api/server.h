@@ -39,6 +39,7 @@ struct api_config {
         bool results_only;              /* --results-only: no experiment runs here, imports only */
         uint64_t import_max;            /* --import-max: the largest bundle POST /v1/imports takes */
         const struct peer_config *peers;        /* --peer-*: who may ask this daemon for loads, and aim where */
+        const char *perf;               /* --perf, or NULL: perf on PATH (profile.cpu needs one) */
 };
 
 struct api_server;

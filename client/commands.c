@@ -1,6 +1,7 @@
 /* commands.c: the client's plain reads and cancel: list, status, runs, timeline, logs, cancel,
  * host, health. Each prints a short human form, or the daemon's JSON with --json. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,6 +201,61 @@ int cmd_timeline(struct http *h, const struct client_options *o, const char *run
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", run, "/timeline");
         bool nd = o->format == TIMELINE_NDJSON || o->json;
         return client_stream_to(h, path, nd ? "application/x-ndjson" : "text/csv", o->output);
+}
+
+/* One line of a cell-against-baseline profile: shares in percent, intervals where there are. */
+static void print_profile_line(const char *name, const cJSON *c) {
+        const cJSON *cell = cJSON_GetObjectItemCaseSensitive(c, "cell");
+        const cJSON *base = cJSON_GetObjectItemCaseSensitive(c, "baseline");
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "difference");
+        double v[7];
+        const cJSON *from[] = { cell, cell, cell, base, d, d, d };
+        const char *keys[] = { "mean", "ci_low", "ci_high", "mean", "value", "ci_low", "ci_high" };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                const cJSON *x = cJSON_GetObjectItemCaseSensitive(from[i], keys[i]);
+                v[i] = cJSON_IsNumber(x) ? x->valuedouble * 100 : NAN;
+        }
+        printf("%6.2f%% [%6.2f, %6.2f]  %6.2f%%  %+7.2f [%+7.2f, %+7.2f]%s  %s\n", v[0], v[1], v[2], v[3], v[4], v[5],
+               v[6], cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "excludes_zero")) ? " *" : "  ", name);
+}
+
+/* --cell: the experiment's cell against --baseline (default its first cell), groups then the
+ * frames that differ most; '*' marks a difference whose 95% interval excludes 0. */
+static int profile_cells(struct http *h, const struct client_options *o, const char *id) {
+        _cleanup_free_ char *base = http_path(h, "/v1/experiments/", id, "/profile"), *c = http_escape(h, o->cell);
+        _cleanup_free_ char *b = o->baseline ? http_escape(h, o->baseline) : NULL, *path = NULL;
+        if (asprintf(&path, "%s?cell=%s%s%s", base, c, b ? "&baseline=" : "", b ? b : "") < 0)
+                abort();
+        _cleanup_json_ cJSON *j = NULL;
+        int k = http_get_json(h, path, &j);
+        if (k != EXIT_OK)
+                return k;
+        if (o->json) {
+                json_print(j);
+                return EXIT_OK;
+        }
+        printf("%s (%d runs) against %s (%d runs): share of CPU samples, mean [95%% CI]\n",
+               o->cell, cJSON_GetObjectItemCaseSensitive(j, "cell_runs")->valueint,
+               cJSON_GetObjectItemCaseSensitive(j, "baseline")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(j, "baseline_runs")->valueint);
+        printf("%-26s  %-7s  %-27s  %s\n", "cell", "baseline", "difference (points)", "group or frame (total)");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "groups"))
+                print_profile_line(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring,
+                                   cJSON_GetObjectItemCaseSensitive(e, "total"));
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "frames"))
+                print_profile_line(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring,
+                                   cJSON_GetObjectItemCaseSensitive(e, "total"));
+        return EXIT_OK;
+}
+
+/* The folded text as the daemon keeps it, or --json its tree (GET /v1/runs/{id}/profile); with
+ * --cell, id is an experiment (profile_cells). */
+int cmd_profile(struct http *h, const struct client_options *o, const char *id) {
+        if (o->cell)
+                return profile_cells(h, o, id);
+        _cleanup_free_ char *path = http_path(h, "/v1/runs/", id, o->json ? "/profile?format=json" : "/profile");
+        return stream_to(h, path, o->json ? "application/json" : "text/plain", o->output);
 }
 
 /* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,

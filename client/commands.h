@@ -17,6 +17,7 @@ struct client_options {
         char **labels;          /* "k=v", n_labels of them */
         int n_labels;
         const char *baseline;
+        const char *cell;       /* profile EXP --cell B */
         enum timeline_format format;
         const char *output;
         long tail;              /* 0: the whole log */
@@ -38,6 +39,7 @@ int cmd_series(struct http *h, const struct client_options *o);
 int cmd_compare(struct http *h, const struct client_options *o, const char *a, const char *b);
 int cmd_timeline(struct http *h, const struct client_options *o, const char *run);
 int cmd_logs(struct http *h, const struct client_options *o, const char *run, const char *stream);
+int cmd_profile(struct http *h, const struct client_options *o, const char *id);
 int cmd_cancel(struct http *h, const struct client_options *o, const char *id);
 int cmd_host(struct http *h, const struct client_options *o);
 int cmd_health(struct http *h, const struct client_options *o);

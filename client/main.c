@@ -45,6 +45,8 @@ static const struct command commands[] = {
         { "findings", 1, OPT_JSON | OPT_BASELINE, "findings ID [--baseline CELL]" },
         { "timeline", 1, OPT_JSON | OPT_FORMAT | OPT_OUTPUT, "timeline RUN [--csv|--ndjson] [-o FILE]" },
         { "logs", 2, OPT_JSON | OPT_TAIL, "logs RUN sut|load [--tail N]" },
+        { "profile", 1, OPT_JSON | OPT_OUTPUT | OPT_CELL | OPT_BASELINE,
+          "profile RUN [--json] [-o FILE] | profile ID --cell CELL [--baseline CELL]" },
         { "cancel", 1, OPT_JSON, "cancel ID" },
         { "compare", 2, OPT_JSON, "compare A[:CELL] B[:CELL]" },
         { "series", 0, OPT_JSON | OPT_LABEL | OPT_CELL | OPT_METRIC | OPT_THRESHOLD | OPT_ALPHA | OPT_MIN_SEGMENT,
@@ -128,6 +130,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                 { "status", required_argument, NULL, ARG_STATUS },
                 { "label", required_argument, NULL, ARG_LABEL },
                 { "baseline", required_argument, NULL, ARG_BASELINE },
+                { "cell", required_argument, NULL, ARG_CELL },
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "ndjson", no_argument, NULL, ARG_NDJSON },
                 { "output", required_argument, NULL, 'o' },
@@ -174,6 +177,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                         *seen |= OPT_LABEL;
                         break;
                 case ARG_BASELINE: o->baseline = optarg; *seen |= OPT_BASELINE; break;
+                case ARG_CELL: o->cell = optarg; *seen |= OPT_CELL; break;
                 case ARG_CSV: o->format = TIMELINE_CSV; *seen |= OPT_FORMAT; break;
                 case ARG_NDJSON: o->format = TIMELINE_NDJSON; *seen |= OPT_FORMAT; break;
                 case 'o': o->output = optarg; *seen |= OPT_OUTPUT; break;
@@ -220,6 +224,7 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "findings")) return cmd_findings(h, o, a[0]);
         if (!strcmp(n, "timeline")) return cmd_timeline(h, o, a[0]);
         if (!strcmp(n, "logs")) return cmd_logs(h, o, a[0], a[1]);
+        if (!strcmp(n, "profile")) return cmd_profile(h, o, a[0]);
         if (!strcmp(n, "cancel")) return cmd_cancel(h, o, a[0]);
         if (!strcmp(n, "compare")) return cmd_compare(h, o, a[0], a[1]);
         if (!strcmp(n, "series")) return cmd_series(h, o);

@@ -1,5 +1,6 @@
 /* collect.c: a run's raw files into its metrics. */
 #include "daemon/collect.h"
+#include "daemon/profile.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -506,9 +507,15 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         collect_other_cpu(in, m, warnings);
         collect_energy(in, m, warnings);
         collect_swap(in, m, warnings);
+        if (in->profile) {
+                cJSON *p = NULL;
+                if (profile_collect(in->profile, &p, warnings) >= 0)
+                        cJSON_AddItemToObject(m, "profile", p);
+        }
         /* capacity: null here, the search's figures are the run's to add (daemon/capacity) */
         static const char *const keys[] = { "throughput_rps", "requests", "errors", "latency_us", "ops_per_s",
-                                            "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy", "capacity" };
+                                            "gc", "jit", "jvm", "cgroup", "cpu", "load", "energy", "capacity",
+                                            "profile" };
         add_nulls(m, keys, ELEMENTSOF(keys));
         *ret_metrics = TAKE_PTR(m);
         return 0;

@@ -41,6 +41,8 @@ struct collect_baseline {
 void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const struct host_rapl *rapl,
                            struct collect_baseline *ret);
 
+struct profile_input;
+
 struct collect_input {
         const struct definition *def;
         size_t cell;
@@ -57,6 +59,7 @@ struct collect_input {
         const struct samples *series;           /* the 1 s readings, or NULL */
         const struct host_rapl *rapl;           /* the host's energy counters, or NULL */
         const atomic_bool *cancel;              /* set: stop between phases with -ECANCELED; or NULL */
+        const struct profile_input *profile;    /* profile.cpu: metrics.profile and profile.folded; or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result

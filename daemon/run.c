@@ -30,6 +30,8 @@
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
 #include "daemon/probe.h"
+#include "daemon/profile.h"
+#include "host/host-java.h"
 #include "daemon/samples.h"
 #include "basic/time-util.h"
 
@@ -84,6 +86,10 @@ struct run {
                 int state;
                 char reason[64], message[512];
         } stop;
+        /* profile.cpu: perf record through measure, the JIT's perf map at its end */
+        char perf_path[PATH_MAX];
+        struct profile_child perf;
+        struct profile_input profile;
         cJSON *warnings;
         bool tearing_down;
         bool housekeeping_warned;
@@ -289,6 +295,41 @@ static void start_sampling(struct run *r) {
         arm_timer(r, &r->freq_timer, FREQ_SAMPLE_US, on_freq_sample);
 }
 
+/* The measure window only: warmup's compilation and class loading stay out of the profile. */
+static void start_profile(struct run *r) {
+        if (!r->def->profile.cpu || !r->sut.running)
+                return;
+        int k = profile_record_start(r->cg, r->perf_path, r->dir, r->sut.pid, r->def->profile.hz, &r->perf);
+        if (k < 0)
+                warn(r, "profile: cannot start %s record: %s; the run has no profile", r->perf_path, strerror(-k));
+}
+
+/* At the end of measure, while the SUT still runs: perf stops (SIGINT) and the JVM writes its
+ * perf map for the JIT-compiled code perf saw. Bounded waits on the loop (jcmd attaches in
+ * well under a second; perf writes its last buffers). */
+static void stop_profile(struct run *r) {
+        if (r->perf.pidfd < 0)
+                return;
+        profile_record_stop(&r->perf);
+        if (r->def->sut.jvm && r->sut.running) {
+                struct profile_child jcmd = { .pidfd = -1 };
+                int k = profile_perfmap_start(r->cg, r->sut.pid, r->ctx.set_user, r->ctx.uid, r->ctx.gid, &jcmd);
+                if (k >= 0)
+                        k = profile_child_end(&jcmd, PROFILE_STOP_WAIT_MS * 2);
+                if (k < 0)
+                        warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
+                             (int) r->sut.pid, strerror(-k));
+        }
+        r->profile = (struct profile_input){
+                .perf = r->perf_path,
+                .dir = r->dir,
+                .sut_pid = r->sut.pid,
+                .jvm = r->def->sut.jvm,
+                .map_owner = r->ctx.set_user ? r->ctx.uid : geteuid(),
+                .recorded = profile_child_end(&r->perf, PROFILE_STOP_WAIT_MS) >= 0,
+        };
+}
+
 /* Figures cover the measure phase: counters are read now and subtracted at the end. */
 static void begin_measure(struct run *r, const char *message) {
         if (r->freq)
@@ -296,6 +337,7 @@ static void begin_measure(struct run *r, const char *message) {
         r->measure_start_ns = now_mono_ns();
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->baseline);
         advance(r, RUN_MEASURING, message);
+        start_profile(r);
 }
 
 static int on_measure(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -356,6 +398,7 @@ static void finish_collect(struct run *r) {
                 .series = &r->series,
                 .rapl = r->series.rapl,
                 .run_id = r->id,
+                .profile = r->profile.perf ? &r->profile : NULL,
         };
         /* Everything the worker reads stays as it is until it reports: the children are
          * reaped, the captures closed and the samplers stopped above. */
@@ -376,6 +419,7 @@ static void start_collect(struct run *r) {
                 return;
         r->measure_end_ns = now_mono_ns();
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->end);
+        stop_profile(r);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         if (r->series_timer) {
                 take_series_sample(r);
@@ -755,6 +799,14 @@ static int prepare(struct run *r) {
                 run_fail(r, "preflight", "%s", why);
                 return 0;
         }
+        if (r->def->profile.cpu && host_perf_find(r->ctx.perf, r->perf_path, sizeof r->perf_path) < 0) {
+                run_fail(r, "preflight", "profile.cpu needs perf on this daemon (%s, not found): %s",
+                         r->ctx.perf ? r->ctx.perf : "perf on its PATH", HOST_PERF_HINT);
+                return 0;
+        }
+        if (r->def->profile.cpu && r->def->sut.jvm)
+                warn(r, "profile.cpu: the JVM runs with " DEFINITION_PROFILE_JVM_ARG
+                        " (so that perf walks Java stacks), which may cost it a little CPU");
         k = check_root(r);
         if (k < 0)
                 return 0;
@@ -796,6 +848,7 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
         r->cell = (size_t) q->cell_idx;
         r->sut = (struct child){ .what = "SUT", .pidfd = -1 };
         r->load = (struct child){ .what = "load", .pidfd = -1 };
+        r->perf = (struct profile_child){ .pidfd = -1 };
         r->sut_out.pipe_fd = r->sut_err.pipe_fd = r->load_out.pipe_fd = -1;
         r->sut_out.file.fd = r->sut_err.file.fd = r->load_out.file.fd = -1;
         r->sut_log.fd = -1;
@@ -888,6 +941,10 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         }
         child_reap(&r->sut);
         child_reap(&r->load);
+        if (r->perf.pidfd >= 0) /* killed with the load slice: only reaped here */
+                (void) profile_child_end(&r->perf, 0);
+        if (r->profile.perf && r->profile.jvm)
+                profile_perfmap_discard(r->profile.sut_pid, r->profile.map_owner);
         capture_close(&r->sut_out);
         capture_close(&r->sut_err);
         capture_close(&r->load_out);

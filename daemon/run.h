@@ -32,6 +32,7 @@ struct run_context {
         const struct definition_policy *policy; /* checked again before each run */
         const struct cpulist *housekeeping;     /* --housekeeping-cpus, or NULL: the CPUs runs leave */
         const struct peer_config *peers;        /* --peer-*: lab hosts this daemon may ask for load */
+        const char *perf;               /* --perf, or NULL: perf on PATH (profile.cpu) */
 };
 
 struct peer_config;

@@ -7,13 +7,18 @@
 
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret) {
         const struct definition_cell *c = &d->cells[cell];
+        bool frame_pointer = d->sut.jvm && d->profile.cpu;
         size_t extra = d->sut.jvm ? c->n_jvm_args : 0, k = 0;
-        _cleanup_(definition_strv_freep) char **argv = calloc(d->sut.n_command + extra + 1, sizeof(char *));
+        _cleanup_(definition_strv_freep) char **argv =
+                calloc(d->sut.n_command + extra + frame_pointer + 1, sizeof(char *));
 
         if (!argv)
                 return -ENOMEM;
         for (size_t i = 0; i < d->sut.n_command; i++) {
                 if (!(argv[k++] = strdup(d->sut.command[i])))
+                        return -ENOMEM;
+                /* before the cell's jvm_args, so that an explicit -XX:-PreserveFramePointer wins */
+                if (i == 0 && frame_pointer && !(argv[k++] = strdup(DEFINITION_PROFILE_JVM_ARG)))
                         return -ENOMEM;
                 for (size_t j = 0; i == 0 && j < extra; j++)
                         if (!(argv[k++] = strdup(c->jvm_args[j])))

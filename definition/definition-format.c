@@ -161,6 +161,15 @@ static void format_host(cJSON *root, const struct definition_host_checks *h) {
         add_string(o, "on_mismatch", def_on_mismatch_names[h->on_mismatch]);
 }
 
+/* Only when on: a definition without profiling keeps the canonical JSON it always had. */
+static void format_profile(cJSON *root, const struct definition_profile *p) {
+        if (!p->cpu)
+                return;
+        cJSON *o = cJSON_AddObjectToObject(root, "profile");
+        cJSON_AddBoolToObject(o, "cpu", true);
+        add_uint(o, "hz", p->hz);
+}
+
 static void format_check(cJSON *checks, const struct definition *d, const struct definition_check *c) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToArray(checks, o);
@@ -190,6 +199,7 @@ char *definition_format_json(const struct definition *d) {
         for (size_t i = 0; i < d->n_cells; i++)
                 format_cell(cells, &d->cells[i]);
         format_host(root, &d->host);
+        format_profile(root, &d->profile);
         def_kv_format(root, "labels", &d->labels);
         if (d->n_checks > 0) {
                 cJSON *checks = cJSON_AddArrayToObject(root, "checks");

@@ -140,5 +140,13 @@ int def_warnings_collect(struct definition *d) {
                 if (r < 0)
                         return r;
         }
+        if (d->profile.cpu) {
+                r = d->sut.jvm ? add_warning(d, "profile.cpu: the SUT's JVM runs with " DEFINITION_PROFILE_JVM_ARG
+                                                " (before the cells' jvm_args) so that perf sees whole Java stacks")
+                               : add_warning(d, "profile.cpu without sut.jvm: the profile has native frames only "
+                                                "(no JIT perf map)");
+                if (r < 0)
+                        return r;
+        }
         return d->sut.jvm ? jvm_warnings(d) : 0;
 }

@@ -616,6 +616,25 @@ static int parse_host_checks(const cJSON *v, struct definition_host_checks *h, s
         return 0;
 }
 
+static int parse_profile(const cJSON *v, struct definition_profile *pr, struct error *err) {
+        static const char *const known[] = { "cpu", "hz" };
+        const cJSON *c;
+        int r;
+
+        r = expect_members(v, "profile", known, ELEMENTSOF(known), err);
+        if (r < 0)
+                return r;
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "cpu"))) {
+                r = def_get_bool(c, "profile.cpu", &pr->cpu, err);
+                if (r < 0)
+                        return r;
+        }
+        if (!pr->cpu && cJSON_GetObjectItemCaseSensitive(v, "hz"))
+                return def_error(err, "conflict", "profile.hz", "needs profile.cpu true");
+        return get_unsigned_field(v, "profile", "hz", DEFINITION_PROFILE_HZ_MIN, DEFINITION_PROFILE_HZ_MAX,
+                                  DEFINITION_PROFILE_HZ_DEFAULT, &pr->hz, err);
+}
+
 /* Defaults that depend on other sections. */
 static int fill_defaults(struct definition *d) {
         struct definition_ready *ready = &d->sut.ready;
@@ -635,7 +654,8 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                       struct error *err) {
         static const char *const known[] = { "name", "description", "iterations", "max_consecutive_failures",
                                              "order", "seed",       "sut",        "load",
-                                             "cells", "host",       "labels",     "checks" };
+                                             "cells", "host",       "labels",     "checks",
+                                             "profile" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -692,6 +712,11 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(root, "host"))) {
                 r = parse_host_checks(c, &d->host, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "profile"))) {
+                r = parse_profile(c, &d->profile, err);
                 if (r < 0)
                         return r;
         }

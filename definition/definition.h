@@ -63,6 +63,9 @@
  *    cpus); load.target must not be loopback, unspecified or localhost (the peers must reach
  *    it). connections and timeout_ms apply to each host's injector. Which hosts a daemon may
  *    use is its policy (--peer-allow, definition-policy.h), not the parser's.
+ *  - profile: {"cpu": bool, "hz": 1..999 (99)}; hz without cpu true is a conflict (no effect).
+ *    Canonical JSON has the object only with cpu true, hz filled in. Whether this host can
+ *    profile (perf on the daemon's PATH) is the API's check, not the parser's.
  *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
@@ -110,6 +113,11 @@
 /* Load hosts of one run: a merged timeline record keeps its host as index + 1 in 8 bits. */
 #define DEFINITION_LOAD_HOSTS_MAX 64
 #define DEFINITION_SHARE_MAX 1000000.0
+#define DEFINITION_PROFILE_HZ_MIN 1
+#define DEFINITION_PROFILE_HZ_MAX 999
+#define DEFINITION_PROFILE_HZ_DEFAULT 99
+/* What a profiled JVM runs with, so that perf walks Java frames (JIT code keeps rbp). */
+#define DEFINITION_PROFILE_JVM_ARG "-XX:+PreserveFramePointer"
 
 enum definition_order {
         DEFINITION_ORDER_INTERLEAVED,
@@ -264,6 +272,12 @@ struct definition_check {
         double min, max;                /* min <= max when both */
 };
 
+/* CPU profiling of the SUT during the measure window (perf record -e cpu-clock -g at hz). */
+struct definition_profile {
+        bool cpu;                       /* default false */
+        unsigned hz;                    /* 1..999, default 99; only with cpu true */
+};
+
 struct definition {
         char *name;
         char *description;              /* NULL when absent; a name's rules, at most 1024 bytes */
@@ -279,6 +293,7 @@ struct definition {
         struct definition_cell *cells;  /* 1..64, names unique */
         size_t n_cells;
         struct definition_host_checks host;
+        struct definition_profile profile;
         struct definition_kv labels;    /* keys by definition_kv_label_key_valid() */
         struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
         size_t n_checks;
@@ -314,7 +329,8 @@ int definition_plan_runs(const struct definition *d, uint64_t seed, struct plann
                          size_t *n);
 
 /* What a cell runs with (definition-cell.c). The SUT argv of a cell: argv[0], the cell's
- * jvm_args (when sut.jvm), then argv[1..].
+ * -XX:+PreserveFramePointer (when sut.jvm and profile.cpu), the cell's jvm_args (when sut.jvm),
+ * then argv[1..].
  * NULL-terminated, free with definition_strv_free(). */
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
 /* The SUT environment of a cell as "KEY=VALUE" strings: sut.env with the cell's env on top,

@@ -27,12 +27,12 @@ static bool is_executable_file(const char *path) {
         return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int host_java_find(const char *path_env, char *ret, size_t size) {
+int host_program_find(const char *name, const char *path_env, char *ret, size_t size) {
         for (const char *p = path_env ? path_env : ""; *p;) {
                 size_t len = strcspn(p, ":");
                 if (len > 0 && p[0] == '/') {
                         char cand[PATH_MAX];
-                        int n = snprintf(cand, sizeof cand, "%.*s/java", (int) len, p);
+                        int n = snprintf(cand, sizeof cand, "%.*s/%s", (int) len, p, name);
                         if (n > 0 && (size_t) n < sizeof cand && is_executable_file(cand)) {
                                 if ((size_t) n >= size)
                                         return -ENAMETOOLONG;
@@ -45,6 +45,22 @@ int host_java_find(const char *path_env, char *ret, size_t size) {
                         p++;
         }
         return -ENOENT;
+}
+
+int host_java_find(const char *path_env, char *ret, size_t size) {
+        return host_program_find("java", path_env, ret, size);
+}
+
+int host_perf_find(const char *configured, char *ret, size_t size) {
+        if (configured) {
+                if (!is_executable_file(configured))
+                        return -ENOENT;
+                if (strlen(configured) >= size)
+                        return -ENAMETOOLONG;
+                strcpy(ret, configured);
+                return 0;
+        }
+        return host_program_find("perf", getenv("PATH"), ret, size);
 }
 
 /* Copy the first line of text, keeping printable ASCII only (it ends up in JSON and logs). */

@@ -16,6 +16,14 @@ struct host_java {
  * relative and empty entries are skipped (the daemon's working directory is no place to pick
  * programs from). -ENOENT when there is none, -ENAMETOOLONG. */
 int host_java_find(const char *path_env, char *ret, size_t size);
+/* The same for any program name (no '/' in it). */
+int host_program_find(const char *name, const char *path_env, char *ret, size_t size);
+
+/* The perf binary that profiles runs (profile.cpu): configured (the daemon's --perf) when not
+ * NULL, else "perf" on the daemon's PATH; -ENOENT when it is not an executable regular file. */
+int host_perf_find(const char *configured, char *ret, size_t size);
+/* What a refusal or a failed preflight tells the user to do. */
+#define HOST_PERF_HINT "install Debian's linux-perf (apt-get install linux-perf) or give slicelabd --perf=PATH"
 
 #define HOST_JAVA_PROBE_TIMEOUT_MS 15000
 

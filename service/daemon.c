@@ -215,6 +215,7 @@ static int start_runs(struct daemon *d) {
         ctx.policy = &d->policy;
         ctx.housekeeping = d->options->has_housekeeping ? &d->options->housekeeping : NULL;
         ctx.peers = &d->peers;
+        ctx.perf = d->options->perf;
         find_injector(d->injector_path, sizeof d->injector_path);
         /* Processes that double-fork out of a run are re-parented to us, not to init. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -257,6 +258,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .results_only = d->options->results_only,
                 .import_max = d->options->import_max,
                 .peers = &d->peers,
+                .perf = d->options->perf,
         };
         exposure_warn(d->listen_name, local, d->tls.cert != NULL);
         return api_server_start(&config, &d->api);

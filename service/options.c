@@ -35,6 +35,7 @@ enum {
         OPT_PEER_TOKEN_FILE,
         OPT_RESULTS_ONLY,
         OPT_IMPORT_MAX,
+        OPT_PERF,
         OPT_HELP,
         OPT_VERSION,
 };
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
         { "peer-token-file", required_argument, NULL, OPT_PEER_TOKEN_FILE },
         { "results-only", no_argument, NULL, OPT_RESULTS_ONLY },
         { "import-max", required_argument, NULL, OPT_IMPORT_MAX },
+        { "perf", required_argument, NULL, OPT_PERF },
         { "help", no_argument, NULL, OPT_HELP },
         { "version", no_argument, NULL, OPT_VERSION },
         { 0 },
@@ -97,6 +99,7 @@ static void usage(FILE *f) {
                 "  --results-only       run no experiments (no cgroups, root lock or run user): serve\n"
                 "                       stored and imported results, take imports (POST /v1/imports)\n"
                 "  --import-max SIZE    largest bundle an import takes, bytes or with K, M, G (default 1G)\n"
+                "  --perf PATH          the perf binary for profile.cpu (default: perf on PATH)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
                 DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
@@ -329,6 +332,8 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                                 "characters", &o->peer_allow, &o->n_peer_allow);
         case OPT_PEER_TOKEN_FILE:
                 return set_absolute_path(&o->peer_token_file, value, where);
+        case OPT_PERF:
+                return set_absolute_path(&o->perf, value, where);
         case OPT_LOG_LEVEL: {
                 int l = log_parse_level(value);
                 if (l < 0)
@@ -471,5 +476,6 @@ void options_done(struct options *o) {
         free(o->peer_url_template);
         strv_free(o->peer_allow);
         free(o->peer_token_file);
+        free(o->perf);
         *o = (struct options){ 0 };
 }

@@ -39,6 +39,7 @@ struct options {
         char **peer_allow;      /* NULL-terminated fnmatch(3) patterns of lab hosts (peers) */
         size_t n_peer_allow;
         char *peer_token_file;  /* the token sent to peers; the path only, read at start */
+        char *perf;             /* the perf binary of profile.cpu, or NULL: perf on PATH, looked up each time */
         bool has_housekeeping;  /* --housekeeping-cpus given; else the CPUs runs leave over */
         struct cpulist housekeeping;
         bool results_only;      /* no runs: serve and take imported results only */

@@ -13,7 +13,7 @@ PACKAGES=(
         curl jq openssl openjdk-17-jdk-headless valgrind gdb libjs-chart.js chromium
         libcurl4-openssl-dev python3 zlib1g-dev libhdrhistogram-java slurm-wlm munge
         qemu-system-x86 linux-image-amd64 busybox-static cpio debootstrap e2fsprogs
-        iproute2 util-linux dpkg-dev debhelper lintian systemd
+        iproute2 util-linux dpkg-dev debhelper lintian systemd linux-perf
 )
 
 install_packages() {

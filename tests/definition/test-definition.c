@@ -318,6 +318,41 @@ static void test_defaults_and_env(void **state) {
         assert_roundtrip(s, &host2);
 }
 
+/* profile: off by default and then absent from the canonical JSON; on, hz defaults to 99 and a
+ * JVM gets -XX:+PreserveFramePointer before the cell's jvm_args, with a warning saying so. */
+static void test_profile(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/profile.json", &len);
+        _cleanup_(definition_freep) struct definition *d = expect_ok(body, len, &host2);
+        assert_true(d->profile.cpu);
+        assert_int_equal(d->profile.hz, DEFINITION_PROFILE_HZ_DEFAULT);
+        assert_non_null(strstr(d->canonical, "\"profile\":{\"cpu\":true,\"hz\":99}"));
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        assert_int_equal(definition_cell_argv(d, 0, &argv), 0);
+        assert_string_equal(argv[0], "java");
+        assert_string_equal(argv[1], DEFINITION_PROFILE_JVM_ARG);
+        assert_string_equal(argv[2], "-Xmx64m");
+        assert_string_equal(argv[3], "-jar");
+        assert_int_equal(d->n_warnings, 1);
+        assert_non_null(strstr(d->warnings[0], "PreserveFramePointer"));
+
+        static const char native[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"srv\"]},\"cells\":[{\"name\":\"a\"}],"
+                                     "\"profile\":{\"cpu\":true,\"hz\":999}}";
+        _cleanup_(definition_freep) struct definition *n = expect_ok(native, strlen(native), &host2);
+        assert_int_equal(n->profile.hz, 999);
+        assert_int_equal(n->n_warnings, 1);
+        assert_non_null(strstr(n->warnings[0], "native frames only"));
+        _cleanup_(definition_strv_freep) char **nargv = NULL;
+        assert_int_equal(definition_cell_argv(n, 0, &nargv), 0);
+        assert_null(nargv[1]);
+
+        static const char off[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"srv\"]},\"cells\":[{\"name\":\"a\"}],"
+                                  "\"profile\":{\"cpu\":false}}";
+        _cleanup_(definition_freep) struct definition *o = expect_ok(off, strlen(off), &host2);
+        assert_false(o->profile.cpu);
+        assert_null(strstr(o->canonical, "profile"));
+}
+
 static void test_warnings(void **state) {
         size_t len;
         _cleanup_free_ char *body = read_src("good/design-example.json", &len);
@@ -624,7 +659,7 @@ int main(void) {
                 cmocka_unit_test(test_messages),       cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
                 cmocka_unit_test(test_examples),       cmocka_unit_test(test_description),
-                cmocka_unit_test(test_load_hosts),
+                cmocka_unit_test(test_load_hosts),     cmocka_unit_test(test_profile),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,0 +1,122 @@
+#!/bin/bash
+# profile-runs.sh: profile.cpu end to end with a real JVM and Debian's perf: a run of
+# slicelab-sut.jar under cpu_us load is sampled through its measure window; profile.folded is read
+# back by an independent parser (awk) whose counts agree with metrics.profile, the app group holds
+# most samples and the SUT's Work frames (as the JIT's perf map names them) are there; nothing is
+# left in /tmp or running, also after a cancel mid-measure; a daemon without perf refuses such a definition, naming profile.cpu.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-p$$" || { not_ok "daemon starts"; finish; exit 1; }
+PORT=$(loopback_port)
+SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+
+post_experiment '{"name":"plain","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}]}'
+FIRST_PLAIN_RUN=$(first_run "$EXP_ID")
+wait_for 60 run_finished "$FIRST_PLAIN_RUN"
+post_experiment "{\"name\":\"profiled\",$SUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000\",\"rate\":50,\"connections\":4,\"warmup_s\":3,\"measure_s\":6,\"cpus\":\"0\"},
+  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\",\"memory_max\":\"512M\"}],\"profile\":{\"cpu\":true,\"hz\":199}}"
+check_eq "a profiled experiment is accepted" 201 "$HTTP_STATUS"
+check_match "its warnings say the JVM gets -XX:+PreserveFramePointer" "PreserveFramePointer" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
+RUN=$(first_run "$EXP_ID")
+wait_for 300 run_finished "$RUN"
+check_eq "the profiled run succeeds" succeeded "$(run_outcome "$RUN")"
+api GET "/v1/runs/$RUN"
+check_schema "a profiled run" getRun 200
+SAMPLES=$(jq -r .metrics.profile.samples <<<"$BODY")
+APP=$(jq -r .metrics.profile.groups.app <<<"$BODY")
+check_match "metrics.profile counts samples" '^[1-9][0-9]*$' "$SAMPLES"
+check_eq "the JIT's perf map was read" true "$(jq -r .metrics.profile.perf_map <<<"$BODY")"
+check_eq "the only profile warning is the frame pointer's (perf ended cleanly, the map was there)" \
+        "profile.cpu: the JVM runs with -XX:+PreserveFramePointer" \
+        "$(jq -r '[.warnings[] | select(startswith("profile")) | split(" (")[0]] | join(" | ")' <<<"$BODY")"
+FOLDED=$TEST_TMP/run.folded
+HTTP_STATUS=$(curl -sS -D "$TEST_TMP/headers" -o "$FOLDED" -w '%{http_code}' "$DAEMON_URL/v1/runs/$RUN/profile")
+check_eq "GET /v1/runs/{id}/profile serves the folded text" 200 "$HTTP_STATUS"
+ETAG=$(grep -i '^etag:' "$TEST_TMP/headers" | cut -d' ' -f2 | tr -d '\r')
+check_eq "with an ETag that answers 304" 304 "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$DAEMON_URL/v1/runs/$RUN/profile")"
+cmp -s "$FOLDED" "$DAEMON_STATE/runs/$RUN/profile.folded"
+check_eq "the text is the run's profile.folded byte for byte" 0 $?
+# The independent parser: the count is the last space-separated field, the group the first
+# ';'-separated one.
+parsed=$(awk '{ n = $NF; split($0, f, ";"); total += n; g[f[1]] += n } END { printf "%d %d", total, g["app"] }' "$FOLDED")
+check_eq "awk's sum of profile.folded agrees with metrics.profile (samples, app)" "$SAMPLES $APP" "$parsed"
+check "the app group holds most samples" test "$((APP * 2))" -gt "$SAMPLES"
+work=$(awk '/^app;.*slicelab\.sut\.Work\./ { n += $NF } END { print n + 0 }' "$FOLDED")
+check "frames of the SUT's Work class are named (from the JIT's perf map)" test "$work" -gt 0
+check_eq "every line is group;frames count" 0 "$(grep -cvE '^(app|gc|jit|vm|kernel|other);.* [0-9]+$' "$FOLDED")"
+api GET "/v1/runs/$RUN/profile?format=json"
+check_schema "the profile as a tree" getRunProfile 200
+check_eq "the tree's root total is the samples, its app child the app group" "$SAMPLES $APP" \
+        "$(jq -r '"\(.root.total) \([.root.children[] | select(.name == "app") | .total] | add)"' <<<"$BODY")"
+check "every node's total is its self plus its children's totals" json_true \
+        '[.root | recurse(.children[]) | .total == .self + ([.children[].total] | add // 0)] | all' "$BODY"
+api GET "/v1/runs/$RUN/profile?format=json&max_depth=1&max_nodes=3"
+check_eq "bounded: max_depth=1 keeps the groups only and says it truncated" "true 0" \
+        "$(jq -r '"\(.truncated) \([.root.children[].children | length] | add)"' <<<"$BODY")"
+api GET "/v1/runs/$RUN/profile?format=svg"
+check_eq "an unknown format is 400 naming it" "400 format" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+out=$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$RUN" -o "$TEST_TMP/client.folded" 2>&1)
+check_eq "slicelab profile RUN -o FILE writes the folded text ($out)" 0 "$(cmp -s "$TEST_TMP/client.folded" "$FOLDED"; echo $?)"
+check_eq "slicelab profile RUN --json prints the tree" "$SAMPLES" "$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$RUN" --json | jq .samples)"
+api GET "/v1/runs/$FIRST_PLAIN_RUN/profile"
+check_eq "a run without profile.cpu has none: 404" 404 "$HTTP_STATUS"
+check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
+check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
+
+# --- a cell against a baseline (an A/A: the same load): shares per iteration, intervals ------
+PSUT="\"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+post_experiment "{\"name\":\"profile-diff\",\"iterations\":2,$PSUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"},
+  \"cells\":[{\"name\":\"plain\",\"cpus\":\"1\"},
+             {\"name\":\"twin\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+DIFF_EXP=$EXP_ID
+wait_for 600 experiment_finished "$DIFF_EXP"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=twin&baseline=plain&limit=5"
+check_schema "a cell's profile against its baseline" getExperimentProfile 200
+check_eq "two iterations a side, at most 5 frames" "2 2 true" \
+        "$(jq -r '"\(.cell_runs) \(.baseline_runs) \(.frames | length <= 5)"' <<<"$BODY")"
+check "each run's group shares add up to 1" json_true \
+        '[range(2) as $i | [.groups[].total.cell.shares[$i]] | add | . > 0.999 and . < 1.001] | all' "$BODY"
+check "each difference is the cell's mean minus the baseline's, within its interval" json_true \
+        '[.groups[].total, .frames[].total, .frames[].self | (.difference.value - (.cell.mean - .baseline.mean) | fabs < 1e-9)
+          and (.difference.ci_low == null or (.difference.ci_low <= .difference.value and .difference.value <= .difference.ci_high))] | all' "$BODY"
+check "frames come largest absolute difference first" json_true \
+        '[.frames[].total.difference.value | fabs] as $d | $d == ($d | sort | reverse)' "$BODY"
+DIFF_BODY=$BODY
+check_eq "slicelab profile EXP --cell --baseline --json is the daemon's answer" "$(jq -cS . <<<"$DIFF_BODY")" \
+        "$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain --json | jq -cS '.frames |= .[:5]')"
+table=$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain)
+check_match "and without --json a table with the app group's line" '^ *[0-9.]+% \[' "$(grep -E ' app$' <<<"$table")"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=nope"
+check_eq "an unknown cell is 400 naming it" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=plain&baseline=plain"
+check_eq "a cell against itself is 400 naming baseline" "400 baseline" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+api GET "/v1/experiments/$DIFF_EXP/profile"
+check_eq "cell is required" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+# --- cancel while perf records ---------------------------------------------------------------
+post_experiment "{\"name\":\"profiled-cancel\",$SUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":1,\"measure_s\":600},
+  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+RUN=$(first_run "$EXP_ID")
+wait_for 120 run_state_is "$RUN" measuring
+perf_of_run() { pgrep -f "perf record -e cpu-clock -F 99 -g -p" >/dev/null; }
+check "perf records while the run measures" wait_for 30 perf_of_run
+api_auth DELETE "/v1/experiments/$EXP_ID"
+wait_for 60 run_finished "$RUN"
+check_eq "the profiled run is cancelled" cancelled "$(run_field "$RUN" .state)"
+check "the cancelled run left no slice" no_slices_of "$RUN"
+check "the cancelled run left no perf" not perf_of_run
+daemon_stop
+
+# --- no perf: refused at submission ---------------------------------------------------------
+DAEMON_STATE=$TEST_TMP/state-noperf daemon_start --cgroup-root "slicelab-q$$" --perf /nonexistent/perf || { not_ok "daemon starts"; finish; exit 1; }
+post_experiment "{\"name\":\"no-perf\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+check_eq "without perf, profile.cpu is refused (400 naming it)" "400 profile.cpu not_on_host" \
+        "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.code)"' <<<"$BODY")"
+check_match "and the message says how to get it" "linux-perf" "$(jq -r .error.message <<<"$BODY")"
+post_experiment "{\"name\":\"no-profile\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"iterations\":1}"
+check_eq "the same daemon takes a definition without profiling" 201 "$HTTP_STATUS"
+finish
