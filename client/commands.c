@@ -255,7 +255,7 @@ int cmd_profile(struct http *h, const struct client_options *o, const char *id) 
         if (o->cell)
                 return profile_cells(h, o, id);
         _cleanup_free_ char *path = http_path(h, "/v1/runs/", id, o->json ? "/profile?format=json" : "/profile");
-        return stream_to(h, path, o->json ? "application/json" : "text/plain", o->output);
+        return client_stream_to(h, path, o->json ? "application/json" : "text/plain", o->output);
 }
 
 /* --json: {"run", "stream", "tail" (null: the whole log), "text"}; the log is held whole here,

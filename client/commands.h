@@ -17,12 +17,12 @@ struct client_options {
         char **labels;          /* "k=v", n_labels of them */
         int n_labels;
         const char *baseline;
-        const char *cell;       /* profile EXP --cell B */
+        const char *cell;       /* series, profile EXP --cell B */
         enum timeline_format format;
         const char *output;
         long tail;              /* 0: the whole log */
         double retry_for_s;     /* how long submit and wait keep trying a daemon they cannot reach */
-        const char *cell, *metric; /* series */
+        const char *metric;     /* series */
         const char *alpha, *min_segment; /* series: passed to the daemon as given */
         double threshold_pct;   /* series: a regression beyond this percent exits 3 */
 };

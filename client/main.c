@@ -130,7 +130,6 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                 { "status", required_argument, NULL, ARG_STATUS },
                 { "label", required_argument, NULL, ARG_LABEL },
                 { "baseline", required_argument, NULL, ARG_BASELINE },
-                { "cell", required_argument, NULL, ARG_CELL },
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "ndjson", no_argument, NULL, ARG_NDJSON },
                 { "output", required_argument, NULL, 'o' },
@@ -177,7 +176,6 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
                         *seen |= OPT_LABEL;
                         break;
                 case ARG_BASELINE: o->baseline = optarg; *seen |= OPT_BASELINE; break;
-                case ARG_CELL: o->cell = optarg; *seen |= OPT_CELL; break;
                 case ARG_CSV: o->format = TIMELINE_CSV; *seen |= OPT_FORMAT; break;
                 case ARG_NDJSON: o->format = TIMELINE_NDJSON; *seen |= OPT_FORMAT; break;
                 case 'o': o->output = optarg; *seen |= OPT_OUTPUT; break;
