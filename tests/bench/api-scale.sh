@@ -16,10 +16,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 export SLICELAB_SRC=$PWD SLICELAB_BUILD=$(cd "${1:-build}" && pwd)
-for p in wrk sqlite3; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null
-done
+. tests/bench/bench-lib.sh
+bench_need wrk sqlite3
 . tests/lib.sh
 . tests/bench/api-lib.sh
 set +u

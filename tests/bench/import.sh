@@ -4,17 +4,17 @@
 #    (synth-timeline, 6000/s), MB/s and records/s
 #  - import: POST /v1/imports of that bundle into a fresh --results-only daemon (upload, every
 #    byte checked, rows committed, files moved into place), records/s, best of three
-# Goal on the 2-core build machine: import >= 1 M records/s. Usage: tests/bench/import.sh [BUILD_DIR]
+# Goal on the 2-core build machine: import >= 1 M records/s. Usage: [IMPORT_RECORDS=N] tests/bench/import.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/../.."
 export SLICELAB_SRC=$PWD SLICELAB_BUILD=$(cd "${1:-build}" && pwd)
 . tests/lib.sh
+. tests/bench/bench-lib.sh
 set +u
 
-N=1000000
+N=${IMPORT_RECORDS:-1000000}   # records of the timeline the bundle carries
 daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
-post_experiment "{\"name\":\"bench\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$N\",\"6000\",\"0\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+bench_synth_experiment bench "$N"
 wait_for 600 experiment_finished "$EXP_ID"
 BUNDLE=$TEST_TMP/bench.slbundle
 t=$(curl -s -o "$BUNDLE" -w '%{time_total}' "$DAEMON_URL/v1/experiments/$EXP_ID/bundle")

@@ -49,13 +49,8 @@ rt=()
 [ -x "$inject" ] || { echo "inject.sh: $inject not built (set SLICELAB_BUILD)" >&2; exit 1; }
 
 # What the script uses, installed only when missing.
-need=()
-for pkg in nginx-light wrk time jq bc util-linux curl; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
-done
-if [ ${#need[@]} -gt 0 ]; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+. "$(dirname "$0")/bench-lib.sh"
+bench_need nginx-light wrk time jq bc util-linux curl
 
 ncpu=$(nproc)
 if [ "$ncpu" -lt 2 ]; then
@@ -63,7 +58,6 @@ if [ "$ncpu" -lt 2 ]; then
         exit 1
 fi
 
-. "$(dirname "$0")/bench-lib.sh"
 bench_setup slicelab-bench-inject
 
 mkdir -p "$dir/www" "$dir/tmp"

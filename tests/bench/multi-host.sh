@@ -38,12 +38,8 @@ export NETNS_AFTER_TEARDOWN=bench_teardown
 netns_setup 2 || { echo "cannot make the namespaces"; exit 1; }
 ME=$(netns_gateway)
 ALLOW="10.231.$NETNS_K.*"
-TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
-printf '%s\n' "$TOKEN" >"$TEST_TMP/peer.token"
-chmod 600 "$TEST_TMP/peer.token"
+peers_share_token 2
 for i in 1 2; do
-        mkdir -p "$TEST_TMP/peer$i"
-        install -m 600 "$TEST_TMP/peer.token" "$TEST_TMP/peer$i/token"
         peer_start "$i" "${OFFSETS[$i]}" --peer-allow "$ALLOW" || { echo "no daemon on host $i"; exit 1; }
 done
 daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" \

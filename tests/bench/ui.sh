@@ -10,12 +10,12 @@ set -eu
 cd "$(dirname "$0")/../.."
 export SLICELAB_SRC=$PWD SLICELAB_BUILD=$(cd "${1:-build}" && pwd)
 . tests/lib.sh
+. tests/bench/bench-lib.sh
 set +u
 
 N=1000000
 daemon_start --cgroup-root "slicelab-benchui$$" >/dev/null
-post_experiment "{\"name\":\"bench-ui\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$N\",\"5000\",\"100000\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+bench_synth_experiment bench-ui "$N" 5000 100000
 RUN=$(first_run "$EXP_ID")
 wait_for 600 run_finished "$RUN"
 records=$(curl -s "$DAEMON_URL/v1/runs/$RUN/timeline/buckets?width_ms=1000&phase=all" | jq '.count | add')

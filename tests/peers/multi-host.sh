@@ -30,13 +30,7 @@ H1=$(netns_addr 1)
 H2=$(netns_addr 2)
 
 # One token for the lab: each peer takes it as its API token, the coordinator sends it.
-TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
-printf '%s\n' "$TOKEN" >"$TEST_TMP/peer.token"
-chmod 600 "$TEST_TMP/peer.token"
-for i in 1 2; do
-        mkdir -p "$TEST_TMP/peer$i"
-        install -m 600 "$TEST_TMP/peer.token" "$TEST_TMP/peer$i/token"
-done
+peers_share_token 2
 peer_start 1 500 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 1"; exit 1; }
 peer_start 2 2000 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 2"; exit 1; }
 daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" --peer-token-file "$TEST_TMP/peer.token" ||

@@ -88,6 +88,20 @@ peer_start() {
         PEER_TOKEN[$i]=$(cat "${PEER_STATE[$i]}/token")
 }
 
+# peers_share_token N: one token for the lab, as a lab gives every daemon the same one: sets TOKEN,
+# writes it to $TEST_TMP/peer.token (for a coordinator's --peer-token-file) and into the state
+# dirs of hosts 1..N, before peer_start, so each peer takes it as its API token.
+peers_share_token() {
+        local i
+        TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+        printf '%s\n' "$TOKEN" >"$TEST_TMP/peer.token"
+        chmod 600 "$TEST_TMP/peer.token"
+        for ((i = 1; i <= $1; i++)); do
+                mkdir -p "$TEST_TMP/peer$i"
+                install -m 600 "$TEST_TMP/peer.token" "$TEST_TMP/peer$i/token"
+        done
+}
+
 # peer_kill9 I: SIGKILL host I's daemon (its children stay, as after a crash).
 peer_kill9() {
         local i=$1
