@@ -37,16 +37,6 @@
 
 DEFINE_POINTER_CLEANUP(struct timeline, timeline_free)
 
-static void warnf(cJSON *warnings, const char *fmt, ...) _printf_(2, 3);
-static void warnf(cJSON *warnings, const char *fmt, ...) {
-        char buf[512];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(buf));
-}
-
 void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const struct host_rapl *rapl,
                            struct collect_baseline *ret) {
         *ret = (struct collect_baseline){ .t_ns = now_mono_ns() };
@@ -168,7 +158,7 @@ static int collect_injector_summary(const struct collect_input *in, cJSON *m, cJ
         cJSON_AddBoolToObject(load, "saturated", saturated);
         add_late_requests(load, cJSON_GetObjectItemCaseSensitive(s, "late"));
         if (saturated)
-                warnf(warnings, "the injector was saturated (it could not keep the schedule): its figures describe the injector, not the server");
+                json_append_printf(warnings, "the injector was saturated (it could not keep the schedule): its figures describe the injector, not the server");
         return 0;
 }
 
@@ -269,7 +259,7 @@ static int load_gc_log(const struct collect_input *in, cJSON *warnings, struct j
         FILE *files[ELEMENTSOF(pieces)] = { 0 };
         size_t rotated, n = gc_log_files(in, pieces, ELEMENTSOF(pieces), &rotated);
         if (rotated >= RUN_GCLOG_FILES)
-                warnf(warnings, "the GC log was rotated through all of its %d files of %d MiB: its oldest events may be gone",
+                json_append_printf(warnings, "the GC log was rotated through all of its %d files of %d MiB: its oldest events may be gone",
                       RUN_GCLOG_FILES, RUN_GCLOG_FILE_MIB);
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++)
@@ -292,7 +282,7 @@ static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings
         if (r < 0 && r != -ENOENT)
                 return r;
         if (r < 0 || jvm_flags_parse_file(out, &info) < 0 || !info.flags_table_found)
-                warnf(warnings, "no -XX:+PrintFlagsFinal table in the SUT's stdout: JVM ergonomics unknown");
+                json_append_printf(warnings, "no -XX:+PrintFlagsFinal table in the SUT's stdout: JVM ergonomics unknown");
 
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = NULL;
         path_in(in, "gc.log", path, sizeof path);
@@ -306,9 +296,9 @@ static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings
                         cJSON_AddItemToObject(m, "gc", jvm_gc_summary_to_json(&s));
                 store_gc_events(in, log);
                 if (log->truncated)
-                        warnf(warnings, "the GC log had more than %d events; the rest were not counted", GC_EVENTS_MAX);
+                        json_append_printf(warnings, "the GC log had more than %d events; the rest were not counted", GC_EVENTS_MAX);
         } else
-                warnf(warnings, "no GC log at %s (%s): GC figures unknown", path, strerror(-r));
+                json_append_printf(warnings, "no GC log at %s (%s): GC figures unknown", path, strerror(-r));
         if (!cJSON_GetObjectItemCaseSensitive(m, "gc"))
                 cJSON_AddNullToObject(m, "gc");
         *keep = TAKE_PTR(log);
@@ -318,7 +308,7 @@ static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings
                 const struct definition_cell *c = &in->def->cells[in->cell];
                 double given = c->has_quota ? ceil(c->cpu_quota) : c->has_cpus ? cpulist_count(&c->cpus) : 0;
                 if (given > 0 && (double) info.active_processor_count != given)
-                        warnf(warnings, "the JVM saw %lld CPUs (ActiveProcessorCount) while the cell gives it %.0f",
+                        json_append_printf(warnings, "the JVM saw %lld CPUs (ActiveProcessorCount) while the cell gives it %.0f",
                               (long long) info.active_processor_count, given);
         }
 
@@ -337,7 +327,7 @@ static int collect_jvm(const struct collect_input *in, cJSON *m, cJSON *warnings
         add_number_or_null(jit, "compile_time_measure_s", has_window,
                            has_window ? seconds_from_ns(in->end->compile_ns - in->baseline->compile_ns) : 0);
         if (!has_total)
-                warnf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
+                json_append_printf(warnings, "no JVM counters saved at %s: JIT compile time unknown", path);
         return 0;
 }
 
@@ -379,11 +369,11 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
                 uint64_t periods = st.nr_periods - (b && b->has_sut ? b->sut.nr_periods : 0);
                 uint64_t throttled = st.nr_throttled - (b && b->has_sut ? b->sut.nr_throttled : 0);
                 if (st.has_throttling && periods > 0 && throttled * 20 > periods)
-                        warnf(warnings, "the SUT's slice was throttled in %.1f%% of periods (%llu of %llu)",
+                        json_append_printf(warnings, "the SUT's slice was throttled in %.1f%% of periods (%llu of %llu)",
                               100.0 * (double) throttled / (double) periods, (unsigned long long) throttled,
                               (unsigned long long) periods);
                 if (!st.has_swap)
-                        warnf(warnings, "the SUT slice's swap is not accounted (v1 without memsw or memory.stat swap): cgroup.swap_bytes unknown");
+                        json_append_printf(warnings, "the SUT slice's swap is not accounted (v1 without memsw or memory.stat swap): cgroup.swap_bytes unknown");
         }
         if (in->def->load.kind == DEFINITION_LOAD_NONE) {
                 cJSON_AddNullToObject(m, "load");
@@ -393,7 +383,7 @@ static void collect_cgroups(const struct collect_input *in, cJSON *m, cJSON *war
         if (end_stats(in, SLICE_LOAD, &st)) {
                 cgroup_figures(load, &st, b && b->has_load ? &b->load : NULL, false);
                 if (st.has_throttling && st.nr_throttled > (b && b->has_load ? b->load.nr_throttled : 0))
-                        warnf(warnings, "the injector's slice was throttled");
+                        json_append_printf(warnings, "the injector's slice was throttled");
         }
 }
 
@@ -404,7 +394,7 @@ static void collect_cpus(const struct collect_input *in, cJSON *m, cJSON *warnin
         const struct host_cpu_freq *cpus = in->freq ? host_freq_sampler_cpus(in->freq, &n) : NULL;
         if (!cpus) {
                 cJSON_AddNullToObject(m, "cpu");
-                warnf(warnings, "the run's CPU frequencies were not sampled");
+                json_append_printf(warnings, "the run's CPU frequencies were not sampled");
                 return;
         }
         cJSON_AddItemToObject(m, "cpu", host_cpu_freq_json(cpus, n));
@@ -423,7 +413,7 @@ static void collect_energy(const struct collect_input *in, cJSON *m, cJSON *warn
                 return;
         }
         cJSON_AddNullToObject(m, "energy");
-        warnf(warnings, in->rapl ? "the RAPL energy counters could not be read at the measure's start and end: energy unknown"
+        json_append_printf(warnings, in->rapl ? "the RAPL energy counters could not be read at the measure's start and end: energy unknown"
                                  : "the host exposes no RAPL energy counters (/sys/class/powercap/intel-rapl:*): energy unknown");
 }
 
@@ -444,7 +434,7 @@ static void collect_other_cpu(const struct collect_input *in, cJSON *m, cJSON *w
         add_number_or_null(cpu, "other_busy_s", ok, ok ? o.other_s : 0);
         add_number_or_null(cpu, "other_busy_share", ok, ok ? o.share : 0);
         if (!ok)
-                warnf(warnings, "%s: CPU time of other work on the cell's CPUs unknown", why);
+                json_append_printf(warnings, "%s: CPU time of other work on the cell's CPUs unknown", why);
 }
 
 /* Swap in use on the host during measure (SwapTotal - SwapFree, the larger of start and end):
@@ -457,7 +447,7 @@ static void collect_swap(const struct collect_input *in, cJSON *m, cJSON *warnin
                 used = MAX(b->meminfo.swap_total_bytes - b->meminfo.swap_free_bytes, e->meminfo.swap_total_bytes - e->meminfo.swap_free_bytes);
         add_number_or_null(m, "host_swap_bytes", ok, (double) used);
         if (!ok)
-                warnf(warnings, "/proc/meminfo's swap could not be read at the measure's start and end: host_swap_bytes unknown");
+                json_append_printf(warnings, "/proc/meminfo's swap could not be read at the measure's start and end: host_swap_bytes unknown");
         else
                 host_warn_swap(&e->meminfo, warnings);
 }

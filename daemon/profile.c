@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic/json-util.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "cgroup/cgroup.h"
@@ -247,16 +248,6 @@ static int write_folded(const struct profile_input *in, struct profile_folder *f
         return r;
 }
 
-static void warn_json(cJSON *warnings, const char *fmt, ...) _printf_(2, 3);
-static void warn_json(cJSON *warnings, const char *fmt, ...) {
-        char buf[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(buf));
-}
-
 int profile_collect(const struct profile_input *in, cJSON **ret, cJSON *warnings) {
         char why[512] = "";
         _cleanup_free_ char *map_text = NULL;
@@ -268,10 +259,10 @@ int profile_collect(const struct profile_input *in, cJSON **ret, cJSON *warnings
                     profile_map_parse(map_text, map_len, &map) >= 0)
                         has_map = true;
                 else
-                        warn_json(warnings, "profile: no JIT perf map (%s): compiled Java frames are [unknown]", why);
+                        json_append_printf(warnings, "profile: no JIT perf map (%s): compiled Java frames are [unknown]", why);
         }
         if (!in->recorded)
-                warn_json(warnings, "profile: perf record did not end cleanly (%s): its samples may be incomplete",
+                json_append_printf(warnings, "profile: perf record did not end cleanly (%s): its samples may be incomplete",
                           "see perf.log in the run directory");
         _cleanup_(profile_folder_freep) struct profile_folder *f = NULL;
         int r = profile_folder_new(in->jvm, map, &f);
@@ -281,7 +272,7 @@ int profile_collect(const struct profile_input *in, cJSON **ret, cJSON *warnings
         if (r >= 0)
                 r = write_folded(in, f);
         if (r < 0) {
-                warn_json(warnings, "profile: no profile.folded: %s", why[0] ? why : strerror(-r));
+                json_append_printf(warnings, "profile: no profile.folded: %s", why[0] ? why : strerror(-r));
                 return r;
         }
         struct profile_fold_stats st;
