@@ -23,6 +23,7 @@ struct engine_result {
         uint64_t ring_capacity;         /* records the reorder ring holds */
         struct calibration calibration; /* of waking (calibrate.h) */
         int64_t spun_ns;                /* all loops' time spent spinning before due requests */
+        bool deadlines_timerfd;         /* the kernel refused epoll_pwait2(): waits ran through a timerfd */
 };
 
 /* Run the whole load. SIGTERM and SIGINT must be blocked (engine_block_signals() at the start of

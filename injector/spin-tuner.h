@@ -1,8 +1,8 @@
 /* spin-tuner.h: the spin, tuned during warmup from the lag the loop really gets. Calibration
  * before the run (calibrate.h) times sleeps alone for a fraction of a second; a VM's host that
  * preempts the vCPU or wakes it late a few times a second slips through so short a sample, and
- * the measure phase then shows it as lag. So during warmup each loop keeps the lag of every
- * request it sends in a fixed histogram, and after each window (a quarter second of its
+ * the measure phase then shows it as lag. So each loop keeps the lag of every request due in
+ * the warmup in a fixed histogram, and after each window (a quarter second of its
  * requests) whose lag p99 is above the goal it spins longer by the excess, up to the budget. It
  * never shortens the spin: one quiet window says little about the next second of a VM. From the
  * measure phase on the spin stays as tuned. Nothing is allocated; a request costs an increment. */

@@ -171,6 +171,7 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
         cJSON_AddNumberToObject(j, "connect_failures", (double) er->connect_failures);
         cJSON_AddNumberToObject(j, "server_closes", (double) er->server_closes);
         cJSON_AddNumberToObject(j, "ring_full_waits", (double) er->ring_full);
+        cJSON_AddStringToObject(j, "deadlines", er->deadlines_timerfd ? "timerfd" : "epoll_pwait2");
         cJSON_AddItemToObject(j, "calibration", calibration_json(er));
         cJSON_AddItemToObject(j, "rusage", rusage_json());
         return cJSON_Print(j);

@@ -481,6 +481,7 @@ static void test_calibration(void **state) {
         run_ok(&r, (const char *[]){ "--rate", "2000", "--duration", "1s", NULL });
         assert_true(json_bool(r.s, "calibration.ran"));
         assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r.s, "calibration"), "outcome")->valuestring, "ran");
+        assert_string_equal(cJSON_GetObjectItem(r.s, "deadlines")->valuestring, "epoll_pwait2");   /* kernel >= 5.11 */
         double p50 = json_number(r.s, "calibration.wakeup_late_p50_us"), p99 = json_number(r.s, "calibration.wakeup_late_p99_us");
         double spin = json_number(r.s, "calibration.spin_us");
         print_message("calibration: wakeups late p50 %.1f us, p99 %.1f us; spin %.0f us, expected lag p99 %.1f us, "
@@ -522,9 +523,11 @@ static void test_without_epoll_pwait2(void **state) {
         run_ok_under(&r, (const char *[]){ tool, nr, NULL },
                      (const char *[]){ "--rate", "2000", "--duration", "1s", "--batch", "0", NULL });
         assert_int_equal(timeline_count(&r.t, true, 200, 0), 2000);
-        double lag_p50 = json_number(r.s, "latency_us.lag.p50");
-        print_message("without epoll_pwait2: lag p50 %.1f us\n", lag_p50);
-        assert_true(lag_p50 < 400.0);   /* waits rounded up to whole ms would put it near 750 */
+        /* How late the sends were is a figure of the machine (tests/bench/inject-lag.sh measures
+         * it with the same tool): printed, not asserted, as the suite runs on busy hosts too. */
+        print_message("without epoll_pwait2: lag p50 %.1f us (waits rounded up to whole ms would put it near 750)\n",
+                      json_number(r.s, "latency_us.lag.p50"));
+        assert_string_equal(cJSON_GetObjectItem(r.s, "deadlines")->valuestring, "timerfd");
         run_done(&r);
         server_stop(&srv);
 }
