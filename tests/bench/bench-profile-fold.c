@@ -2,7 +2,8 @@
  * 28's goal: at most 1 s). The input is `perf script -F comm,tid,ip,sym` text as the daemon
  * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep that share their
  * roots (a thread pool's worker, a servlet container, a service's layers), JIT frames printed
- * "[unknown]" and named from a perf map of 4000 methods, the JVM's native frames at the bottom,
+ * "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one of its call
+ * sites, a leaf's in its hot loop), the JVM's native frames at the bottom,
  * kernel frames at some leaves, GC, compiler and VM threads, and kernel-only samples. The stream
  * is produced on the fly through fopencookie (1 M samples are about 2 GB of text), so the
  * figures are profile_folder_read()'s getline and fold; the text alone is timed too.
@@ -91,8 +92,12 @@ static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
         if (next(seed) % 4 == 0)
                 fprintf(f, "\tffffffff8226e079 _raw_spin_unlock_irqrestore\n\tffffffff81c0008b entry_SYSCALL_64_after_hwframe\n"
                            "\t    7f2d2d0a1234 __libc_write\n");
-        for (unsigned d = depth; d > 0; d--)
-                fprintf(f, "\t    %" PRIx64 " [unknown]\n", MAP_BASE + frames[d - 1] * METHOD_SPAN + 0x40 + d);
+        /* a caller's frame is at its call site of the callee (one of 16 per method), the leaf's
+         * somewhere in its hot loop (32 places) */
+        for (unsigned d = depth; d > 0; d--) {
+                uint64_t at = d == depth ? 0x40 + next(seed) % 32 * 4 : 0x100 + frames[d] % 16 * 0x18;
+                fprintf(f, "\t    %" PRIx64 " [unknown]\n", MAP_BASE + frames[d - 1] * METHOD_SPAN + at);
+        }
         fprintf(f, "\t          8a1b2c JavaCalls::call_helper\n\t          8a0000 JavaThread::thread_main_inner\n"
                    "\t          ea734f Thread::call_run\n\t          b8e0a1 thread_native_entry\n\t           891f5 start_thread\n\n");
 }

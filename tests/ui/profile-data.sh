@@ -7,12 +7,12 @@
 #  - PROFILE_EXP: cells "base" (the first, the baseline) and "alloc", 3 iterations each; alloc
 #    spends less in Work.spin, more in the gc group, and has a Work.alloc frame base lacks;
 #  - LARGE_RUN: one run of 3000 one-sample frames beside one big one, for the drawing's bound.
-# Sets PROFILE_EXP, PROFILE_RUN (base's first run), LARGE_RUN and PROFILE_FOLDED_DIR (one
+# Sets PROFILE_EXP, PROFILE_RUN (a run of base that perf profiled), LARGE_RUN and PROFILE_FOLDED_DIR (one
 # CELL.folded per cell: its runs' lines, for views.js's own parse).
 
 profile_spin_experiment() { # NAME CELLS_JSON ITERATIONS
         post_experiment "{\"name\":\"$1\",\"iterations\":$3,\"profile\":{\"cpu\":true},
-  \"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":$2}"
+  \"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"2\"]},\"cells\":$2}"
 }
 
 # profile_write RUN TEXT: the run's profile.folded, in place of perf's.
@@ -51,7 +51,11 @@ profile_data_setup() {
                 profile_write "$run" "$("profile_$cell" "$iteration")"
                 "profile_$cell" "$iteration" >>"$PROFILE_FOLDED_DIR/$cell.folded"
         done < <(curl -s "$DAEMON_URL/v1/experiments/$PROFILE_EXP/runs" | jq -r '.runs[] | "\(.id) \(.cell) \(.iteration)"')
-        PROFILE_RUN=$(first_run "$PROFILE_EXP")
+        # the run view links a run's flame graph when perf profiled it (metrics.profile)
+        PROFILE_RUN=$(curl -s "$DAEMON_URL/v1/experiments/$PROFILE_EXP/runs" | jq -r '.runs[].id' | while read -r run; do
+                curl -s "$DAEMON_URL/v1/runs/$run" | jq -r 'select(.cell == "base" and .metrics.profile != null) | .id'
+        done | head -1)
+        check_match "perf profiled a run of cell base (its metrics.profile)" '^[a-z0-9]+$' "$PROFILE_RUN"
         LARGE_RUN=$(first_run "$LARGE_EXP")
         profile_write "$LARGE_RUN" "$(printf 'app;java.lang.Thread.run;slicelab.sut.Big 30000\n'
                 seq 1 3000 | sed 's/.*/app;java.lang.Thread.run;tiny.Frame&.run 1/')"
