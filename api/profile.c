@@ -201,25 +201,45 @@ static int cell_tree(const char *state_dir, const cJSON *rows, const char *cell,
         return 0;
 }
 
+bool api_profile_experiment(struct api_request *req, const char *cell, const char *what, struct profile_experiment *ret,
+                            enum MHD_Result *ret_reply) {
+        const char *id = req->path_params[0];
+        if (!cell) {
+                *ret_reply = api_reply_errorf(req, 400, "missing_field", "cell", "is required: %s", what);
+                return false;
+        }
+        int r = experiments_report_rows(req->lease.conn, id, &ret->rows, &ret->cells, ret->status);
+        if (r < 0) {
+                *ret_reply = api_reply_errno(req, r, "experiment");
+                return false;
+        }
+        db_lease_release(&req->lease);
+        if (!json_array_has_string(ret->cells, cell)) {
+                *ret_reply = api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.64s' in experiment %s", cell, id);
+                return false;
+        }
+        return true;
+}
+
+void api_profile_experiment_done(struct profile_experiment *e) {
+        cJSON_Delete(e->rows);
+        cJSON_Delete(e->cells);
+        *e = (struct profile_experiment){ 0 };
+}
+
 enum MHD_Result api_get_experiment_profile_tree(struct api_request *req) {
-        const char *id = req->path_params[0], *cell = api_query(req, "cell");
+        const char *cell = api_query(req, "cell");
         struct error err = { 0 };
         int64_t depth, nodes;
         if (tree_bounds(req, &depth, &nodes, &err) < 0)
                 return api_reply_error(req, &err);
-        if (!cell)
-                return api_reply_errorf(req, 400, "missing_field", "cell", "is required: the cell whose runs' profiles to merge");
-        _cleanup_json_ cJSON *rows = NULL, *cells = NULL;
-        char status[EXPERIMENT_STATUS_SIZE];
-        int r = experiments_report_rows(req->lease.conn, id, &rows, &cells, status);
-        if (r < 0)
-                return api_reply_errno(req, r, "experiment");
-        db_lease_release(&req->lease);
-        if (!json_array_has_string(cells, cell))
-                return api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.64s' in experiment %s", cell, id);
+        _cleanup_(api_profile_experiment_done) struct profile_experiment exp = { 0 };
+        enum MHD_Result reply;
+        if (!api_profile_experiment(req, cell, "the cell whose runs' profiles to merge", &exp, &reply))
+                return reply;
         _cleanup_json_ cJSON *ids = cJSON_CreateArray();
         struct tree t = tree_new((unsigned) depth, (size_t) nodes);
-        r = cell_tree(req->config->state_dir, rows, cell, &t, ids);
+        int r = cell_tree(req->config->state_dir, exp.rows, cell, &t, ids);
         if (r < 0) {
                 node_free_children(&t.root);
                 return api_reply_errno(req, r, "profile");
@@ -232,5 +252,5 @@ enum MHD_Result api_get_experiment_profile_tree(struct api_request *req) {
         cJSON_AddItemToObject(body, "runs", TAKE_PTR(ids));
         tree_to_json(&t, body);
         /* a running experiment's cell may gain runs: only a finished one's answer is kept */
-        return api_reply_json_finished(req, body, strcmp(status, "running") != 0 && strcmp(status, "queued") != 0);
+        return api_reply_json_finished(req, body, strcmp(exp.status, "running") != 0 && strcmp(exp.status, "queued") != 0);
 }
