@@ -932,7 +932,7 @@ function flameGraph(holder, tree, diff) {
   const gen = generation;
   const root = flamePrepare(tree.root, null);
   const box = el('div', { class: 'flame-box' });
-  const canvas = el('canvas', { id: 'flame', role: 'img', tabindex: 0,
+  const canvas = el('canvas', { id: 'flame', role: 'img',
     'aria-label': diff ? `differential flame graph of ${diff.cell} against ${diff.baseline}` : 'flame graph: each frame as wide as its share of the samples' });
   const tip = el('div', { class: 'flame-tip', id: 'flame-tip', role: 'tooltip', hidden: true });
   const info = el('p', { class: 'legend-note', id: 'flame-info' });
@@ -944,7 +944,7 @@ function flameGraph(holder, tree, diff) {
     if (gen !== generation) return;
     const width = Math.max(200, box.clientWidth);
     layout = flameLayout(focus, width);
-    const depth = Math.max(...layout.rects.map(r => r.depth)) + 1;
+    const depth = layout.rects.reduce((m, r) => Math.max(m, r.depth), 0) + 1;
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(width * dpr);
     canvas.height = Math.round(depth * FLAME_ROW * dpr);
@@ -1101,7 +1101,7 @@ async function viewExperimentProfile(id, params) {
   const d = await profileOrMessage(holder, `${base}/profile?cell=${encodeURIComponent(cell)}&baseline=${encodeURIComponent(baseline)}&limit=${LIMIT}`, `${cell} against ${baseline}`);
   if (!d) return;
   const groups = new Map(d.groups.map(g => [g.name, g])), frames = new Map(d.frames.map(f => [f.name, f]));
-  const maxAbs = Math.max(0, ...d.groups.concat(d.frames).map(e => Math.abs(e.total.difference.value)));
+  const maxAbs = d.groups.concat(d.frames).reduce((m, e) => Math.max(m, Math.abs(e.total.difference.value)), 0);
   holder.append(el('p', { class: 'legend-note', id: 'flame-legend', text: `Cell ${cell} (${runs}) drawn as its frames' widths; the colour is the difference of the frame's share of each run's samples (total: anywhere in the stack) between ${cell} (${d.cell_runs} runs) and ${baseline} (${d.baseline_runs} runs): red, ${cell} spends more there; blue, less; strong when the 95% interval of the difference excludes 0, pale when it includes 0, grey when not among the ${LIMIT} frames that differ most. A frame has one colour wherever it appears. Hover for the means and intervals.` }));
   flameGraph(holder, tree, { cell, baseline, maxAbs, limit: LIMIT,
     lookup: r => r.merged || r.depth === 0 ? null : (r.depth === 1 ? groups : frames).get(r.name) || null });
