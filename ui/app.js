@@ -861,6 +861,12 @@ function diffColor(entry, maxAbs) {
   return `rgb(${mix(r)}, ${mix(g)}, ${mix(b)})`;
 }
 
+/* The names' colour on a fill: white where the fill is strong (a large difference). */
+function inkOn(fill) {
+  const m = /^rgb\((\d+), (\d+), (\d+)\)$/.exec(fill);
+  return m && 0.299 * m[1] + 0.587 * m[2] + 0.114 * m[3] < 140 ? '#ffffff' : '#1d2330';
+}
+
 /* Parents, and children in name order (as flame graphs sort them). */
 function flamePrepare(node, parent) {
   node.parent = parent;
@@ -972,7 +978,7 @@ function flameGraph(holder, tree, diff) {
         }
         label = lo > 0 ? label.slice(0, lo) + '…' : '';
       }
-      ctx.fillStyle = '#1d2330';
+      ctx.fillStyle = inkOn(r.fill);
       ctx.fillText(label, r.x + 4, r.y + r.h / 2 + 0.5);
     }
     /* what was drawn, for people with tools and for the tests */
@@ -1070,13 +1076,14 @@ function profileForm(id, cells, params) {
 /* The frames whose total share differs most, as a table (the figures the colours stand for). */
 function profileDiffTable(d) {
   const rows = d.groups.concat(d.frames.slice(0, 25)).map(e => {
-    const t = e.total, diffCell = el('td', { class: 'num ' + (t.difference.excludes_zero ? (t.difference.value > 0 ? 'worse' : 'better') : '') });
+    const t = e.total, diffCell = el('td', { class: 'num ' + (t.difference.excludes_zero ? (t.difference.value > 0 ? 'more' : 'less') : '') });
     diffCell.textContent = points(t.difference.value) + (t.difference.ci_low !== null ? ` [${points(t.difference.ci_low)}, ${points(t.difference.ci_high)}]` : '');
     return el('tr', { class: 'profile-frame' }, el('th', { scope: 'row', text: e.name }),
       el('td', { class: 'num', text: shareText(t.cell) }), el('td', { class: 'num', text: shareText(t.baseline) }), diffCell);
   });
-  return table(['Thread group, then frame', { label: `${d.cell}: share (95% CI)`, num: true }, { label: `${d.baseline}: share (95% CI)`, num: true },
-    { label: 'Difference (95% CI)', num: true }], rows, `Thread groups, then the ${Math.min(25, d.frames.length)} frames whose total share differs most`);
+  return [el('h2', { text: `Thread groups, then the ${Math.min(25, d.frames.length)} frames whose total share differs most` }),
+    table(['Thread group, then frame', { label: `${d.cell}: share (95% CI)`, num: true }, { label: `${d.baseline}: share (95% CI)`, num: true },
+      { label: 'Difference (95% CI)', num: true }], rows)];
 }
 
 async function viewExperimentProfile(id, params) {
@@ -1105,7 +1112,7 @@ async function viewExperimentProfile(id, params) {
   holder.append(el('p', { class: 'legend-note', id: 'flame-legend', text: `Cell ${cell} (${runs}) drawn as its frames' widths; the colour is the difference of the frame's share of each run's samples (total: anywhere in the stack) between ${cell} (${d.cell_runs} runs) and ${baseline} (${d.baseline_runs} runs): red, ${cell} spends more there; blue, less; strong when the 95% interval of the difference excludes 0, pale when it includes 0, grey when not among the ${LIMIT} frames that differ most. A frame has one colour wherever it appears. Hover for the means and intervals.` }));
   flameGraph(holder, tree, { cell, baseline, maxAbs, limit: LIMIT,
     lookup: r => r.merged || r.depth === 0 ? null : (r.depth === 1 ? groups : frames).get(r.name) || null });
-  holder.append(profileDiffTable(d));
+  holder.append(...profileDiffTable(d));
 }
 
 /* ---- routing ---------------------------------------------------------------------------- */

@@ -322,6 +322,7 @@ async function profileViews(browser) {
     `base: ${share(e.baseline.mean)} [${share(e.baseline.ci_low)}, ${share(e.baseline.ci_high)}]`,
     `difference: ${pts(e.difference.value)} [${pts(e.difference.ci_low)}, ${pts(e.difference.ci_high)}], the interval excludes 0`];
   ok(want.every(w => tipText.includes(w)), 'profile diff: hovering Work.spin shows both cells\' shares and the difference with their 95% intervals', `${tipText}\nwanted: ${want.join(' / ')}`);
+  await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/profile-diff.png` : '/dev/null' }).catch(() => {});
   const rows = await v.page.$$eval('tr.profile-frame th', ths => ths.map(t => t.textContent));
   ok(rows.slice(0, diff.groups.length).join() === diff.groups.map(g => g.name).join() && rows.includes('slicelab.sut.Work.alloc'),
     'profile diff: the table lists the groups, then the frames that differ most', rows.join(' | '));
@@ -361,6 +362,7 @@ async function profileViews(browser) {
   // one: they are one grey block that says how many it holds.
   v = await loadView(browser, `#/runs/${LARGE_RUN}/profile`, '#flame[data-ready]', 'profile: large');
   const large = await drawnFrames(v.page);
+  await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/profile-large.png` : '/dev/null' }).catch(() => {});
   const block = large.find(r => r.merged);
   ok(large.filter(r => !r.merged).every(r => r.w >= 2) && large.length < 10, 'profile large: no frame narrower than 2 px is drawn on its own', JSON.stringify(large.map(r => [r.name, r.w])));
   ok(block && block.samples === 3000 && /^3000 frames/.test(block.name), 'profile large: the 3000 narrow frames are one block holding their 3000 samples', JSON.stringify(block));
