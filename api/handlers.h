@@ -55,6 +55,7 @@ enum MHD_Result api_get_samples(struct api_request *req);
 enum MHD_Result api_get_logs(struct api_request *req);
 enum MHD_Result api_get_run_profile(struct api_request *req);
 enum MHD_Result api_get_experiment_profile(struct api_request *req);
+enum MHD_Result api_get_experiment_profile_tree(struct api_request *req);
 enum MHD_Result api_get_metrics(struct api_request *req);
 enum MHD_Result api_get_compare(struct api_request *req);
 enum MHD_Result api_get_series(struct api_request *req);

@@ -1,8 +1,28 @@
-/* profile-read.h: a finished run's profile.folded as the daemon wrote it (api/profile.c). */
+/* profile-read.h: a finished run's profile.folded as the daemon wrote it, and what the
+ * experiment-wide profile requests share (api/profile.c). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "api/handlers.h"
+#include "storage/experiments.h"
 
 /* The whole file (at most 64 MiB): -ENOENT when the run has none, -EIO when it is not a regular
  * file of this daemon's (the run directory is the run user's). */
 int api_profile_read(const char *state_dir, const char *run_id, char **ret, size_t *ret_len);
+
+/* An experiment-wide profile request's experiment (GET /v1/experiments/{id}/profile and
+ * /profile/tree): its report rows and cell names, read with the request's lease, which is then
+ * released. */
+struct profile_experiment {
+        struct cJSON *rows, *cells;
+        char status[EXPERIMENT_STATUS_SIZE];
+};
+
+/* The experiment of the request's path, `cell` required (what: why, for the 400's message) and
+ * one of its cells. false when the request was answered (400 naming cell, 404, 5xx): *ret_reply
+ * is the answer's result. ret is filled either way: api_profile_experiment_done() frees it. */
+bool api_profile_experiment(struct api_request *req, const char *cell, const char *what, struct profile_experiment *ret,
+                            enum MHD_Result *ret_reply);
+void api_profile_experiment_done(struct profile_experiment *e);

@@ -1,5 +1,7 @@
 /* profile.c: GET /v1/runs/{id}/profile: the run's profile.folded as it is (text), or with
- * ?format=json as a tree of {name, self, total, children} bounded in depth and nodes. */
+ * ?format=json as a tree of {name, self, total, children} bounded in depth and nodes; and
+ * GET /v1/experiments/{id}/profile/tree?cell=B: the same tree of all the cell's profiled runs
+ * merged (their samples added up), what the dashboard draws a cell's flame graph from. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,7 +13,9 @@
 #include "api/handlers.h"
 #include "api/profile-read.h"
 #include "basic/fileio.h"
+#include "basic/json-util.h"
 #include "storage/db.h"
+#include "storage/experiments.h"
 #include "storage/runs.h"
 
 #define PROFILE_FILE_MAX (64u << 20)    /* as the daemon caps what it writes */
@@ -99,20 +103,31 @@ static cJSON *node_json(const struct node *n) {
         return o;
 }
 
-static cJSON *tree_json(const char *text, size_t len, unsigned max_depth, size_t max_nodes) {
-        struct tree t = { .root = { .name = "all" }, .max_depth = max_depth, .max_nodes = max_nodes };
+static void tree_add_text(struct tree *t, const char *text, size_t len) {
         for (size_t pos = 0; pos < len;) {
                 const char *nl = memchr(text + pos, '\n', len - pos);
                 size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;
-                add_line(&t, text + pos, l);
+                add_line(t, text + pos, l);
                 pos += l + 1;
         }
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "samples", (double) t.root.total);
-        cJSON_AddBoolToObject(o, "truncated", t.truncated);
-        cJSON_AddItemToObject(o, "root", node_json(&t.root));
-        node_free_children(&t.root);
-        return o;
+}
+
+/* The tree's answer ({samples, truncated, root}) into o; the tree's nodes are freed. */
+static void tree_to_json(struct tree *t, cJSON *o) {
+        cJSON_AddNumberToObject(o, "samples", (double) t->root.total);
+        cJSON_AddBoolToObject(o, "truncated", t->truncated);
+        cJSON_AddItemToObject(o, "root", node_json(&t->root));
+        node_free_children(&t->root);
+}
+
+static struct tree tree_new(unsigned max_depth, size_t max_nodes) {
+        return (struct tree){ .root = { .name = "all" }, .max_depth = max_depth, .max_nodes = max_nodes };
+}
+
+/* max_depth and max_nodes, the bounds both trees take. */
+static int tree_bounds(struct api_request *req, int64_t *ret_depth, int64_t *ret_nodes, struct error *err) {
+        int r = api_query_int(req, "max_depth", 1, TREE_DEPTH_MAX, TREE_DEPTH_DEFAULT, ret_depth, err);
+        return r < 0 ? r : api_query_int(req, "max_nodes", 1, TREE_NODES_MAX, TREE_NODES_DEFAULT, ret_nodes, err);
 }
 
 int api_profile_read(const char *state_dir, const char *id, char **ret, size_t *ret_len) {
@@ -134,8 +149,7 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         int64_t depth, nodes;
         if (format && strcmp(format, "json") != 0 && strcmp(format, "folded") != 0)
                 return api_reply_errorf(req, 400, "invalid_value", "format", "must be folded or json, got '%.32s'", format);
-        if (api_query_int(req, "max_depth", 1, TREE_DEPTH_MAX, TREE_DEPTH_DEFAULT, &depth, &err) < 0 ||
-            api_query_int(req, "max_nodes", 1, TREE_NODES_MAX, TREE_NODES_DEFAULT, &nodes, &err) < 0)
+        if (tree_bounds(req, &depth, &nodes, &err) < 0)
                 return api_reply_error(req, &err);
         bool finished = false;
         int r = runs_is_finished(req->lease.conn, id, &finished);
@@ -155,7 +169,88 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
                 return api_reply_errno(req, r, "profile");
         if (!format || strcmp(format, "folded") == 0)
                 return api_reply_buffer_finished(req, text, len, "text/plain; charset=utf-8", true);
-        cJSON *tree = tree_json(text, len, (unsigned) depth, (size_t) nodes);
+        struct tree t = tree_new((unsigned) depth, (size_t) nodes);
+        tree_add_text(&t, text, len);
         free(text);
-        return api_reply_json_finished(req, tree, true);
+        cJSON *body = cJSON_CreateObject();
+        tree_to_json(&t, body);
+        return api_reply_json_finished(req, body, true);
+}
+
+/* The cell's succeeded runs' profiles added to t; their ids into ids. A run without a profile
+ * file (profiling failed for it: its warnings say why) is left out; one that cannot be read is
+ * an error. */
+static int cell_tree(const char *state_dir, const cJSON *rows, const char *cell, struct tree *t, cJSON *ids) {
+        const cJSON *row;
+        cJSON_ArrayForEach(row, rows) {
+                const char *c = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "cell"));
+                const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "state"));
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "id"));
+                if (!c || !state || !id || strcmp(c, cell) != 0 || strcmp(state, "succeeded") != 0)
+                        continue;
+                _cleanup_free_ char *text = NULL;
+                size_t len = 0;
+                int r = api_profile_read(state_dir, id, &text, &len);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                tree_add_text(t, text, len);
+                cJSON_AddItemToArray(ids, cJSON_CreateString(id));
+        }
+        return 0;
+}
+
+bool api_profile_experiment(struct api_request *req, const char *cell, const char *what, struct profile_experiment *ret,
+                            enum MHD_Result *ret_reply) {
+        const char *id = req->path_params[0];
+        if (!cell) {
+                *ret_reply = api_reply_errorf(req, 400, "missing_field", "cell", "is required: %s", what);
+                return false;
+        }
+        int r = experiments_report_rows(req->lease.conn, id, &ret->rows, &ret->cells, ret->status);
+        if (r < 0) {
+                *ret_reply = api_reply_errno(req, r, "experiment");
+                return false;
+        }
+        db_lease_release(&req->lease);
+        if (!json_array_has_string(ret->cells, cell)) {
+                *ret_reply = api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.64s' in experiment %s", cell, id);
+                return false;
+        }
+        return true;
+}
+
+void api_profile_experiment_done(struct profile_experiment *e) {
+        cJSON_Delete(e->rows);
+        cJSON_Delete(e->cells);
+        *e = (struct profile_experiment){ 0 };
+}
+
+enum MHD_Result api_get_experiment_profile_tree(struct api_request *req) {
+        const char *cell = api_query(req, "cell");
+        struct error err = { 0 };
+        int64_t depth, nodes;
+        if (tree_bounds(req, &depth, &nodes, &err) < 0)
+                return api_reply_error(req, &err);
+        _cleanup_(api_profile_experiment_done) struct profile_experiment exp = { 0 };
+        enum MHD_Result reply;
+        if (!api_profile_experiment(req, cell, "the cell whose runs' profiles to merge", &exp, &reply))
+                return reply;
+        _cleanup_json_ cJSON *ids = cJSON_CreateArray();
+        struct tree t = tree_new((unsigned) depth, (size_t) nodes);
+        int r = cell_tree(req->config->state_dir, exp.rows, cell, &t, ids);
+        if (r < 0) {
+                node_free_children(&t.root);
+                return api_reply_errno(req, r, "profile");
+        }
+        if (cJSON_GetArraySize(ids) == 0)
+                return api_reply_errorf(req, 404, "not_found", NULL,
+                                        "cell '%.64s' has no profiled run that succeeded (yet: see the runs' state and warnings)", cell);
+        cJSON *body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "cell", cell);
+        cJSON_AddItemToObject(body, "runs", TAKE_PTR(ids));
+        tree_to_json(&t, body);
+        /* a running experiment's cell may gain runs: only a finished one's answer is kept */
+        return api_reply_json_finished(req, body, strcmp(exp.status, "running") != 0 && strcmp(exp.status, "queued") != 0);
 }

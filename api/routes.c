@@ -15,6 +15,7 @@ static const char *const compare_query[] = { "a", "b", NULL };
 static const char *const series_query[] = { "label", "cell", "metric", "alpha", "min_segment", "limit", NULL };
 static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
 static const char *const profile_diff_query[] = { "cell", "baseline", "limit", NULL };
+static const char *const profile_tree_query[] = { "cell", "max_depth", "max_nodes", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -46,6 +47,8 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/bundle", api_get_bundle, EXPERIMENT, .lease = true),
         ROUTE("POST", "/v1/imports", api_post_import, .resource = "import", .upload = true),
         ROUTE("GET", "/v1/experiments/{}/profile", api_get_experiment_profile, .query = profile_diff_query, EXPERIMENT, .lease = true),
+        ROUTE("GET", "/v1/experiments/{}/profile/tree", api_get_experiment_profile_tree, .query = profile_tree_query, EXPERIMENT,
+              .lease = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
         ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),

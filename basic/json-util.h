@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "basic/macro.h"
 
@@ -42,6 +43,15 @@ static inline void json_add_string_or_null(cJSON *obj, const char *key, const ch
                 cJSON_AddStringToObject(obj, key, s);
         else
                 cJSON_AddNullToObject(obj, key);
+}
+
+/* An array holds the string s (a definition's cell names, a list of ids). */
+static inline bool json_array_has_string(const cJSON *array, const char *s) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, array)
+                if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0)
+                        return true;
+        return false;
 }
 
 /* Append a formatted string to an array (warnings, mismatches): sentences with evidence. */

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define KERNEL_IP_MIN UINT64_C(0xffff800000000000)
 
@@ -55,6 +56,7 @@ struct map_entry {
 
 struct profile_map {
         struct map_entry *e;
+        uint64_t *starts;               /* e[i].start, dense: the lookup's binary search stays in cache */
         size_t n;
 };
 
@@ -96,21 +98,34 @@ int profile_map_parse(const char *text, size_t len, struct profile_map **ret) {
                 m->e[m->n++] = (struct map_entry){ start, start + size, name };
         }
         qsort(m->e, m->n, sizeof *m->e, cmp_entry);
+        m->starts = calloc(m->n + 1, sizeof *m->starts);
+        if (!m->starts)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n; i++)
+                m->starts[i] = m->e[i].start;
         *ret = TAKE_PTR(m);
         return 0;
 }
 
-/* The last entry starting at or below ip, if ip is inside it. */
-const char *profile_map_lookup(const struct profile_map *m, uint64_t ip) {
-        size_t lo = 0, hi = m ? m->n : 0;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (m->e[mid].start <= ip)
-                        lo = mid + 1;
-                else
-                        hi = mid;
+/* The index of the last entry starting at or below ip, if ip is inside it; else -1. A binary
+ * search without branches on the data (a conditional move per step): JIT frames' ips are as
+ * good as random, and a mispredicted branch per step cost more than the steps. */
+static ssize_t map_index(const struct profile_map *m, uint64_t ip) {
+        if (!m || m->n == 0 || ip < m->starts[0])
+                return -1;
+        const uint64_t *base = m->starts;
+        for (size_t n = m->n; n > 1;) {
+                size_t half = n / 2;
+                base = base[half] <= ip ? base + half : base;
+                n -= half;
         }
-        return lo > 0 && ip < m->e[lo - 1].end ? m->e[lo - 1].name : NULL;
+        size_t i = (size_t) (base - m->starts);
+        return ip < m->e[i].end ? (ssize_t) i : -1;
+}
+
+const char *profile_map_lookup(const struct profile_map *m, uint64_t ip) {
+        ssize_t i = map_index(m, ip);
+        return i >= 0 ? m->e[i].name : NULL;
 }
 
 struct profile_map *profile_map_free(struct profile_map *m) {
@@ -119,14 +134,31 @@ struct profile_map *profile_map_free(struct profile_map *m) {
         for (size_t i = 0; i < m->n; i++)
                 free(m->e[i].name);
         free(m->e);
+        free(m->starts);
         free(m);
         return NULL;
 }
 
-/* ---- folding ----------------------------------------------------------------------------- */
+/* ---- folding ----------------------------------------------------------------------------
+ * A sample is a list of frame ids (each distinct name interned once), and a stack is the list
+ * group;root;...;leaf of ids: hashing and comparing a few dozen words per sample instead of its
+ * whole text is what lets a million samples of deep Java stacks fold in about a second. The
+ * text is made only once per distinct stack, when it is written. An ip seen before resolves
+ * through a small cache (a JIT frame's perf map lookup, or perf's own name, checked equal). */
 
-struct stack_count {
-        char *key;
+#define IP_CACHE_SIZE 16384             /* a power of two */
+#define NAME_BYTES_MAX PROFILE_FOLD_LINE_MAX
+
+struct ip_slot {
+        uint64_t ip;
+        uint32_t id;
+        uint8_t kind;                   /* 0 empty; 1 perf said [unknown]; 2 perf named it */
+};
+
+struct stack_entry {
+        uint64_t hash;
+        size_t off;                     /* its ids in the arena; 0 marks an empty slot */
+        uint32_t n;
         uint64_t count;
 };
 
@@ -136,17 +168,119 @@ struct profile_folder {
         /* the sample being read: its thread and frames, leaf first as perf prints them */
         bool in_sample;
         char comm[64];
-        char *frames;                   /* names, each NUL-terminated, one after the other */
-        size_t frames_len, frames_cap;
+        uint32_t frames[PROFILE_FOLD_DEPTH_MAX];
         size_t n_frames, n_dropped;
         bool all_kernel;
+        /* interned names: id -> name; name -> id by open addressing (slot holds id + 1) */
+        char **names;
+        uint32_t *name_lens;
+        size_t n_names, names_cap;
+        uint32_t *name_slots;
+        size_t name_slots_cap;
+        uint32_t group_ids[_PROFILE_GROUP_MAX], truncated_id, no_stack_id, too_many_id;
+        struct ip_slot *ip_cache;       /* IP_CACHE_SIZE */
+        uint32_t *map_ids;              /* per perf map entry: its name's id + 1, 0 until seen */
         /* distinct stacks: open addressing, a power of two, at most half full */
-        struct stack_count *table;
+        struct stack_entry *table;
         size_t table_cap, n_stacks;
-        char *key;                      /* scratch for one folded stack */
-        size_t key_cap;
+        uint32_t *arena;                /* every stack's ids, one after the other (from index 1) */
+        size_t arena_len, arena_cap;
+        uint32_t key[PROFILE_FOLD_DEPTH_MAX + 3];
         struct profile_fold_stats stats;
 };
+
+static uint64_t hash_bytes(const char *s, size_t len) {
+        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char) s[i]) * UINT64_C(1099511628211);
+        return h;
+}
+
+static uint64_t hash_ids(const uint32_t *ids, size_t n) {
+        uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
+        for (size_t i = 0; i < n; i++) {
+                h = (h ^ ids[i]) * UINT64_C(0xff51afd7ed558ccd);
+                h ^= h >> 29;
+        }
+        return h;
+}
+
+static uint32_t *name_slot(struct profile_folder *f, const char *s, size_t len, uint64_t h) {
+        size_t i = h & (f->name_slots_cap - 1);
+        for (; f->name_slots[i]; i = (i + 1) & (f->name_slots_cap - 1)) {
+                uint32_t id = f->name_slots[i] - 1;
+                if (f->name_lens[id] == len && memcmp(f->names[id], s, len) == 0)
+                        break;
+        }
+        return &f->name_slots[i];
+}
+
+static int names_grow(struct profile_folder *f) {
+        size_t cap = f->name_slots_cap ? f->name_slots_cap * 2 : 4096;
+        uint32_t *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+                return -ENOMEM;
+        free(f->name_slots);
+        f->name_slots = slots;
+        f->name_slots_cap = cap;
+        for (size_t id = 0; id < f->n_names; id++)
+                *name_slot(f, f->names[id], f->name_lens[id], hash_bytes(f->names[id], f->name_lens[id])) = (uint32_t) id + 1;
+        return 0;
+}
+
+/* The id of name s[0, len) (no ';' or control character in it), added when new. */
+static int intern(struct profile_folder *f, const char *s, size_t len, uint32_t *ret) {
+        uint64_t h = hash_bytes(s, len);
+        uint32_t *slot = name_slot(f, s, len, h);
+        if (*slot) {
+                *ret = *slot - 1;
+                return 0;
+        }
+        if ((f->n_names + 1) * 2 > f->name_slots_cap) {
+                int r = names_grow(f);
+                if (r < 0)
+                        return r;
+                slot = name_slot(f, s, len, h);
+        }
+        if (f->n_names == f->names_cap) {
+                size_t cap = f->names_cap ? f->names_cap * 2 : 1024;
+                char **names = reallocarray(f->names, cap, sizeof *names);
+                if (!names)
+                        return -ENOMEM;
+                f->names = names;
+                uint32_t *lens = reallocarray(f->name_lens, cap, sizeof *lens);
+                if (!lens)
+                        return -ENOMEM;
+                f->name_lens = lens;
+                f->names_cap = cap;
+        }
+        char *copy = strndup(s, len);
+        if (!copy)
+                return -ENOMEM;
+        f->names[f->n_names] = copy;
+        f->name_lens[f->n_names] = (uint32_t) len;
+        *slot = (uint32_t) ++f->n_names;
+        *ret = *slot - 1;
+        return 0;
+}
+
+/* A name that cannot break the format: ';' separates frames, the last ' ' the count. */
+static char sanitized(char c) {
+        return c == ';' || (unsigned char) c < 0x20 ? ':' : c;
+}
+
+static void sanitize(char *s) {
+        for (; *s; s++)
+                *s = sanitized(*s);
+}
+
+static int intern_sanitized(struct profile_folder *f, const char *s, size_t len, uint32_t *ret) {
+        char buf[NAME_BYTES_MAX];
+        len = MIN(len, sizeof buf);
+        for (size_t i = 0; i < len; i++)
+                buf[i] = sanitized(s[i]);
+        return intern(f, buf, len, ret);
+}
 
 int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_folder **ret) {
         _cleanup_(profile_folder_freep) struct profile_folder *f = calloc(1, sizeof *f);
@@ -156,8 +290,22 @@ int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_f
         f->map = map;
         f->table_cap = 4096;
         f->table = calloc(f->table_cap, sizeof *f->table);
-        if (!f->table)
+        f->arena_len = 1; /* offset 0 is an empty slot's */
+        f->ip_cache = calloc(IP_CACHE_SIZE, sizeof *f->ip_cache);
+        f->map_ids = map && map->n > 0 ? calloc(map->n, sizeof *f->map_ids) : NULL;
+        if (!f->table || !f->ip_cache || (map && map->n > 0 && !f->map_ids) || names_grow(f) < 0)
                 return -ENOMEM;
+        int r = 0;
+        for (enum profile_group g = 0; r >= 0 && g < _PROFILE_GROUP_MAX; g++)
+                r = intern(f, group_names[g], strlen(group_names[g]), &f->group_ids[g]);
+        if (r >= 0)
+                r = intern(f, "[truncated]", strlen("[truncated]"), &f->truncated_id);
+        if (r >= 0)
+                r = intern(f, "[no stack]", strlen("[no stack]"), &f->no_stack_id);
+        if (r >= 0)
+                r = intern(f, "[too many stacks]", strlen("[too many stacks]"), &f->too_many_id);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(f);
         return 0;
 }
@@ -165,80 +313,75 @@ int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_f
 struct profile_folder *profile_folder_free(struct profile_folder *f) {
         if (!f)
                 return NULL;
-        for (size_t i = 0; i < f->table_cap; i++)
-                free(f->table[i].key);
+        for (size_t i = 0; i < f->n_names; i++)
+                free(f->names[i]);
+        free(f->names);
+        free(f->name_lens);
+        free(f->name_slots);
         free(f->table);
-        free(f->frames);
-        free(f->key);
+        free(f->arena);
+        free(f->ip_cache);
+        free(f->map_ids);
         free(f);
         return NULL;
 }
 
-static uint64_t hash_key(const char *s) {
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
-        for (; *s; s++)
-                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
-        return h;
-}
-
-static struct stack_count *slot_of(struct stack_count *table, size_t cap, const char *key) {
-        size_t i = hash_key(key) & (cap - 1);
-        while (table[i].key && strcmp(table[i].key, key) != 0)
-                i = (i + 1) & (cap - 1);
+static struct stack_entry *stack_slot(struct profile_folder *f, struct stack_entry *table, size_t cap, const uint32_t *ids,
+                                      size_t n, uint64_t h) {
+        size_t i = h & (cap - 1);
+        for (; table[i].off; i = (i + 1) & (cap - 1))
+                if (table[i].hash == h && table[i].n == n && memcmp(f->arena + table[i].off, ids, n * sizeof *ids) == 0)
+                        break;
         return &table[i];
 }
 
-static int grow(struct profile_folder *f) {
+static int stacks_grow(struct profile_folder *f) {
         size_t cap = f->table_cap * 2;
-        struct stack_count *t = calloc(cap, sizeof *t);
+        struct stack_entry *t = calloc(cap, sizeof *t);
         if (!t)
                 return -ENOMEM;
         for (size_t i = 0; i < f->table_cap; i++)
-                if (f->table[i].key)
-                        *slot_of(t, cap, f->table[i].key) = f->table[i];
+                if (f->table[i].off) {
+                        size_t j = f->table[i].hash & (cap - 1);
+                        while (t[j].off)
+                                j = (j + 1) & (cap - 1);
+                        t[j] = f->table[i];
+                }
         free(f->table);
         f->table = t;
         f->table_cap = cap;
         return 0;
 }
 
-static int count_stack(struct profile_folder *f, const char *key) {
-        struct stack_count *s = slot_of(f->table, f->table_cap, key);
-        if (s->key) {
+/* Counts one sample of the stack ids[0, n); a new stack is added only while *allowed. */
+static int count_stack(struct profile_folder *f, const uint32_t *ids, size_t n, bool allowed, bool *ret_counted) {
+        uint64_t h = hash_ids(ids, n);
+        struct stack_entry *s = stack_slot(f, f->table, f->table_cap, ids, n, h);
+        *ret_counted = s->off != 0 || allowed;
+        if (s->off) {
                 s->count++;
                 return 0;
         }
-        if (f->n_stacks >= PROFILE_FOLD_STACKS_MAX) {
-                f->stats.overflow++;
-                return 0; /* the caller folds it into the group's overflow stack */
-        }
+        if (!allowed)
+                return 0;
         if ((f->n_stacks + 1) * 2 > f->table_cap) {
-                int r = grow(f);
+                int r = stacks_grow(f);
                 if (r < 0)
                         return r;
-                s = slot_of(f->table, f->table_cap, key);
+                s = stack_slot(f, f->table, f->table_cap, ids, n, h);
         }
-        if (!(s->key = strdup(key)))
-                return -ENOMEM;
-        s->count = 1;
-        f->n_stacks++;
-        return 0;
-}
-
-static int key_append(struct profile_folder *f, size_t *len, const char *s) {
-        size_t l = strlen(s);
-        if (*len + l + 2 > f->key_cap) {
-                size_t cap = MAX(f->key_cap * 2, *len + l + 2 + 256);
-                char *k = realloc(f->key, cap);
-                if (!k)
+        if (f->arena_len + n > f->arena_cap) {
+                size_t cap = MAX(f->arena_cap * 2, f->arena_len + n + 65536);
+                uint32_t *a = reallocarray(f->arena, cap, sizeof *a);
+                if (!a)
                         return -ENOMEM;
-                f->key = k;
-                f->key_cap = cap;
+                f->arena = a;
+                f->arena_cap = cap;
         }
-        if (*len > 0)
-                f->key[(*len)++] = ';';
-        memcpy(f->key + *len, s, l + 1);
-        *len += l;
+        memcpy(f->arena + f->arena_len, ids, n * sizeof *ids);
+        *s = (struct stack_entry){ .hash = h, .off = f->arena_len, .n = (uint32_t) n, .count = 1 };
+        f->arena_len += n;
+        f->n_stacks++;
         return 0;
 }
 
@@ -249,35 +392,21 @@ static int end_sample(struct profile_folder *f) {
         f->in_sample = false;
         enum profile_group g = f->n_frames > 0 && f->all_kernel ? PROFILE_GROUP_KERNEL
                                                                 : profile_group_of_comm(f->comm, f->jvm);
-        const char *names[PROFILE_FOLD_DEPTH_MAX];
-        size_t n = 0, len = 0;
-        for (const char *p = f->frames; p < f->frames + f->frames_len; p += strlen(p) + 1)
-                names[n++] = p;
-        int r = key_append(f, &len, group_names[g]);
-        if (r >= 0 && f->n_dropped > 0)
-                r = key_append(f, &len, "[truncated]");
-        for (size_t i = n; r >= 0 && i > 0; i--)
-                r = key_append(f, &len, names[i - 1]);
-        if (r >= 0 && n == 0)
-                r = key_append(f, &len, "[no stack]");
-        uint64_t overflow = f->stats.overflow;
-        if (r >= 0)
-                r = count_stack(f, f->key);
-        if (r >= 0 && f->stats.overflow != overflow) {
-                len = 0;
-                r = key_append(f, &len, group_names[g]);
-                if (r >= 0)
-                        r = key_append(f, &len, "[too many stacks]");
-                struct stack_count *s = r >= 0 ? slot_of(f->table, f->table_cap, f->key) : NULL;
-                if (s && s->key)
-                        s->count++;
-                else if (s && f->n_stacks < PROFILE_FOLD_STACKS_MAX + _PROFILE_GROUP_MAX) {
-                        /* one overflow stack per group may pass the bound */
-                        if (!(s->key = strdup(f->key)))
-                                return -ENOMEM;
-                        s->count = 1;
-                        f->n_stacks++;
-                }
+        size_t n = 0;
+        f->key[n++] = f->group_ids[g];
+        if (f->n_dropped > 0)
+                f->key[n++] = f->truncated_id;
+        for (size_t i = f->n_frames; i > 0; i--)
+                f->key[n++] = f->frames[i - 1];
+        if (f->n_frames == 0)
+                f->key[n++] = f->no_stack_id;
+        bool counted;
+        int r = count_stack(f, f->key, n, f->n_stacks < PROFILE_FOLD_STACKS_MAX, &counted);
+        if (r >= 0 && !counted) {
+                /* the group's overflow stack, one per group, may pass the bound */
+                f->stats.overflow++;
+                const uint32_t overflow[] = { f->group_ids[g], f->too_many_id };
+                r = count_stack(f, overflow, 2, f->n_stacks < PROFILE_FOLD_STACKS_MAX + _PROFILE_GROUP_MAX, &counted);
         }
         if (r < 0)
                 return r;
@@ -288,51 +417,85 @@ static int end_sample(struct profile_folder *f) {
         return 0;
 }
 
-/* A name that cannot break the format: ';' separates frames, the last ' ' the count. */
-static void sanitize(char *s) {
-        for (; *s; s++)
-                if (*s == ';' || (unsigned char) *s < 0x20)
-                        *s = ':';
+/* The id of a frame's name: perf's, or for "[unknown]" (and nothing) the perf map's. */
+static int frame_id(struct profile_folder *f, uint64_t ip, const char *name, size_t len, uint32_t *ret) {
+        bool unknown = len == 0 || (len >= 9 && memcmp(name, "[unknown]", 9) == 0);
+        if (unknown) {
+                ssize_t k = map_index(f->map, ip);
+                if (k >= 0 && f->map_ids[k]) {
+                        *ret = f->map_ids[k] - 1;
+                        return 0;
+                }
+        }
+        struct ip_slot *c = &f->ip_cache[(ip * UINT64_C(0x9e3779b97f4a7c15)) >> 50]; /* 14 bits: IP_CACHE_SIZE */
+        if (c->kind != 0 && c->ip == ip && c->kind == (unknown ? 1 : 2)) {
+                if (unknown) {
+                        *ret = c->id;
+                        return 0;
+                }
+                const char *known = f->names[c->id];
+                size_t i = 0;
+                if (f->name_lens[c->id] == MIN(len, (size_t) NAME_BYTES_MAX))
+                        while (i < f->name_lens[c->id] && known[i] == sanitized(name[i]))
+                                i++;
+                if (i == f->name_lens[c->id] && i > 0) {
+                        *ret = c->id;
+                        return 0;
+                }
+        }
+        uint32_t id;
+        int r;
+        ssize_t k = unknown ? map_index(f->map, ip) : -1;
+        if (k >= 0 && f->map_ids[k]) {
+                id = f->map_ids[k] - 1;
+                r = 0;
+        } else if (k >= 0) {
+                r = intern_sanitized(f, f->map->e[k].name, strlen(f->map->e[k].name), &id);
+                if (r >= 0)
+                        f->map_ids[k] = id + 1;
+        } else if (unknown)
+                r = intern(f, "[unknown]", strlen("[unknown]"), &id);
+        else
+                r = intern_sanitized(f, name, len, &id);
+        if (r < 0)
+                return r;
+        *c = (struct ip_slot){ .ip = ip, .id = id, .kind = unknown ? 1 : 2 };
+        *ret = id;
+        return 0;
 }
 
+/* "   ip name": the ip in hex, then the name to the end of the line. */
 static int add_frame(struct profile_folder *f, const char *line, size_t len) {
-        char buf[PROFILE_FOLD_LINE_MAX], *end;
-        size_t i = strspn(line, " \t");
-        len = MIN(len - i, sizeof buf - 1);
-        memcpy(buf, line + i, len);
-        buf[len] = '\0';
-        errno = 0;
-        uint64_t ip = strtoull(buf, &end, 16);
-        if (errno || end == buf)
-                return 0; /* not a frame line: skipped */
-        const char *name = *end == ' ' ? end + 1 : end;
-        if (name[0] == '\0' || strncmp(name, "[unknown]", 9) == 0) {
-                const char *jit = profile_map_lookup(f->map, ip);
-                name = jit ? jit : "[unknown]";
+        size_t i = 0, digits = 0;
+        while (i < len && (line[i] == ' ' || line[i] == '\t'))
+                i++;
+        uint64_t ip = 0;
+        for (; i < len; i++, digits++) {
+                char c = line[i];
+                unsigned v = c >= '0' && c <= '9' ? (unsigned) (c - '0')
+                           : c >= 'a' && c <= 'f' ? (unsigned) (c - 'a' + 10)
+                           : c >= 'A' && c <= 'F' ? (unsigned) (c - 'A' + 10) : 16u;
+                if (v == 16)
+                        break;
+                ip = ip << 4 | v;
         }
+        if (digits == 0 || digits > 16)
+                return 0; /* not a frame line: skipped */
+        if (i < len && line[i] == ' ')
+                i++;
+        uint32_t id;
+        int r = frame_id(f, ip, line + i, len - i, &id);
+        if (r < 0)
+                return r;
         if (ip < KERNEL_IP_MIN)
                 f->all_kernel = false;
         if (f->n_frames >= PROFILE_FOLD_DEPTH_MAX) {
                 /* leaf first: drop the oldest kept (the leaf side), keep the root side */
-                size_t first = strlen(f->frames) + 1;
-                memmove(f->frames, f->frames + first, f->frames_len - first);
-                f->frames_len -= first;
+                memmove(f->frames, f->frames + 1, (f->n_frames - 1) * sizeof *f->frames);
                 f->n_frames--;
                 f->n_dropped++;
         }
-        size_t l = strlen(name) + 1;
-        if (f->frames_len + l > f->frames_cap) {
-                size_t cap = MAX(f->frames_cap * 2, f->frames_len + l + 1024);
-                char *p = realloc(f->frames, cap);
-                if (!p)
-                        return -ENOMEM;
-                f->frames = p;
-                f->frames_cap = cap;
-        }
-        memcpy(f->frames + f->frames_len, name, l);
-        sanitize(f->frames + f->frames_len);
-        f->frames_len += l;
-        f->n_frames++;
+        f->frames[f->n_frames++] = id;
         return 0;
 }
 
@@ -353,14 +516,20 @@ static void begin_sample(struct profile_folder *f, const char *line, size_t len)
         f->comm[comm] = '\0';
         sanitize(f->comm);
         f->in_sample = true;
-        f->frames_len = 0;
         f->n_frames = f->n_dropped = 0;
         f->all_kernel = true;
 }
 
+static bool blank(const char *line, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if (line[i] != ' ' && line[i] != '\t')
+                        return false;
+        return true;
+}
+
 int profile_folder_line(struct profile_folder *f, const char *line, size_t len) {
         len = MIN(len, (size_t) PROFILE_FOLD_LINE_MAX - 1);
-        if (len == 0 || strspn(line, " \t") >= len)
+        if (blank(line, len))
                 return end_sample(f);
         if (line[0] == ' ' || line[0] == '\t')
                 return f->in_sample ? add_frame(f, line, len) : 0;
@@ -389,22 +558,41 @@ int profile_folder_read(struct profile_folder *f, FILE *in) {
         return end_sample(f);
 }
 
-static int cmp_key(const void *a, const void *b) {
-        const struct stack_count *x = a, *y = b;
-        return strcmp(x->key, y->key);
+/* A stack's folded text, then sorted by it: the text is what the order is of. */
+struct folded_line {
+        const char *text;
+        uint64_t count;
+};
+
+static int cmp_line(const void *a, const void *b) {
+        return strcmp(((const struct folded_line *) a)->text, ((const struct folded_line *) b)->text);
 }
 
 int profile_folder_write(struct profile_folder *f, FILE *out, size_t max_bytes) {
-        _cleanup_free_ struct stack_count *sorted = calloc(f->n_stacks + 1, sizeof *sorted);
-        size_t n = 0, bytes = 0;
-        if (!sorted)
-                return -ENOMEM;
+        size_t n = 0, bytes = 0, text_len = 0;
         for (size_t i = 0; i < f->table_cap; i++)
-                if (f->table[i].key)
-                        sorted[n++] = f->table[i];
-        qsort(sorted, n, sizeof *sorted, cmp_key);
+                for (size_t k = 0; f->table[i].off && k < f->table[i].n; k++)
+                        text_len += f->name_lens[f->arena[f->table[i].off + k]] + 1;
+        _cleanup_free_ char *text = malloc(text_len + 1);
+        _cleanup_free_ struct folded_line *lines = calloc(f->n_stacks + 1, sizeof *lines);
+        if (!text || !lines)
+                return -ENOMEM;
+        char *p = text;
+        for (size_t i = 0; i < f->table_cap; i++) {
+                const struct stack_entry *s = &f->table[i];
+                if (!s->off)
+                        continue;
+                lines[n++] = (struct folded_line){ p, s->count };
+                for (size_t k = 0; k < s->n; k++) {
+                        uint32_t id = f->arena[s->off + k];
+                        memcpy(p, f->names[id], f->name_lens[id]);
+                        p += f->name_lens[id];
+                        *p++ = k + 1 < s->n ? ';' : '\0';
+                }
+        }
+        qsort(lines, n, sizeof *lines, cmp_line);
         for (size_t i = 0; i < n; i++) {
-                int w = fprintf(out, "%s %" PRIu64 "\n", sorted[i].key, sorted[i].count);
+                int w = fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
                 if (w < 0)
                         return -EIO;
                 bytes += (size_t) w;

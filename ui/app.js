@@ -1,5 +1,6 @@
 /* app.js: slicelab's dashboard. Read-only views over the REST API, one hash route each
- * (#/, #/experiments/ID, #/runs/ID, #/compare?a=..&b=.., #/series?label=..&cell=..&metric=..). Every string from the API goes into
+ * (#/, #/experiments/ID, #/experiments/ID/profile?cell=..&baseline=.., #/runs/ID, #/runs/ID/profile,
+ * #/compare?a=..&b=.., #/series?label=..&cell=..&metric=..). Every string from the API goes into
  * the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
  * nothing; the token, when reads need it, is asked once and kept in sessionStorage. */
 'use strict';
@@ -415,6 +416,16 @@ function findingsSection(findings) {
   return sec;
 }
 
+/* profile.cpu: each cell's flame graph, and each other cell's differential one against the first. */
+function profileLinks(id, cells) {
+  const href = (cell, baseline) => `#/experiments/${encodeURIComponent(id)}/profile?cell=${encodeURIComponent(cell)}` +
+    (baseline ? `&baseline=${encodeURIComponent(baseline)}` : '');
+  const first = cells.length ? cells[0].name : null;
+  return el('section', { id: 'profiles' }, el('h2', { text: 'Profiles' }), el('ul', { class: 'plain' }, cells.map(c => el('li', {},
+    el('a', { href: href(c.name), class: 'cell-flame', text: `${c.name}: flame graph` }),
+    c.name !== first ? [' · ', el('a', { href: href(c.name, first), class: 'cell-diff-flame', text: `against ${first}` })] : null))));
+}
+
 async function viewExperiment(id) {
   const base = '/v1/experiments/' + encodeURIComponent(id);
   const exp = (await api(base)).body;
@@ -430,6 +441,7 @@ async function viewExperiment(id) {
   const chartsHolder = el('div', { class: 'grid', id: 'metric-charts' });
   view.append(el('h2', { text: 'Cells' }), el('div', { class: 'controls' }, el('label', { for: 'baseline', text: 'Ratios to baseline:' }), picker),
     reportHolder, el('h3', { text: 'Cell means with 95% intervals' }), chartsHolder);
+  if (exp.definition.profile && exp.definition.profile.cpu) view.append(profileLinks(id, exp.definition.cells || []));
   const findingsHolder = el('div');
   const runsHolder = el('div', { id: 'runs' });
   view.append(findingsHolder, el('h2', { text: 'Runs' }), runsHolder,
@@ -479,6 +491,9 @@ function runFacts(run) {
   if (m.jvm) add('Ergonomics', Object.entries(m.jvm).map(([k, v]) => `${k}=${v}`).join(', '));
   if (m.cgroup) add('cgroup', `${fmt(m.cgroup.nr_throttled)} of ${fmt(m.cgroup.nr_periods)} periods throttled, ${fmt(m.cgroup.throttled_s)} s`);
   const base = '/v1/runs/' + encodeURIComponent(run.id);
+  if (m.profile)
+    add('Profile', [el('a', { href: `#/runs/${encodeURIComponent(run.id)}/profile`, id: 'run-flame', text: 'flame graph' }),
+      ` of ${fmt(m.profile.samples)} samples · `, el('a', { href: base + '/profile', text: 'folded text', onclick: downloadVia(null, `${run.id}.folded`) })]);
   add('Downloads', [el('a', { href: base + '/logs/sut', text: 'SUT log', onclick: downloadVia(null, `${run.id}-sut.log`) }), ' · ',
     el('a', { href: base + '/logs/load', text: 'load log', onclick: downloadVia(null, `${run.id}-load.log`) }), ' · ',
     el('a', { href: base + '/timeline?phase=all', text: 'timeline CSV', onclick: downloadVia('text/csv', `${run.id}-timeline.csv`) })]);
@@ -814,6 +829,292 @@ async function viewSeries(params) {
       el('td', { class: 'num', text: p.ci95 ? `[${fmt(p.ci95.low)}, ${fmt(p.ci95.high)}]` : '–' })))));
 }
 
+/* ---- view: profiles (flame graphs) ------------------------------------------------------ */
+
+const FLAME_ROW = 18;         /* px per stack level */
+const FLAME_MIN_PX = 2;       /* a frame narrower than this is not drawn on its own */
+const FLAME_TREE_NODES = 20000;
+
+/* A share (0..1) as a percentage; a difference of shares in percentage points. */
+const pct = v => v === null || v === undefined ? '–' : `${fmt(v * 100, 2)}%`;
+const points = v => v === null || v === undefined ? '–' : `${v > 0 ? '+' : ''}${fmt(v * 100, 2)} pts`;
+const shareText = s => s ? `${pct(s.mean)}` + (s.ci_low !== null && s.ci_low !== undefined ? ` [${pct(s.ci_low)}, ${pct(s.ci_high)}]` : ' (no interval: fewer than 2 runs)') : '–';
+
+/* Warm colours for a plain flame graph, stable per name. */
+function warmColor(name) {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+  return `hsl(${8 + h % 42}, ${70 + (h >> 8) % 20}%, ${58 + (h >> 16) % 14}%)`;
+}
+
+/* Red when the cell spends a larger share in the frame than the baseline, blue when smaller;
+ * the stronger, the larger the difference against the largest one drawn; pale when the
+ * difference's interval includes 0. Grey: no difference known for the frame. */
+function diffColor(entry, maxAbs) {
+  const d = entry && entry.total && entry.total.difference ? entry.total.difference.value : null;
+  if (d === null || d === undefined || !maxAbs) return '#d6d6d6';
+  if (d === 0) return '#efefef';
+  const t = Math.min(1, Math.abs(d) / maxAbs);
+  const strength = entry.total.difference.excludes_zero ? 0.35 + 0.65 * t : 0.12 + 0.23 * t;
+  const [r, g, b] = d > 0 ? [200, 30, 25] : [25, 80, 210];
+  const mix = c => Math.round(255 + (c - 255) * strength);
+  return `rgb(${mix(r)}, ${mix(g)}, ${mix(b)})`;
+}
+
+/* The names' colour on a fill: white where the fill is strong (a large difference). */
+function inkOn(fill) {
+  const m = /^rgb\((\d+), (\d+), (\d+)\)$/.exec(fill);
+  return m && 0.299 * m[1] + 0.587 * m[2] + 0.114 * m[3] < 140 ? '#ffffff' : '#1d2330';
+}
+
+/* Parents, and children in name order (as flame graphs sort them). */
+function flamePrepare(node, parent) {
+  node.parent = parent;
+  node.children.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const c of node.children) flamePrepare(c, node);
+  return node;
+}
+
+/* The rectangles of the tree seen from focus (its ancestors full width above it), in CSS px.
+ * Siblings narrower than FLAME_MIN_PX next to each other become one grey block when together
+ * they are wide enough, and are left out (their samples still in their parent's width) when
+ * not; nothing below them is drawn. */
+function flameLayout(focus, width) {
+  const rects = [];
+  const path = [];
+  for (let n = focus.parent; n; n = n.parent) path.unshift(n);
+  path.forEach((n, depth) => rects.push({ node: n, name: n.name, x: 0, w: width, depth, ancestor: true }));
+  const scale = width / (focus.total || 1);
+  let merged = 0, omitted = 0;
+  const walk = (n, x, depth) => {
+    rects.push({ node: n, name: n.name, x, w: n.total * scale, depth });
+    let cx = x, run = null;
+    const flush = () => {
+      if (!run) return;
+      if (run.w >= FLAME_MIN_PX) {
+        rects.push({ name: `${run.count} frames narrower than ${FLAME_MIN_PX} px`, x: run.x, w: run.w, depth: depth + 1, merged: run });
+        merged += run.count;
+      } else omitted += run.count;
+      run = null;
+    };
+    for (const c of n.children) {
+      const w = c.total * scale;
+      if (w < FLAME_MIN_PX) {
+        run = run || { x: cx, w: 0, count: 0, total: 0 };
+        run.w += w; run.count++; run.total += c.total;
+      } else {
+        flush();
+        walk(c, cx, depth + 1);
+      }
+      cx += w;
+    }
+    flush();
+  };
+  walk(focus, 0, path.length);
+  return { rects, merged, omitted };
+}
+
+function flameText(r, tree, diff) {
+  if (r.merged) return `${r.merged.count} frames, each narrower than ${FLAME_MIN_PX} px, drawn as one\n${fmt(r.merged.total)} samples, ${pct(r.merged.total / (tree.samples || 1))} of all\nclick a frame above them to widen it`;
+  const n = r.node;
+  const lines = [n.name, `${fmt(n.total)} samples (${pct(n.total / (tree.samples || 1))} of all), ${fmt(n.self)} in the frame itself`];
+  if (diff) {
+    const e = diff.lookup(r);
+    if (!e) lines.push(r.depth === 0 ? '' : `no difference known: not among the ${diff.limit} frames that differ most`);
+    else {
+      const t = e.total;
+      lines.push(`share of each run's samples (mean [95% interval]):`, `  ${diff.cell}: ${shareText(t.cell)}`, `  ${diff.baseline}: ${shareText(t.baseline)}`,
+        `difference: ${points(t.difference.value)}` + (t.difference.ci_low !== null ? ` [${points(t.difference.ci_low)}, ${points(t.difference.ci_high)}]` : ' (no interval)') +
+          (t.difference.excludes_zero ? ', the interval excludes 0' : ', the interval includes 0'));
+    }
+  }
+  return lines.filter(Boolean).join('\n');
+}
+
+/* A flame graph of tree ({samples, truncated, root}) in holder: root at the top, each frame as
+ * wide as its samples, its callees below it; hover for the figures, click to widen a frame.
+ * diff (optional): {lookup(rect) -> entry of GET .../profile, maxAbs, cell, baseline, limit}. */
+function flameGraph(holder, tree, diff) {
+  const gen = generation;
+  const root = flamePrepare(tree.root, null);
+  const box = el('div', { class: 'flame-box' });
+  const canvas = el('canvas', { id: 'flame', role: 'img',
+    'aria-label': diff ? `differential flame graph of ${diff.cell} against ${diff.baseline}` : 'flame graph: each frame as wide as its share of the samples' });
+  const tip = el('div', { class: 'flame-tip', id: 'flame-tip', role: 'tooltip', hidden: true });
+  const info = el('p', { class: 'legend-note', id: 'flame-info' });
+  const reset = el('button', { type: 'button', id: 'flame-reset', text: 'Whole profile', disabled: true });
+  holder.append(el('div', { class: 'controls' }, reset, info), box);
+  box.append(canvas, tip);
+  let focus = root, layout = null;
+  const draw = () => {
+    if (gen !== generation) return;
+    const width = Math.max(200, box.clientWidth);
+    layout = flameLayout(focus, width);
+    const depth = layout.rects.reduce((m, r) => Math.max(m, r.depth), 0) + 1;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(depth * FLAME_ROW * dpr);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${depth * FLAME_ROW}px`;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    for (const r of layout.rects) {
+      r.y = r.depth * FLAME_ROW;
+      r.h = FLAME_ROW - 1;
+      r.fill = r.merged ? '#c3c8d0' : diff ? (r.depth === 0 ? '#d9dde3' : diffColor(diff.lookup(r), diff.maxAbs)) : r.depth === 0 ? '#c9ccd3' : warmColor(r.name);
+      ctx.fillStyle = r.fill;
+      ctx.fillRect(r.x, r.y, Math.max(r.w - 1, 1), r.h);
+      if (r.w < 30) continue;
+      /* the name, cut to the frame's width with an ellipsis */
+      let label = r.name;
+      const room = r.w - 8;
+      if (ctx.measureText(label).width > room) {
+        let lo = 0, hi = label.length;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (ctx.measureText(label.slice(0, mid) + '…').width <= room) lo = mid; else hi = mid - 1;
+        }
+        label = lo > 0 ? label.slice(0, lo) + '…' : '';
+      }
+      ctx.fillStyle = inkOn(r.fill);
+      ctx.fillText(label, r.x + 4, r.y + r.h / 2 + 0.5);
+    }
+    /* what was drawn, for people with tools and for the tests */
+    canvas.flameRects = layout.rects.map(r => ({ name: r.name, x: r.x, y: r.y, w: r.w, h: r.h, fill: r.fill, depth: r.depth,
+      samples: r.merged ? r.merged.total : r.node.total, merged: Boolean(r.merged), ancestor: Boolean(r.ancestor) }));
+    canvas.dataset.frames = String(layout.rects.length);
+    canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+    info.textContent = `${fmt(tree.samples)} samples; ${layout.rects.length} frames drawn` +
+      (layout.merged ? `, ${layout.merged} narrower than ${FLAME_MIN_PX} px merged into grey blocks` : '') +
+      (layout.omitted ? `, ${layout.omitted} too narrow even together left out` : '') +
+      (tree.truncated ? '; the tree was cut at the API\'s depth or node bound (their samples are in the deepest frame kept)' : '') +
+      (focus !== root ? `; widened to ${focus.name}` : '');
+    reset.disabled = focus === root;
+  };
+  const at = ev => {
+    const b = canvas.getBoundingClientRect();
+    const x = ev.clientX - b.left, depth = Math.floor((ev.clientY - b.top) / FLAME_ROW);
+    return layout && layout.rects.find(r => r.depth === depth && x >= r.x && x < r.x + r.w);
+  };
+  canvas.addEventListener('mousemove', ev => {
+    const r = at(ev);
+    if (!r) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = flameText(r, tree, diff);
+    tip.hidden = false;
+    const b = box.getBoundingClientRect();
+    const left = Math.min(ev.clientX - b.left + 12, Math.max(0, b.width - tip.offsetWidth));
+    tip.style.left = `${left}px`;
+    tip.style.top = `${ev.clientY - b.top + 16}px`;
+  });
+  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+  canvas.addEventListener('click', ev => {
+    const r = at(ev);
+    if (!r || r.merged) return;
+    focus = r.node;
+    tip.hidden = true;
+    draw();
+  });
+  reset.addEventListener('click', () => { focus = root; draw(); });
+  let pending = null;
+  const onResize = () => {
+    if (gen !== generation) {
+      window.removeEventListener('resize', onResize);
+      return;
+    }
+    clearTimeout(pending);
+    pending = setTimeout(draw, 100);
+  };
+  window.addEventListener('resize', onResize);
+  draw();
+  canvas.dataset.ready = '1';
+}
+
+/* The view's answer to a 404: the message of the API, said as the page's. */
+async function profileOrMessage(holder, url, what) {
+  try {
+    return (await api(url)).body;
+  } catch (e) {
+    if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 409)) throw e;
+    holder.append(el('p', { class: 'empty', id: 'no-profile', text: `No profile for ${what}: ${e.body && e.body.error ? e.body.error.message : e.message}` }));
+    return null;
+  }
+}
+
+async function viewRunProfile(id) {
+  const base = '/v1/runs/' + encodeURIComponent(id);
+  view.append(el('h1', {}, 'Profile of run ', el('a', { href: '#/runs/' + encodeURIComponent(id), class: 'mono', text: id })));
+  const holder = el('div', { id: 'profile' });
+  view.append(holder);
+  const tree = await profileOrMessage(holder, `${base}/profile?format=json&max_nodes=${FLAME_TREE_NODES}`, `run ${id}`);
+  if (!tree) return;
+  holder.append(el('p', { class: 'legend-note', text: 'CPU samples of the SUT during the measure window, each stack under its thread group (app, gc, jit, vm, kernel, other). Root at the top; a frame is as wide as its samples with its callees\'; hover for the figures, click to widen.' }),
+    el('p', {}, el('a', { href: base + '/profile', text: 'folded text (flamegraph.pl, speedscope)', onclick: downloadVia(null, `${id}.folded`) })));
+  flameGraph(holder, tree, null);
+}
+
+function profileForm(id, cells, params) {
+  const select = (sid, name, none) => el('select', { id: sid, name, 'aria-label': name },
+    none ? el('option', { value: '', text: none }) : null,
+    cells.map(c => el('option', { value: c, text: c, selected: params.get(name) === c })));
+  const cell = select('prof-cell', 'cell'), baseline = select('prof-baseline', 'baseline', 'none (the cell alone)');
+  const form = el('form', { class: 'controls' }, el('label', { for: 'prof-cell', text: 'Cell' }), cell,
+    el('label', { for: 'prof-baseline', text: 'against baseline' }), baseline, el('button', { type: 'submit', text: 'Show' }));
+  form.addEventListener('submit', ev => {
+    ev.preventDefault();
+    const q = new URLSearchParams({ cell: cell.value });
+    if (baseline.value) q.set('baseline', baseline.value);
+    location.hash = `#/experiments/${encodeURIComponent(id)}/profile?${q}`;
+  });
+  return form;
+}
+
+/* The frames whose total share differs most, as a table (the figures the colours stand for). */
+function profileDiffTable(d) {
+  const rows = d.groups.concat(d.frames.slice(0, 25)).map(e => {
+    const t = e.total, diffCell = el('td', { class: 'num ' + (t.difference.excludes_zero ? (t.difference.value > 0 ? 'more' : 'less') : '') });
+    diffCell.textContent = points(t.difference.value) + (t.difference.ci_low !== null ? ` [${points(t.difference.ci_low)}, ${points(t.difference.ci_high)}]` : '');
+    return el('tr', { class: 'profile-frame' }, el('th', { scope: 'row', text: e.name }),
+      el('td', { class: 'num', text: shareText(t.cell) }), el('td', { class: 'num', text: shareText(t.baseline) }), diffCell);
+  });
+  return [el('h2', { text: `Thread groups, then the ${Math.min(25, d.frames.length)} frames whose total share differs most` }),
+    table(['Thread group, then frame', { label: `${d.cell}: share (95% CI)`, num: true }, { label: `${d.baseline}: share (95% CI)`, num: true },
+      { label: 'Difference (95% CI)', num: true }], rows)];
+}
+
+async function viewExperimentProfile(id, params) {
+  const base = '/v1/experiments/' + encodeURIComponent(id);
+  const exp = (await api(base)).body;
+  const cells = (exp.definition.cells || []).map(c => c.name);
+  view.append(el('h1', {}, 'Profiles of ', el('a', { href: '#/experiments/' + encodeURIComponent(id), id: 'exp-title', text: exp.name })),
+    profileForm(id, cells, params));
+  const cell = params.get('cell') || cells[0], baseline = params.get('baseline');
+  const holder = el('div', { id: 'profile' });
+  view.append(holder);
+  if (!cell) return;
+  const tree = await profileOrMessage(holder, `${base}/profile/tree?cell=${encodeURIComponent(cell)}&max_nodes=${FLAME_TREE_NODES}`, `cell ${cell}`);
+  if (!tree) return;
+  const runs = `${tree.runs.length} profiled run${tree.runs.length === 1 ? '' : 's'}`;
+  if (!baseline) {
+    holder.append(el('p', { class: 'legend-note', text: `Cell ${cell}: the samples of its ${runs} added up. Root at the top; a frame is as wide as its samples with its callees'; hover for the figures, click to widen.` }));
+    flameGraph(holder, tree, null);
+    return;
+  }
+  const LIMIT = 1000;
+  const d = await profileOrMessage(holder, `${base}/profile?cell=${encodeURIComponent(cell)}&baseline=${encodeURIComponent(baseline)}&limit=${LIMIT}`, `${cell} against ${baseline}`);
+  if (!d) return;
+  const groups = new Map(d.groups.map(g => [g.name, g])), frames = new Map(d.frames.map(f => [f.name, f]));
+  const maxAbs = d.groups.concat(d.frames).reduce((m, e) => Math.max(m, Math.abs(e.total.difference.value)), 0);
+  holder.append(el('p', { class: 'legend-note', id: 'flame-legend', text: `Cell ${cell} (${runs}) drawn as its frames' widths; the colour is the difference of the frame's share of each run's samples (total: anywhere in the stack) between ${cell} (${d.cell_runs} runs) and ${baseline} (${d.baseline_runs} runs): red, ${cell} spends more there; blue, less; strong when the 95% interval of the difference excludes 0, pale when it includes 0, grey when not among the ${LIMIT} frames that differ most. A frame has one colour wherever it appears. Hover for the means and intervals.` }));
+  flameGraph(holder, tree, { cell, baseline, maxAbs, limit: LIMIT,
+    lookup: r => r.merged || r.depth === 0 ? null : (r.depth === 1 ? groups : frames).get(r.name) || null });
+  holder.append(...profileDiffTable(d));
+}
+
 /* ---- routing ---------------------------------------------------------------------------- */
 
 async function route() {
@@ -827,7 +1128,9 @@ async function route() {
   try {
     if (parts.length === 0) await viewExperiments();
     else if (parts[0] === 'experiments' && parts.length === 2) await viewExperiment(parts[1]);
+    else if (parts[0] === 'experiments' && parts.length === 3 && parts[2] === 'profile') await viewExperimentProfile(parts[1], new URLSearchParams(query || ''));
     else if (parts[0] === 'runs' && parts.length === 2) await viewRun(parts[1]);
+    else if (parts[0] === 'runs' && parts.length === 3 && parts[2] === 'profile') await viewRunProfile(parts[1]);
     else if (parts[0] === 'compare') await viewCompare(new URLSearchParams(query || ''));
     else if (parts[0] === 'series') await viewSeries(new URLSearchParams(query || ''));
     else view.append(el('p', { class: 'error', text: 'No such page: ' + hash }));

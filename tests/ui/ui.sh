@@ -11,8 +11,13 @@
 #   request, the run chart drew as many buckets as the endpoint returned, GC bands where the run
 #   has GC events, the name shows as text and no dialog opens, a queued experiment turns running
 #   in the list without a reload; the series view draws a series with its change point, whose
-#   link opens the two experiments' comparison.
+#   link opens the two experiments' comparison; the flame graphs (tests/ui/profile-data.sh's
+#   profiles): a run's, a cell's and a cell's against its baseline draw the frames of the folded
+#   text as wide as their samples, red and blue by the sign of the API's differences, the
+#   intervals on hover, a large profile's narrow frames as one block, and a run without a
+#   profile says so.
 . "$SLICELAB_SRC/tests/lib.sh"
+. "$SLICELAB_SRC/tests/ui/profile-data.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 SYNTH="$BUILD/tests/synth-timeline"
@@ -154,6 +159,26 @@ for ops in 100 101 99 100 150 151 149 150; do
         SERIES_LAST=$EXP_ID
 done
 wait_for 120 experiment_finished "$SERIES_LAST" || not_finished "$SERIES_LAST"
+# --- profiles for the flame graphs ------------------------------------------------------------
+profile_data_setup
+api GET "/v1/experiments/$PROFILE_EXP/profile/tree?cell=alloc"
+check_schema "a cell's profile, its runs merged" getExperimentProfileTree 200
+check_eq "its samples are its 3 runs' folded counts added up, and it names the 3 runs" \
+        "$(awk '{ s += $NF } END { print s }' "$PROFILE_FOLDED_DIR/alloc.folded") 3" "$(jq -r '"\(.samples) \(.runs | length)"' <<<"$BODY")"
+check_eq "so is Work.alloc's total (awk over the folded text)" \
+        "$(awk '/Work\.alloc / { s += $NF } END { print s }' "$PROFILE_FOLDED_DIR/alloc.folded")" \
+        "$(jq '[.root | recurse(.children[]) | select(.name == "slicelab.sut.Work.alloc") | .total] | add' <<<"$BODY")"
+check "every node's total is its self plus its children's totals" json_true \
+        '[.root | recurse(.children[]) | .total == .self + ([.children[].total] | add // 0)] | all' "$BODY"
+tag=$(headers "$DAEMON_URL/v1/experiments/$PROFILE_EXP/profile/tree?cell=alloc" | header ETag)
+check_eq "a finished experiment's cell tree answers 304 to its ETag" 304 \
+        "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $tag" "$DAEMON_URL/v1/experiments/$PROFILE_EXP/profile/tree?cell=alloc")"
+for bad in ":cell" "cell=nope:cell" "cell=alloc&max_depth=0:max_depth" "cell=alloc&max_nodes=200001:max_nodes" "cell=alloc&limit=3:limit"; do
+        api GET "/v1/experiments/$PROFILE_EXP/profile/tree?${bad%:*}"
+        check_eq "profile/tree?${bad%:*} is 400 naming ${bad##*:}" "400 ${bad##*:}" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+done
+api GET "/v1/experiments/$XSS_EXP/profile/tree?cell=1cpu"
+check_eq "a cell without a profiled run: 404" 404 "$HTTP_STATUS"
 
 post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
   \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
@@ -166,6 +191,7 @@ check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
         URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER SPIN_EXP=$SPIN_EXP \
                 WRITE_TOKEN=$DAEMON_TOKEN SERIES_LABEL=$SERIES_LABEL SHOTS=${UI_SHOTS:-} \
+                PROFILE_EXP=$PROFILE_EXP PROFILE_RUN=$PROFILE_RUN LARGE_RUN=$LARGE_RUN PROFILE_FOLDED_DIR=$PROFILE_FOLDED_DIR \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output
 else

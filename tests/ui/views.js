@@ -2,14 +2,17 @@
 // playwright-core) against a real daemon with real finished runs. Called by ui.sh with the
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
-//   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN node views.js
+//   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN SERIES_LABEL
+//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR node views.js
+// (each group of views runs when its variables are set: PROFILE_* are profile-data.sh's)
 // QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
 'use strict';
 const { chromium } = require('playwright-core');
 
 const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env.GC_RUN, QUEUED_EXP = process.env.QUEUED_EXP;
 const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
-const SERIES_LABEL = process.env.SERIES_LABEL;
+const SERIES_LABEL = process.env.SERIES_LABEL, PROFILE_EXP = process.env.PROFILE_EXP;
+const PROFILE_RUN = process.env.PROFILE_RUN, LARGE_RUN = process.env.LARGE_RUN;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -226,6 +229,157 @@ async function seriesView(browser) {
   await v.context.close();
 }
 
+// ---- profiles: flame graphs --------------------------------------------------------------
+// The folded text profile-data.sh wrote, parsed here on its own: every frame name of a cell's
+// stacks below the group, with its samples (a frame's total: its lines' counts).
+function foldedFrames(text) {
+  const frames = new Map();
+  let samples = 0;
+  for (const line of text.split('\n').filter(Boolean)) {
+    const sp = line.lastIndexOf(' '), n = Number(line.slice(sp + 1));
+    samples += n;
+    const names = line.slice(0, sp).split(';');
+    names.forEach((name, i) => {
+      const key = names.slice(0, i + 1).join(';');
+      frames.set(key, (frames.get(key) || 0) + n);
+    });
+  }
+  return { frames, samples };
+}
+
+const drawnFrames = page => page.$eval('#flame', c => c.flameRects);
+// The colour of a frame's rectangle where no text is drawn (its top right corner), from the
+// canvas's own pixels.
+const pixelOf = (page, r) => page.$eval('#flame', (c, r) => {
+  const dpr = c.width / c.getBoundingClientRect().width;
+  const d = c.getContext('2d').getImageData(Math.floor((r.x + r.w - 3) * dpr), Math.floor((r.y + 1) * dpr), 1, 1).data;
+  return [d[0], d[1], d[2]];
+}, r);
+async function hover(page, r) {
+  const b = await page.$eval('#flame', c => { const x = c.getBoundingClientRect(); return { left: x.left, top: x.top }; });
+  await page.mouse.move(b.left + r.x + r.w / 2, b.top + r.y + r.h / 2);
+  await page.waitForSelector('#flame-tip:not([hidden])', { timeout: 5000 });
+  return page.$eval('#flame-tip', t => t.textContent);
+}
+// The widths a flame graph owes its frames: a frame's samples over all samples, of the width.
+function widthsAgree(rects, expected, samples, width) {
+  const bad = [];
+  for (const r of rects.filter(x => !x.merged && x.depth > 0)) {
+    const want = expected.get(r.path) / samples * width;
+    if (!(Math.abs(r.w - want) < 0.5)) bad.push(`${r.path}: ${r.w} px, want ${want}`);
+  }
+  return bad;
+}
+// Each drawn rectangle's path from the group down, from the rows above it.
+function withPaths(rects) {
+  const byDepth = [];
+  for (const r of rects) (byDepth[r.depth] = byDepth[r.depth] || []).push(r);
+  for (const r of rects) {
+    if (r.depth === 0) continue;
+    const parent = r.depth === 1 ? null : byDepth[r.depth - 1].find(p => !p.merged && p.x <= r.x + 0.01 && r.x + r.w <= p.x + p.w + 0.01);
+    r.path = parent ? `${parent.path};${r.name}` : r.name;
+  }
+  return rects;
+}
+const pts = v => `${v > 0 ? '+' : ''}${(v * 100).toLocaleString('en-US', { maximumFractionDigits: 2 })} pts`;
+const share = v => `${(v * 100).toLocaleString('en-US', { maximumFractionDigits: 2 })}%`;
+
+async function profileViews(browser) {
+  const file = cell => require('fs').readFileSync(`${process.env.PROFILE_FOLDED_DIR}/${cell}.folded`, 'utf8');
+  const base = foldedFrames(file('base')), alloc = foldedFrames(file('alloc'));
+
+  // The experiment lists its cells' flame graphs; the differential link opens alloc against base.
+  let v = await loadView(browser, `#/experiments/${PROFILE_EXP}`, '#profiles a.cell-diff-flame', 'profile: experiment');
+  const links = await v.page.$$eval('#profiles a', as => as.map(a => a.textContent));
+  ok(links.join('|') === 'base: flame graph|alloc: flame graph|against base', 'profile: the experiment links each cell\'s flame graph and alloc against base', links.join('|'));
+  await v.page.click('#profiles a.cell-diff-flame');
+  await v.page.waitForSelector('#flame[data-ready]', { timeout: 20000 });
+  ok(/cell=alloc&baseline=base/.test(await v.page.evaluate(() => location.hash)), 'profile: the link opens the differential view');
+
+  // The differential flame graph: alloc's frames with its widths, coloured by the sign of the
+  // difference the API reports, the interval in the hover text.
+  const rects = withPaths(await drawnFrames(v.page));
+  const width = rects[0].w;
+  const drawn = rects.filter(r => r.depth > 0).map(r => r.path).sort();
+  ok(JSON.stringify(drawn) === JSON.stringify([...alloc.frames.keys()].sort()), 'profile diff: every frame of the cell\'s stacks is drawn, by its name', drawn.join(' | '));
+  const badWidths = widthsAgree(rects, alloc.frames, alloc.samples, width);
+  ok(badWidths.length === 0, 'profile diff: each frame is as wide as its samples of the cell\'s (3 runs added up)', badWidths.join('\n'));
+  const diff = await (await fetch(`${URL}/v1/experiments/${PROFILE_EXP}/profile?cell=alloc&baseline=base&limit=1000`)).json();
+  const entry = r => (r.depth === 1 ? diff.groups : diff.frames).find(e => e.name === r.name);
+  const colours = [];
+  for (const r of rects.filter(x => x.depth > 0)) {
+    const e = entry(r), [red, , blue] = await pixelOf(v.page, r), d = e.total.difference.value;
+    const sign = red > blue + 10 ? 1 : blue > red + 10 ? -1 : 0;
+    colours.push({ name: r.name, d, red, blue, sign, want: Math.sign(d) });
+  }
+  ok(colours.every(c => c.sign === c.want), 'profile diff: red where the cell\'s share is larger, blue where smaller (the API\'s difference)', JSON.stringify(colours));
+  const named = n => colours.find(c => c.name === n) || {};
+  ok(named('gc').sign === 1 && named('slicelab.sut.Work.alloc').sign === 1 && named('slicelab.sut.Work.spin').sign === -1,
+    'profile diff: gc and Work.alloc red, Work.spin blue, as the data has them', JSON.stringify([named('gc'), named('slicelab.sut.Work.alloc'), named('slicelab.sut.Work.spin')]));
+  const spin = rects.find(r => r.name === 'slicelab.sut.Work.spin'), e = entry(spin).total;
+  const tipText = await hover(v.page, spin);
+  const want = [`slicelab.sut.Work.spin`, `alloc: ${share(e.cell.mean)} [${share(e.cell.ci_low)}, ${share(e.cell.ci_high)}]`,
+    `base: ${share(e.baseline.mean)} [${share(e.baseline.ci_low)}, ${share(e.baseline.ci_high)}]`,
+    `difference: ${pts(e.difference.value)} [${pts(e.difference.ci_low)}, ${pts(e.difference.ci_high)}], the interval excludes 0`];
+  ok(want.every(w => tipText.includes(w)), 'profile diff: hovering Work.spin shows both cells\' shares and the difference with their 95% intervals', `${tipText}\nwanted: ${want.join(' / ')}`);
+  await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/profile-diff.png` : '/dev/null' }).catch(() => {});
+  const rows = await v.page.$$eval('tr.profile-frame th', ths => ths.map(t => t.textContent));
+  ok(rows.slice(0, diff.groups.length).join() === diff.groups.map(g => g.name).join() && rows.includes('slicelab.sut.Work.alloc'),
+    'profile diff: the table lists the groups, then the frames that differ most', rows.join(' | '));
+  clean(v, 'profile diff');
+  await v.context.close();
+
+  // A cell alone: base's frames, all its runs added up.
+  v = await loadView(browser, `#/experiments/${PROFILE_EXP}/profile?cell=base`, '#flame[data-ready]', 'profile: cell');
+  const cellRects = withPaths(await drawnFrames(v.page));
+  ok(JSON.stringify(cellRects.filter(r => r.depth > 0).map(r => r.path).sort()) === JSON.stringify([...base.frames.keys()].sort()) &&
+    widthsAgree(cellRects, base.frames, base.samples, cellRects[0].w).length === 0, 'profile cell: base\'s frames drawn as wide as their samples in its 3 runs',
+    widthsAgree(cellRects, base.frames, base.samples, cellRects[0].w).join('\n'));
+  // Clicking a frame widens it to the whole width, its ancestors above it.
+  const handle = cellRects.find(r => r.name === 'slicelab.sut.Server.handle');
+  const b = await v.page.$eval('#flame', c => { const x = c.getBoundingClientRect(); return { left: x.left, top: x.top }; });
+  await v.page.mouse.click(b.left + handle.x + handle.w / 2, b.top + handle.y + handle.h / 2);
+  await v.page.waitForFunction(() => /widened to/.test(document.getElementById('flame-info').textContent));
+  const zoomed = await drawnFrames(v.page);
+  ok(Math.abs(zoomed.find(r => r.name === 'slicelab.sut.Server.handle').w - cellRects[0].w) < 0.5, 'profile cell: a click widens the frame to the whole width');
+  clean(v, 'profile cell');
+  await v.context.close();
+
+  // A run: from its run view's link; the frames of its own profile.folded.
+  v = await loadView(browser, `#/runs/${PROFILE_RUN}`, '#run-flame', 'profile: run');
+  await v.page.click('#run-flame');
+  await v.page.waitForSelector('#flame[data-ready]', { timeout: 20000 });
+  const runRects = await drawnFrames(v.page);
+  const own = foldedFrames(await (await fetch(`${URL}/v1/runs/${PROFILE_RUN}/profile`)).text());
+  const n = own.frames.get('app;java.lang.Thread.run;slicelab.sut.Server.handle;slicelab.sut.Work.spin');
+  const tip = await hover(v.page, runRects.find(r => r.name === 'slicelab.sut.Work.spin'));
+  ok(tip === `slicelab.sut.Work.spin\n${n} samples (${share(n / own.samples)} of all), ${n} in the frame itself`,
+    'profile run: the run\'s flame graph, hover naming the frame and its samples of the run\'s folded text', tip);
+  clean(v, 'profile run');
+  await v.context.close();
+
+  // A large profile: 3000 frames of one sample each beside one of 30000 are not drawn one by
+  // one: they are one grey block that says how many it holds.
+  v = await loadView(browser, `#/runs/${LARGE_RUN}/profile`, '#flame[data-ready]', 'profile: large');
+  const large = await drawnFrames(v.page);
+  await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/profile-large.png` : '/dev/null' }).catch(() => {});
+  const block = large.find(r => r.merged);
+  ok(large.filter(r => !r.merged).every(r => r.w >= 2) && large.length < 10, 'profile large: no frame narrower than 2 px is drawn on its own', JSON.stringify(large.map(r => [r.name, r.w])));
+  ok(block && block.samples === 3000 && /^3000 frames/.test(block.name), 'profile large: the 3000 narrow frames are one block holding their 3000 samples', JSON.stringify(block));
+  clean(v, 'profile large');
+  await v.context.close();
+
+  // A run without a profile: the page says so.
+  v = await loadView(browser, `#/runs/${GC_RUN}/profile`, '#no-profile', 'profile: none');
+  ok(/^No profile for run .*has no profile/.test(await v.page.$eval('#no-profile', e => e.textContent)) && await v.page.$('#flame') === null,
+    'profile none: a run without a profile shows why, and no graph');
+  // its 404 is the answer the page explains
+  v.problems.console = v.problems.console.filter(m => !/404/.test(m));
+  v.problems.http = v.problems.http.filter(m => !/^404 .*\/profile\?/.test(m));
+  clean(v, 'profile none');
+  await v.context.close();
+}
+
 // A daemon whose reads need the token: the page asks for it once, keeps it for the tab, and
 // sends it; the static files themselves load without it.
 async function tokenFlow(browser) {
@@ -257,13 +411,16 @@ async function tokenFlow(browser) {
       return;
     }
     if (QUEUED_EXP) await queuedToRunning(browser);
-    await experimentsView(browser);
-    await experimentView(browser);
-    await throttledView(browser);
-    await runView(browser, { width: 1280, height: 800 }, '');
-    await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
-    await compareView(browser);
+    if (XSS_EXP) {
+      await experimentsView(browser);
+      await experimentView(browser);
+      await throttledView(browser);
+      await runView(browser, { width: 1280, height: 800 }, '');
+      await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
+      await compareView(browser);
+    }
     if (SERIES_LABEL) await seriesView(browser);
+    if (PROFILE_EXP) await profileViews(browser);
   } catch (e) {
     ok(false, 'the browser tests ran to their end', e.stack);
   } finally {
