@@ -108,10 +108,9 @@ static size_t gather_points(const cJSON *experiments, const struct series_query 
         size_t n = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, experiments) {
-                _cleanup_json_ cJSON *g = cell_gather(cJSON_GetObjectItemCaseSensitive(e, "rows"), q->cell);
-                const cJSON *list = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "values"), q->metric);
                 points[n].experiment = e;
-                points[n].have_value = cell_metric_describe(list, &points[n].value);
+                points[n].have_value = cell_metric_describe_picked(cJSON_GetObjectItemCaseSensitive(e, "values"), q->metric,
+                                                                   &points[n].value);
                 n++;
         }
         return n;
@@ -332,7 +331,10 @@ enum MHD_Result api_get_series(struct api_request *req) {
                 return api_reply_error(req, &err);
         cJSON *list_raw = NULL;
         bool truncated = false;
-        r = experiments_series_json(req->lease.conn, q.labels_json, q.cell, q.limit, &list_raw, &truncated);
+        char json_path[METRIC_PATH_MAX + 8];
+        if (!cell_metric_json_path(q.metric, json_path, sizeof json_path))
+                return api_reply_errno(req, -ENAMETOOLONG, "series");
+        r = experiments_series_json(req->lease.conn, q.labels_json, q.cell, json_path, q.limit, &list_raw, &truncated);
         _cleanup_json_ cJSON *list = list_raw;
         if (r < 0)
                 return api_reply_errno(req, r, "series");
