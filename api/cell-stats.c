@@ -77,6 +77,44 @@ static const char *row_string(const cJSON *row, const char *key) {
         return s ? s : "";
 }
 
+#define PER_SLA_KEY "capacity.per_sla"
+
+bool cell_metric_json_path(const char *metric, char *buf, size_t size) {
+        bool per_sla = strncmp(metric, PER_SLA_KEY ".", strlen(PER_SLA_KEY ".")) == 0;
+        int n = snprintf(buf, size, "$.%s", per_sla ? PER_SLA_KEY : metric);
+        return n >= 0 && (size_t) n < size;
+}
+
+/* The figure flatten() would give metric out of what a run's metrics hold at its JSON path. */
+static bool metric_pick(const cJSON *at_path, const char *metric, double *ret) {
+        if (cJSON_IsArray(at_path)) {
+                if (strncmp(metric, PER_SLA_KEY ".", strlen(PER_SLA_KEY ".")) != 0)
+                        return false;
+                _cleanup_json_ cJSON *values = cJSON_CreateObject();
+                flatten_per_sla(at_path, PER_SLA_KEY, values);
+                const cJSON *list = cJSON_GetObjectItemCaseSensitive(values, metric);
+                if (!cJSON_IsNumber(cJSON_GetArrayItem(list, 0)))
+                        return false;
+                *ret = cJSON_GetArrayItem(list, 0)->valuedouble;
+                return true;
+        }
+        if (!cJSON_IsNumber(at_path) || !isfinite(at_path->valuedouble) || strcmp(metric, "measure_start_ns") == 0)
+                return false;
+        *ret = at_path->valuedouble;
+        return true;
+}
+
+bool cell_metric_describe_picked(const cJSON *at_path_list, const char *metric, struct stats_summary *ret) {
+        double x[ITERATIONS_MAX];
+        size_t n = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, at_path_list) {
+                if (n < ITERATIONS_MAX && metric_pick(v, metric, &x[n]))
+                        n++;
+        }
+        return n > 0 && stats_describe(x, n, ret) >= 0;
+}
+
 bool cell_metric_describe(const cJSON *list, struct stats_summary *ret) {
         double x[ITERATIONS_MAX];
         size_t n = to_doubles(list, x, ITERATIONS_MAX);

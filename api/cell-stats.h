@@ -22,6 +22,14 @@ cJSON *cell_metric_stats(const cJSON *values);
 /* Per metric present on both sides, stats_ratio_json() of values / baseline with "method". */
 cJSON *cell_metric_ratios(const cJSON *values, const cJSON *baseline);
 
+/* Where a metric of cell_gather()'s values lives in a run's metrics, as an SQLite JSON path:
+ * "$.latency_us.scheduled.p99" for latency_us.scheduled.p99, the list "$.capacity.per_sla" for
+ * capacity.per_sla.p99_9_25ms; false when it does not fit in size. */
+bool cell_metric_json_path(const char *metric, char *buf, size_t size);
+/* cell_metric_describe() of the figures cell_gather() would give metric out of the runs whose
+ * metrics hold, at cell_metric_json_path(), each item of at_path_list. */
+bool cell_metric_describe_picked(const cJSON *at_path_list, const char *metric, struct stats_summary *ret);
+
 /* The figures of one metric (an array of numbers) as doubles; false when absent or empty. */
 bool cell_metric_describe(const cJSON *list, struct stats_summary *ret);
 int cell_metric_ratio(const cJSON *list, const cJSON *baseline_list, struct stats_ratio *ret, const char **ret_method);

@@ -1,7 +1,9 @@
 /* imports.c: POST /v1/imports: stores a bundle (GET /v1/experiments/{id}/bundle of any
  * slicelabd) as it is. All of it is checked before anything is stored (basic/bundle-format.h);
  * the rows go in one transaction (storage/bundle-rows.h), the runs' files to a directory of the
- * state dir that becomes runs/<id> only after the commit and is removed on any failure. The
+ * state dir that becomes runs/<id> only after the commit and is removed on any failure; the
+ * import holds a flock() on it, so that a daemon starting later removes the stages of imports a
+ * crash cut short and never one still going (api_imports_clean_stages()). The
  * experiment keeps its id; its origin (host, id) is recorded, so a second import of it stores
  * nothing and answers 200 with the same Location. */
 #include <cjson/cJSON.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +28,7 @@
 
 #define ORIGIN_HOST_MAX 255
 #define STAGE_NAME_LEN 32
+#define STAGE_PREFIX "import-"
 
 /* What bundle.json says. */
 struct bundle_meta {
@@ -117,6 +121,47 @@ static int write_all(int fd, const uint8_t *p, uint64_t len) {
                 len -= (uint64_t) n;
         }
         return 0;
+}
+
+/* A stage's name as store() makes it: import-<id>. */
+static bool stage_name_valid(const char *name) {
+        return strncmp(name, STAGE_PREFIX, strlen(STAGE_PREFIX)) == 0 && strlen(name) == strlen(STAGE_PREFIX) + ID_LEN &&
+               id_valid(name + strlen(STAGE_PREFIX));
+}
+
+int api_imports_clean_stages(const char *state_dir) {
+        _cleanup_close_ int state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (state_fd < 0)
+                return negative_errno();
+        int fd = fcntl(state_fd, F_DUPFD_CLOEXEC, 3);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                int r = negative_errno();
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        int removed = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                struct stat st;
+                /* Our names only, and a real directory: a link of that name is not followed. */
+                if (!stage_name_valid(de->d_name) || fstatat(state_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISDIR(st.st_mode))
+                        continue;
+                /* An import of another daemon on this state dir holds its stage's lock. */
+                _cleanup_close_ int lock = openat(state_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+                        continue;
+                stage_remove(state_fd, de->d_name);
+                if (faccessat(state_fd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                        log_warning("%s/%s: the stage of an import cut short holds more than an import makes; left in place",
+                                    state_dir, de->d_name);
+                else
+                        removed++;
+        }
+        closedir(d);
+        return removed;
 }
 
 /* "runs/<run id>/<file>" into stage/<run id>/<file>. */
@@ -218,9 +263,15 @@ static int store(struct api_request *req, const uint8_t *buf, size_t len, const 
         int r = id_generate(random_id);
         if (r < 0)
                 return r;
-        snprintf(stage, sizeof stage, "import-%s", random_id);
+        snprintf(stage, sizeof stage, STAGE_PREFIX "%s", random_id);
         if (mkdirat(state_fd, stage, 0700) < 0)
                 return negative_errno();
+        _cleanup_close_ int stage_lock = openat(state_fd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (stage_lock < 0 || flock(stage_lock, LOCK_EX) < 0) {
+                r = negative_errno();
+                stage_remove(state_fd, stage);
+                return r;
+        }
         _cleanup_(bundle_rows_owner_done) struct bundle_rows_owner owner = { 0 };
         snprintf(owner.experiment_id, sizeof owner.experiment_id, "%s", m->id);
         struct db_lease lease _cleanup_lease_ = { 0 };

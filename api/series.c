@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #define SERIES_LIMIT_MAX 5000
 #define SERIES_MIN_SEGMENT_MAX 1000
 #define METRIC_PATH_MAX 159
+#define SERIES_WHY_FINDINGS_MAX 20 /* per side of a change point; openapi.yaml's SeriesWhyFindings */
 
 struct series_query {
         const char *cell, *metric;
@@ -108,10 +110,9 @@ static size_t gather_points(const cJSON *experiments, const struct series_query 
         size_t n = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, experiments) {
-                _cleanup_json_ cJSON *g = cell_gather(cJSON_GetObjectItemCaseSensitive(e, "rows"), q->cell);
-                const cJSON *list = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "values"), q->metric);
                 points[n].experiment = e;
-                points[n].have_value = cell_metric_describe(list, &points[n].value);
+                points[n].have_value = cell_metric_describe_picked(cJSON_GetObjectItemCaseSensitive(e, "values"), q->metric,
+                                                                   &points[n].value);
                 n++;
         }
         return n;
@@ -171,21 +172,31 @@ static bool has_kind(const cJSON *findings, const char *kind, const char *cell) 
         return false;
 }
 
-/* The findings naming the cell (or no cell) in `mine` whose kind `other` has none of. */
-static cJSON *findings_only(const cJSON *mine, const cJSON *other, const char *cell) {
-        cJSON *out = cJSON_CreateArray();
+/* The findings naming the cell (or no cell) in `mine` whose kind `other` has none of, the first
+ * SERIES_WHY_FINDINGS_MAX of them in the findings' order as `name`, how many more as
+ * `<name>_omitted`: an experiment's findings are not bounded, the answer is. */
+static void add_findings_only(cJSON *into, const char *name, const cJSON *mine, const cJSON *other, const char *cell) {
+        cJSON *out = cJSON_AddArrayToObject(into, name);
+        size_t listed = 0, omitted = 0;
         const cJSON *f;
         cJSON_ArrayForEach(f, mine) {
                 const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "kind"));
                 if (!kind || !names_cell(f, cell) || has_kind(other, kind, cell))
                         continue;
+                if (listed == SERIES_WHY_FINDINGS_MAX) {
+                        omitted++;
+                        continue;
+                }
+                listed++;
                 cJSON *o = cJSON_CreateObject();
                 static const char *const keep[] = { "kind", "severity", "claim" };
                 for (size_t i = 0; i < ELEMENTSOF(keep); i++)
                         cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(f, keep[i]), true));
                 cJSON_AddItemToArray(out, o);
         }
-        return out;
+        char omitted_name[32];
+        snprintf(omitted_name, sizeof omitted_name, "%s_omitted", name);
+        cJSON_AddNumberToObject(into, omitted_name, (double) omitted);
 }
 
 /* An experiment's definition, host facts and findings (against its first cell). */
@@ -229,8 +240,8 @@ static int why_json(struct db_conn *c, const char *a, const char *b, const char 
         differences_cells(sa.definition, cell, sb.definition, cell, differences);
         cJSON_AddBoolToObject(why, "hosts_compared", differences_hosts(sa.host, sb.host, differences));
         cJSON *findings = cJSON_AddObjectToObject(why, "findings");
-        cJSON_AddItemToObject(findings, "before_only", findings_only(sa.findings, sb.findings, cell));
-        cJSON_AddItemToObject(findings, "after_only", findings_only(sb.findings, sa.findings, cell));
+        add_findings_only(findings, "before_only", sa.findings, sb.findings, cell);
+        add_findings_only(findings, "after_only", sb.findings, sa.findings, cell);
         *ret = why;
         return 0;
 }
@@ -332,7 +343,10 @@ enum MHD_Result api_get_series(struct api_request *req) {
                 return api_reply_error(req, &err);
         cJSON *list_raw = NULL;
         bool truncated = false;
-        r = experiments_series_json(req->lease.conn, q.labels_json, q.cell, q.limit, &list_raw, &truncated);
+        char json_path[METRIC_PATH_MAX + 8];
+        if (!cell_metric_json_path(q.metric, json_path, sizeof json_path))
+                return api_reply_errno(req, -ENAMETOOLONG, "series");
+        r = experiments_series_json(req->lease.conn, q.labels_json, q.cell, json_path, q.limit, &list_raw, &truncated);
         _cleanup_json_ cJSON *list = list_raw;
         if (r < 0)
                 return api_reply_errno(req, r, "series");

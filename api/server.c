@@ -49,8 +49,10 @@ struct request_state {
         size_t body_len, body_cap;
         bool too_large;
         int upload_fd;                  /* .upload routes: the body so far, in an unlinked file */
-        uint64_t upload_len;
+        uint64_t upload_len;            /* bytes taken, in the file or still in upload_buf */
         int upload_errno;
+        uint8_t *upload_buf;            /* what the file has yet to get: libmicrohttpd hands over */
+        size_t upload_buffered;         /* some 16 KiB at a time, a write each */
 };
 
 static void request_state_free(struct request_state *st) {
@@ -60,6 +62,7 @@ static void request_state_free(struct request_state *st) {
         free(st->body);
         if (st->upload_fd >= 0)
                 close(st->upload_fd);
+        free(st->upload_buf);
         free(st);
 }
 
@@ -329,6 +332,30 @@ static void body_append(struct request_state *st, const char *data, size_t size)
         st->body[st->body_len] = '\0';
 }
 
+/* Writes of 1 MiB: a bundle of 80 MB came in 5000 writes of libmicrohttpd's pieces. */
+#define UPLOAD_BUFFER_SIZE (1u << 20)
+
+static void upload_write(struct request_state *st, const uint8_t *data, size_t size) {
+        while (size > 0 && !st->upload_errno) {
+                ssize_t n = write(st->upload_fd, data, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        st->upload_errno = n < 0 ? errno : EIO;
+                else {
+                        data += n;
+                        size -= (size_t) n;
+                }
+        }
+}
+
+/* What upload_buf holds into the file; before the handler reads the file. */
+static void upload_flush(struct request_state *st) {
+        if (st->upload_buffered > 0 && st->upload_fd >= 0)
+                upload_write(st, st->upload_buf, st->upload_buffered);
+        st->upload_buffered = 0;
+}
+
 /* An upload goes to an unlinked file in the state dir, never to memory: bundles are large. */
 static void upload_append(struct api_server *s, struct request_state *st, const char *data, size_t size) {
         if (st->too_large || st->upload_errno)
@@ -343,19 +370,18 @@ static void upload_append(struct api_server *s, struct request_state *st, const 
                         st->upload_errno = errno;
                         return;
                 }
+                st->upload_buf = malloc(UPLOAD_BUFFER_SIZE);
         }
-        while (size > 0) {
-                ssize_t n = write(st->upload_fd, data, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
-                        st->upload_errno = n < 0 ? errno : EIO;
-                        return;
-                }
-                data += n;
-                size -= (size_t) n;
-                st->upload_len += (uint64_t) n;
+        st->upload_len += size;
+        if (!st->upload_buf || size >= UPLOAD_BUFFER_SIZE) {
+                upload_flush(st);
+                upload_write(st, (const uint8_t *) data, size);
+                return;
         }
+        if (st->upload_buffered + size > UPLOAD_BUFFER_SIZE)
+                upload_flush(st);
+        memcpy(st->upload_buf + st->upload_buffered, data, size);
+        st->upload_buffered += size;
 }
 
 /* What every handler of the route would do first (see struct api_route): a kept finished answer
@@ -405,6 +431,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        upload_flush(st);
         if (st->too_large || st->upload_errno) {
                 struct error err = { 0 };
                 if (st->upload_errno)

@@ -45,6 +45,10 @@ struct api_config {
 struct api_server;
 
 int api_server_start(const struct api_config *config, struct api_server **ret);
+/* Removes the stages (<state dir>/import-<id>) of imports a crash cut short, at the daemon's
+ * start: directories of that name only, never through a link, never one an import holds.
+ * Returns how many, or a negative errno when the state dir cannot be read. */
+int api_imports_clean_stages(const char *state_dir);
 /* Stop accepting new connections (the listening socket closes), keep serving open ones. */
 void api_server_quiesce(struct api_server *s);
 /* Stop all threads and free the server. */

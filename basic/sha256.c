@@ -1,7 +1,16 @@
-/* sha256.c: SHA-256 as FIPS 180-4 specifies it (section 6.2), one 64-byte block at a time. */
+/* sha256.c: SHA-256 as FIPS 180-4 specifies it (section 6.2), 64-byte blocks straight from the
+ * caller's buffer. Where the CPU has the x86 SHA extensions (Intel since Goldmont and Ice Lake,
+ * AMD since Zen) the rounds run on them, some seven times faster than the portable rounds: the
+ * hash was more than half of a bundle import's CPU time (issue 29). */
 #include "basic/sha256.h"
 
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define HAVE_SHA_NI_CODE 1
+#endif
 
 static const uint32_t round_constants[64] = {
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -29,7 +38,7 @@ static inline void store_be32(uint8_t *p, uint32_t v) {
         p[3] = (uint8_t) v;
 }
 
-static void compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_SIZE]) {
+static void compress_portable(uint32_t state[8], const uint8_t block[SHA256_BLOCK_SIZE]) {
         uint32_t w[64];
         for (unsigned t = 0; t < 16; t++)
                 w[t] = load_be32(block + 4 * t);
@@ -63,6 +72,76 @@ static void compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_SIZE]) 
         state[7] += h;
 }
 
+#ifdef HAVE_SHA_NI_CODE
+/* The state as the SHA instructions hold it: ABEF and CDGH, each from its highest lane down. */
+__attribute__((target("sha,sse4.1"))) static void compress_sha_ni(uint32_t state[8], const uint8_t *data, size_t blocks) {
+        const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+        __m128i dcba = _mm_loadu_si128((const __m128i *) &state[0]);
+        __m128i hgfe = _mm_loadu_si128((const __m128i *) &state[4]);
+        __m128i cdab = _mm_shuffle_epi32(dcba, 0xb1), efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+        __m128i abef = _mm_alignr_epi8(cdab, efgh, 8), cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+        for (; blocks > 0; blocks--, data += SHA256_BLOCK_SIZE) {
+                const __m128i abef_in = abef, cdgh_in = cdgh;
+                /* w[k % 4] holds the schedule's words 4k to 4k + 3. */
+                __m128i w[4];
+#pragma GCC unroll 16
+                for (unsigned k = 0; k < 16; k++) {
+                        if (k < 4)
+                                w[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (data + 16 * k)), byte_swap);
+                        else {
+                                /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four at a time. */
+                                __m128i t7 = _mm_alignr_epi8(w[(k + 3) % 4], w[(k + 2) % 4], 4);
+                                __m128i sum = _mm_add_epi32(_mm_sha256msg1_epu32(w[k % 4], w[(k + 1) % 4]), t7);
+                                w[k % 4] = _mm_sha256msg2_epu32(sum, w[(k + 3) % 4]);
+                        }
+                        __m128i wk = _mm_add_epi32(w[k % 4], _mm_loadu_si128((const __m128i *) &round_constants[4 * k]));
+                        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+                        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0e));
+                }
+                abef = _mm_add_epi32(abef, abef_in);
+                cdgh = _mm_add_epi32(cdgh, cdgh_in);
+        }
+        __m128i feba = _mm_shuffle_epi32(abef, 0x1b), dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+        _mm_storeu_si128((__m128i *) &state[0], _mm_blend_epi16(feba, dchg, 0xf0));
+        _mm_storeu_si128((__m128i *) &state[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+/* 1 the CPU has the SHA extensions (and SSSE3/SSE4.1 they come with), 0 not, -1 not asked yet. */
+static int sha_ni_state = -1;
+static bool sha_ni_allowed = true;
+
+static bool cpu_has_sha_ni(void) {
+        int known = __atomic_load_n(&sha_ni_state, __ATOMIC_RELAXED);
+        if (known < 0) {
+                unsigned a, b, c, d;
+                bool sha = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+                bool sse = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
+                known = sha && sse;
+                __atomic_store_n(&sha_ni_state, known, __ATOMIC_RELAXED);
+        }
+        return known && __atomic_load_n(&sha_ni_allowed, __ATOMIC_RELAXED);
+}
+#endif
+
+static void compress_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
+#ifdef HAVE_SHA_NI_CODE
+        if (cpu_has_sha_ni()) {
+                compress_sha_ni(state, data, blocks);
+                return;
+        }
+#endif
+        for (; blocks > 0; blocks--, data += SHA256_BLOCK_SIZE)
+                compress_portable(state, data);
+}
+
+void sha256_allow_cpu_instructions(bool allow) {
+#ifdef HAVE_SHA_NI_CODE
+        __atomic_store_n(&sha_ni_allowed, allow, __ATOMIC_RELAXED);
+#else
+        (void) allow;
+#endif
+}
+
 void sha256_init(struct sha256_ctx *ctx) {
         static const uint32_t initial[8] = {
                 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
@@ -84,12 +163,14 @@ void sha256_update(struct sha256_ctx *ctx, size_t len, const uint8_t *data) {
                 len -= take;
                 if (ctx->block_used < SHA256_BLOCK_SIZE)
                         return;
-                compress(ctx->state, ctx->block);
+                compress_blocks(ctx->state, ctx->block, 1);
                 ctx->block_used = 0;
         }
         /* Whole blocks straight from the caller's buffer: no copy on the bulk of a file. */
-        for (; len >= SHA256_BLOCK_SIZE; data += SHA256_BLOCK_SIZE, len -= SHA256_BLOCK_SIZE)
-                compress(ctx->state, data);
+        size_t blocks = len / SHA256_BLOCK_SIZE;
+        compress_blocks(ctx->state, data, blocks);
+        data += blocks * SHA256_BLOCK_SIZE;
+        len -= blocks * SHA256_BLOCK_SIZE;
         memcpy(ctx->block, data, len);
         ctx->block_used = len;
 }
@@ -100,13 +181,13 @@ void sha256_digest(struct sha256_ctx *ctx, size_t len, uint8_t *digest) {
         ctx->block[ctx->block_used++] = 0x80;
         if (ctx->block_used > SHA256_BLOCK_SIZE - 8) {
                 memset(ctx->block + ctx->block_used, 0, SHA256_BLOCK_SIZE - ctx->block_used);
-                compress(ctx->state, ctx->block);
+                compress_blocks(ctx->state, ctx->block, 1);
                 ctx->block_used = 0;
         }
         memset(ctx->block + ctx->block_used, 0, SHA256_BLOCK_SIZE - 8 - ctx->block_used);
         store_be32(ctx->block + 56, (uint32_t) (bits >> 32));
         store_be32(ctx->block + 60, (uint32_t) bits);
-        compress(ctx->state, ctx->block);
+        compress_blocks(ctx->state, ctx->block, 1);
 
         uint8_t full[SHA256_DIGEST_SIZE];
         for (unsigned i = 0; i < 8; i++)

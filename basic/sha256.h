@@ -3,6 +3,7 @@
  * of times, digest. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,5 +19,8 @@ struct sha256_ctx {
 
 void sha256_init(struct sha256_ctx *ctx);
 void sha256_update(struct sha256_ctx *ctx, size_t len, const uint8_t *data);
+/* false: hash with the portable code even where the CPU has SHA instructions (for the tests,
+ * which check both); true (the default): use them where present. */
+void sha256_allow_cpu_instructions(bool allow);
 /* Writes the first len (at most SHA256_DIGEST_SIZE) bytes of the digest and starts ctx anew. */
 void sha256_digest(struct sha256_ctx *ctx, size_t len, uint8_t *digest);

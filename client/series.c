@@ -64,11 +64,17 @@ static void print_why(const cJSON *why) {
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(why, "hosts_compared")))
                 printf("    (host facts missing on one side: the hosts could not be compared)\n");
         static const char *const sides[] = { "before_only", "after_only" };
+        const cJSON *findings = cJSON_GetObjectItemCaseSensitive(why, "findings");
         for (size_t i = 0; i < ELEMENTSOF(sides); i++) {
                 const cJSON *f;
-                cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(why, "findings"), sides[i]))
+                cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(findings, sides[i]))
                         printf("    finding only %s: %s (%s): %s\n", i == 0 ? "before" : "after", json_print_str(f, "kind"),
                                json_print_str(f, "severity"), json_print_str(f, "claim"));
+                char omitted_name[32];
+                double omitted = 0;
+                snprintf(omitted_name, sizeof omitted_name, "%s_omitted", sides[i]);
+                if (json_print_num(findings, omitted_name, &omitted) && omitted > 0)
+                        printf("    (%.0f more findings only %s, not listed)\n", omitted, i == 0 ? "before" : "after");
         }
 }
 

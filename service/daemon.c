@@ -299,6 +299,15 @@ static void teardown(struct daemon *d) {
         sd_event_unref(d->event);
 }
 
+/* What imports a crash cut short left in the state dir; a failure to look costs only space. */
+static void clean_import_stages(const char *state_dir) {
+        int r = api_imports_clean_stages(state_dir);
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot look for the stages of imports cut short", state_dir);
+        else if (r > 0)
+                log_info("%s: removed the stages of %d import%s cut short", state_dir, r, r == 1 ? "" : "s");
+}
+
 int daemon_run(const struct options *o) {
         struct daemon d = { .options = o, .wake_fd = -1 };
         _cleanup_(sd_event_source_unrefp) sd_event_source *wake = NULL, *term = NULL, *intr = NULL, *watchdog = NULL;
@@ -325,6 +334,8 @@ int daemon_run(const struct options *o) {
                 r = state_dir_prepare(o->state_dir, d.run_user.uid != geteuid());
         if (r >= 0)
                 r = state_dir_token(o->state_dir, token);
+        if (r >= 0)
+                clean_import_stages(o->state_dir);
         if (r >= 0)
                 r = open_storage(&d);
         if (r >= 0) {

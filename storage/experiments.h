@@ -84,10 +84,12 @@ int experiments_report_rows(struct db_conn *c, const char *id, struct cJSON **re
 /* The series of a cell over experiments: the finished experiments (succeeded, partial, failed,
  * cancelled) whose labels include every [key, value] of labels_json (NULL = any) and that have a
  * cell named `cell`, the newest `limit` of them in time order (created, then stored), as
- * [{"id","name","status","created_at","finished_at","rows":[report rows of that cell]}] where a
- * report row is experiments_report_rows()'s. *ret_truncated: older ones were left out. */
-int experiments_series_json(struct db_conn *c, const char *labels_json, const char *cell, int64_t limit,
-                            struct cJSON **ret, bool *ret_truncated);
+ * [{"id","name","status","created_at","finished_at","values":[...]}] where values holds, per
+ * succeeded run of the cell in iteration order, what its metrics hold at the SQLite JSON path
+ * json_path (e.g. "$.latency_us.scheduled.p99"; null where nothing). *ret_truncated: older ones
+ * were left out. */
+int experiments_series_json(struct db_conn *c, const char *labels_json, const char *cell, const char *json_path,
+                            int64_t limit, struct cJSON **ret, bool *ret_truncated);
 
 /* The experiment's definition as stored (canonical JSON, parsed); -ENOENT if absent. */
 int experiments_definition_json(struct db_conn *c, const char *id, struct cJSON **ret);

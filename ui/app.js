@@ -798,7 +798,9 @@ function changePointsTable(s) {
   const rows = s.change_points.map(cp => {
     const why = cp.why.differences.map(d => `${d.source} ${d.field}: ${text(d.a)} → ${text(d.b)}`)
       .concat(cp.why.findings.before_only.map(f => `only before: ${f.kind}: ${f.claim}`))
-      .concat(cp.why.findings.after_only.map(f => `only after: ${f.kind}: ${f.claim}`));
+      .concat(cp.why.findings.after_only.map(f => `only after: ${f.kind}: ${f.claim}`))
+      .concat(['before', 'after'].filter(side => cp.why.findings[`${side}_only_omitted`] > 0)
+        .map(side => `${cp.why.findings[`${side}_only_omitted`]} more findings only ${side}, not listed`));
     const compare = `#/compare?a=${encodeURIComponent(cp.before.experiment_id + ':' + s.cell)}&b=${encodeURIComponent(cp.after.experiment_id + ':' + s.cell)}`;
     return el('tr', { class: 'change-point' },
       el('td', {}, el('a', { href: compare, class: 'cp-compare', text: `#${cp.before.index} → #${cp.after.index}` })),

@@ -1,8 +1,18 @@
-# api-lib.sh: sourced by the API benchmarks after tests/lib.sh and daemon_start: wrk's rate
-# against the daemon, and POSTs whose runs stay queued.
+# api-lib.sh: sourced by the API benchmarks after tests/bench/bench-lib.sh, tests/lib.sh and
+# daemon_start: wrk's rate against the daemon, and POSTs whose runs stay queued.
 
-# api_rate URL [wrk args...]: requests per second (wrk, 2 threads, 32 connections, DURATION s).
-api_rate() { wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '/Requests\/sec/ { print $2 }'; }
+# api_rate URL [wrk args...]: answers per second (wrk, 2 threads, 32 connections, DURATION s),
+# counting only 2xx and 3xx: wrk's own rate counts errors too, and POSTs past the queue's limit
+# (10 000 runs) are refused fast with 429. How many were left out goes to stderr.
+api_rate() {
+        wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '
+                / requests in / { n = $1; t = $4 + 0 }
+                /Non-2xx or 3xx responses:/ { bad = $NF }
+                END {
+                        if (bad > 0) printf "# %d of %d answers were not 2xx or 3xx: not counted\n", bad, n > "/dev/stderr"
+                        if (t > 0) printf "%.2f\n", (n - bad) / t
+                }'
+}
 
 # api_post_rate: the rate of POST /v1/experiments of a one-run /bin/true experiment on CPU 0,
 # each with its own Idempotency-Key.
@@ -22,6 +32,15 @@ request = function()
 end
 LUA
         api_rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments"
+}
+
+# api_post_cost: "RATE CPU_US": api_post_rate and the daemon's CPU microseconds per POST answered.
+api_post_cost() {
+        local c0 rate
+        c0=$(bench_daemon_cpu)
+        rate=$(api_post_rate)
+        awk -v r="$rate" -v c0="$c0" -v c1="$(bench_daemon_cpu)" -v d="$DURATION" \
+                'BEGIN { printf "%s %.0f\n", r, (r > 0 ? (c1 - c0) * 1e6 / (r * d) : 0) }'
 }
 
 # api_hold_cpu0: an experiment whose run sleeps on CPU 0, so the runs posted after it wait

@@ -17,6 +17,10 @@ bench_cleanup() {
         rm -rf "$dir"
 }
 
+# bench_daemon_cpu: the CPU seconds (user + system) of the daemon tests/lib.sh started, a figure
+# the other tenants of a busy machine move less than a rate or a time.
+bench_daemon_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$DAEMON_PID/stat"; }
+
 # bench_need PKG...: installs the packages of the list that are missing, in one apt-get.
 bench_need() {
         local pkg need=()

@@ -1,6 +1,8 @@
 /* bench-series-fill.c: a store holding a series for tests/bench/series.sh: N finished experiments
  * labelled app=bench, each one cell B of 3 succeeded runs whose throughput_rps is a level times 2%
- * CoV normal noise, the level moving by +5% at N/4, -10% at N/2 and +10% at 3N/4.
+ * CoV normal noise, the level moving by +5% at N/4, -10% at N/2 and +10% at 3N/4. Each run's
+ * metrics have the shape and size of a real run's (about 1.5 KB: latencies, cgroup, load, GC, JVM,
+ * JIT), so that reading the series costs what it costs on a lab's store.
  * Usage: bench-series-fill DB_PATH [N] */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,6 +17,26 @@
 #include "tests/unit/synthetic-series.h"
 
 #define ITERATIONS 3
+
+/* A real run's metrics (sut.jar under a 1-CPU limit), throughput_rps first, filled in per run. */
+static const char metrics_format[] =
+        "{\"throughput_rps\":%.3f,\"ops_per_s\":null,\"requests\":60000,\"errors\":0,\"errors_by_kind\":{},"
+        "\"latency_us\":{\"scheduled\":{\"p50\":1554.223,\"p90\":1988.985,\"p99\":2128.436,\"p999\":2152.969,"
+        "\"p9999\":2152.969,\"max\":2152.969},\"submit\":{\"p50\":116.105,\"p90\":319.145,\"p99\":3432.426,"
+        "\"p999\":4276.782,\"p9999\":4276.782,\"max\":4276.782},\"lag\":{\"p50\":15.226,\"p90\":19.948,"
+        "\"p99\":21.261,\"p999\":214.537,\"p9999\":214.537,\"max\":214.537}},\"measure_start_ns\":5826675130216,"
+        "\"cgroup\":{\"cpu_usage_s\":0.952049254,\"nr_periods\":300,\"nr_throttled\":12,\"throttled_s\":0.31,"
+        "\"memory_peak_bytes\":69099520,\"oom_kills\":0,\"swap_bytes\":0,\"swap_peak_bytes\":null},"
+        "\"load\":{\"cpu_usage_s\":2.1,\"nr_throttled\":0,\"saturated\":false,\"late\":{\"threshold_us\":1000,"
+        "\"requests\":8,\"server\":6,\"stalled\":1,\"injector\":0,\"stalls\":2,\"stalls_ms\":3.9,"
+        "\"stall_max_ms\":2.7}},\"gc\":{\"pauses\":3,\"pause_total_ms\":34.885,\"pause_max_ms\":13.574,"
+        "\"pause_p99_ms\":13.574,\"safepoint_total_ms\":68.950141},\"jvm\":{\"CICompilerCount\":2,"
+        "\"ParallelGCThreads\":0,\"ConcGCThreads\":0,\"ActiveProcessorCount\":1,\"MaxHeapSize\":134217728,"
+        "\"UseContainerSupport\":true,\"gc\":\"SerialGC\",\"java_version\":\"17.0.21.1+2-1-deb12u1-Debian\"},"
+        "\"jit\":{\"compile_time_s\":6.69527637,\"compile_time_measure_s\":4.538956673},"
+        "\"cpu\":{\"governor\":{\"0\":null,\"1\":null},\"freq_mhz\":{\"0\":null,\"1\":null},"
+        "\"other_busy_s\":4.447950746,\"other_busy_share\":0.8248169940162816},\"energy\":null,"
+        "\"host_swap_bytes\":0,\"capacity\":null}";
 
 static void die(const char *what, int r) {
         fprintf(stderr, "bench-series-fill: %s: %s\n", what, strerror(-r));
@@ -42,8 +64,8 @@ static void add_experiment(struct db_conn *c, const double *values) {
         if ((r = experiments_runs_json(c, id, 0, ITERATIONS, &runs, &next)) < 0)
                 die("experiments_runs_json", r);
         for (int i = 0; i < ITERATIONS; i++) {
-                char metrics[128];
-                snprintf(metrics, sizeof metrics, "{\"throughput_rps\":%.3f}", values[i]);
+                char metrics[sizeof metrics_format + 32];
+                snprintf(metrics, sizeof metrics, metrics_format, values[i]);
                 const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(runs, i), "id"));
                 if ((r = runs_finish(c, run, id, "succeeded", NULL, NULL, "{}", metrics, "[]")) < 0)
                         die("runs_finish", r);

@@ -22,19 +22,17 @@ bytes=$(stat -c %s "$BUNDLE")
 awk -v t="$t" -v n="$N" -v b="$bytes" 'BEGIN { printf "export:    %d records, a bundle of %.1f MB in %.3f s: %.2f M records/s, %.0f MB/s\n", n, b / 1e6, t, n / t / 1e6, b / t / 1e6 }'
 daemon_stop
 
-# The daemon's CPU seconds (user + system), a figure the other tenants of a busy machine move less.
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$DAEMON_PID/stat"; }
 best=999
 best_cpu=999
 for i in 1 2 3; do
         DAEMON_STATE=$TEST_TMP/results-$i
         daemon_start --results-only >/dev/null
-        c0=$(cpu_s)
+        c0=$(bench_daemon_cpu)
         t=$(curl -s -o "$TEST_TMP/answer" -w '%{time_total}' -H "Authorization: Bearer $DAEMON_TOKEN" \
                 -H 'Content-Type: application/vnd.slicelab.bundle' --data-binary "@$BUNDLE" "$DAEMON_URL/v1/imports")
         [ "$(jq -r .id "$TEST_TMP/answer")" = "$EXP_ID" ] || { echo "import $i failed: $(cat "$TEST_TMP/answer")"; t=999; }
         best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
-        best_cpu=$(awk -v a="$best_cpu" -v b="$(cpu_s)" -v c="$c0" 'BEGIN { print (b - c < a) ? b - c : a }')
+        best_cpu=$(awk -v a="$best_cpu" -v b="$(bench_daemon_cpu)" -v c="$c0" 'BEGIN { print (b - c < a) ? b - c : a }')
         daemon_stop
 done
 awk -v t="$best" -v n="$N" -v b="$bytes" 'BEGIN { printf "import:    %d records (%.1f MB) in %.3f s (best of 3): %.2f M records/s, %.0f MB/s\n", n, b / 1e6, t, n / t / 1e6, b / t / 1e6 }'

@@ -1,5 +1,6 @@
 /* test-sha256.c: basic/sha256 against FIPS 180-4's examples and the million-'a' vector, whole
- * and fed in pieces of every size, which a streamed bundle does. */
+ * and fed in pieces of every size, which a streamed bundle does; with the CPU's SHA instructions
+ * where it has them and with the portable rounds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,11 +68,24 @@ static void test_padding_edges(void **state) {
         check(zeros, 129, 7, "2c80619d7e7c58257293cda3a878c13e5856f4e06f6f90601276f7b9179c9e07");
 }
 
+static int with_cpu_instructions(void **state) {
+        sha256_allow_cpu_instructions(true);
+        return 0;
+}
+
+static int portable_only(void **state) {
+        sha256_allow_cpu_instructions(false);
+        return 0;
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_vectors),
-                cmocka_unit_test(test_million_a),
-                cmocka_unit_test(test_padding_edges),
+                cmocka_unit_test_setup(test_vectors, with_cpu_instructions),
+                cmocka_unit_test_setup(test_million_a, with_cpu_instructions),
+                cmocka_unit_test_setup(test_padding_edges, with_cpu_instructions),
+                cmocka_unit_test_setup(test_vectors, portable_only),
+                cmocka_unit_test_setup(test_million_a, portable_only),
+                cmocka_unit_test_setup(test_padding_edges, portable_only),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
