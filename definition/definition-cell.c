@@ -1,13 +1,18 @@
 /* definition-cell.c: what a cell of a definition runs with: the SUT's argv (the cell's jvm_args
- * in), its environment (sut.env under the cell's env) and its memory limit. */
+ * in), its environment (sut.env under the cell's env), its memory limit and whether it is
+ * profiled. */
 #include <stdio.h>
 #include <string.h>
 
 #include "definition/definition-internal.h"
 
+bool definition_cell_profiled(const struct definition *d, size_t cell) {
+        return d->profile.cpu && !d->cells[cell].unprofiled;
+}
+
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret) {
         const struct definition_cell *c = &d->cells[cell];
-        bool frame_pointer = d->sut.jvm && d->profile.cpu;
+        bool frame_pointer = d->sut.jvm && definition_cell_profiled(d, cell);
         size_t extra = d->sut.jvm ? c->n_jvm_args : 0, k = 0;
         _cleanup_(definition_strv_freep) char **argv =
                 calloc(d->sut.n_command + extra + frame_pointer + 1, sizeof(char *));

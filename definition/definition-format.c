@@ -148,6 +148,8 @@ static void format_cell(cJSON *cells, const struct definition_cell *c) {
         def_kv_format(o, "env", &c->env);
         if (c->n_jvm_args > 0)
                 add_strv(o, "jvm_args", c->jvm_args);
+        if (c->unprofiled)
+                cJSON_AddBoolToObject(o, "profile", false);
 }
 
 static void format_host(cJSON *root, const struct definition_host_checks *h) {

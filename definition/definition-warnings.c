@@ -74,6 +74,26 @@ static size_t command_sets_jvm_option(char **argv, const char *opt) {
         return found;
 }
 
+/* A cell run without the profiler beside profiled ones differs from them by its cost too:
+ * that is what such a cell is for, and a comparison for any other reason should know it. */
+static int unprofiled_cells_warning(struct definition *d) {
+        size_t profiled = 0;
+        for (size_t i = 0; i < d->n_cells; i++)
+                profiled += definition_cell_profiled(d, i);
+        if (profiled == 0)
+                return add_warning(d, "profile.cpu: every cell has profile false, no run is profiled");
+        for (size_t i = 0; i < d->n_cells; i++) {
+                if (definition_cell_profiled(d, i))
+                        continue;
+                int r = add_warning(d, "cells[%zu].profile is false: its runs differ from the profiled cells' by "
+                                       "profiling's cost too (perf at %u Hz%s)", i, d->profile.hz,
+                                    d->sut.jvm ? ", " DEFINITION_PROFILE_JVM_ARG : "");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int jvm_warnings(struct definition *d) {
         int r;
         for (size_t i = 0; i < d->n_cells; i++) {
@@ -145,6 +165,9 @@ int def_warnings_collect(struct definition *d) {
                                                 " (before the cells' jvm_args) so that perf sees whole Java stacks")
                                : add_warning(d, "profile.cpu without sut.jvm: the profile has native frames only "
                                                 "(no JIT perf map)");
+                if (r < 0)
+                        return r;
+                r = unprofiled_cells_warning(d);
                 if (r < 0)
                         return r;
         }

@@ -480,7 +480,8 @@ static int parse_cell(const cJSON *v, const char *path, const struct host_limits
                       const struct definition *d, struct definition_cell *cell, struct error *err) {
         static const char *const known[] = { "name",         "cpus",          "mems",
                                              "cpu_quota",    "cpu_period_us", "cpu_burst_us",
-                                             "memory_max",   "env",           "jvm_args" };
+                                             "memory_max",   "env",           "jvm_args",
+                                             "profile" };
         char p[DEF_PATH_MAX];
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
@@ -538,6 +539,16 @@ static int parse_cell(const cJSON *v, const char *path, const struct host_limits
                                 return def_error(err, "invalid_value", pi,
                                                  "must be a JVM option starting with '-', got %s", q);
                         }
+        }
+        if ((c = cJSON_GetObjectItemCaseSensitive(v, "profile"))) {
+                bool profiled;
+                def_path_key(p, path, "profile");
+                r = def_get_bool(c, p, &profiled, err);
+                if (r < 0)
+                        return r;
+                if (!d->profile.cpu)
+                        return def_error(err, "conflict", p, "needs profile.cpu true");
+                cell->unprofiled = !profiled;
         }
         return 0;
 }
@@ -704,6 +715,12 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 if (r < 0)
                         return r;
         }
+        /* before the cells, which may opt out of it */
+        if ((c = cJSON_GetObjectItemCaseSensitive(root, "profile"))) {
+                r = parse_profile(c, &d->profile, err);
+                if (r < 0)
+                        return r;
+        }
         r = get_required(root, "", "cells", &c, err);
         if (r < 0)
                 return r;
@@ -712,11 +729,6 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 return r;
         if ((c = cJSON_GetObjectItemCaseSensitive(root, "host"))) {
                 r = parse_host_checks(c, &d->host, err);
-                if (r < 0)
-                        return r;
-        }
-        if ((c = cJSON_GetObjectItemCaseSensitive(root, "profile"))) {
-                r = parse_profile(c, &d->profile, err);
                 if (r < 0)
                         return r;
         }

@@ -65,7 +65,9 @@
  *    use is its policy (--peer-allow, definition-policy.h), not the parser's.
  *  - profile: {"cpu": bool, "hz": 1..999 (99)}; hz without cpu true is a conflict (no effect).
  *    Canonical JSON has the object only with cpu true, hz filled in. Whether this host can
- *    profile (perf on the daemon's PATH) is the API's check, not the parser's.
+ *    profile (perf on the daemon's PATH) is the API's check, not the parser's. A cell's
+ *    "profile": false runs that cell unprofiled (profiling's cost measured as a cell against
+ *    a profiled twin); it needs profile.cpu true, and canonical JSON has it only when false.
  *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
  */
@@ -252,6 +254,7 @@ struct definition_cell {
         struct definition_kv env;       /* overrides of sut.env */
         char **jvm_args;                /* NULL-terminated, may be empty */
         size_t n_jvm_args;
+        bool unprofiled;                /* "profile": false under profile.cpu */
 };
 
 struct definition_host_checks {
@@ -328,9 +331,11 @@ char *definition_format_json(const struct definition *d);
 int definition_plan_runs(const struct definition *d, uint64_t seed, struct planned_run **ret,
                          size_t *n);
 
-/* What a cell runs with (definition-cell.c). The SUT argv of a cell: argv[0], the cell's
- * -XX:+PreserveFramePointer (when sut.jvm and profile.cpu), the cell's jvm_args (when sut.jvm),
- * then argv[1..].
+/* What a cell runs with (definition-cell.c). Whether its runs are profiled: profile.cpu, unless
+ * the cell opted out. */
+bool definition_cell_profiled(const struct definition *d, size_t cell);
+/* The SUT argv of a cell: argv[0], -XX:+PreserveFramePointer (when sut.jvm and the cell is
+ * profiled), the cell's jvm_args (when sut.jvm), then argv[1..].
  * NULL-terminated, free with definition_strv_free(). */
 int definition_cell_argv(const struct definition *d, size_t cell, char ***ret);
 /* The SUT environment of a cell as "KEY=VALUE" strings: sut.env with the cell's env on top,

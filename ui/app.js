@@ -441,7 +441,8 @@ async function viewExperiment(id) {
   const chartsHolder = el('div', { class: 'grid', id: 'metric-charts' });
   view.append(el('h2', { text: 'Cells' }), el('div', { class: 'controls' }, el('label', { for: 'baseline', text: 'Ratios to baseline:' }), picker),
     reportHolder, el('h3', { text: 'Cell means with 95% intervals' }), chartsHolder);
-  if (exp.definition.profile && exp.definition.profile.cpu) view.append(profileLinks(id, exp.definition.cells || []));
+  /* a cell with "profile": false runs unprofiled: it has no flame graph */
+  if (exp.definition.profile && exp.definition.profile.cpu) view.append(profileLinks(id, (exp.definition.cells || []).filter(c => c.profile !== false)));
   const findingsHolder = el('div');
   const runsHolder = el('div', { id: 'runs' });
   view.append(findingsHolder, el('h2', { text: 'Runs' }), runsHolder,
@@ -1091,7 +1092,7 @@ function profileDiffTable(d) {
 async function viewExperimentProfile(id, params) {
   const base = '/v1/experiments/' + encodeURIComponent(id);
   const exp = (await api(base)).body;
-  const cells = (exp.definition.cells || []).map(c => c.name);
+  const cells = (exp.definition.cells || []).filter(c => c.profile !== false).map(c => c.name);
   view.append(el('h1', {}, 'Profiles of ', el('a', { href: '#/experiments/' + encodeURIComponent(id), id: 'exp-title', text: exp.name })),
     profileForm(id, cells, params));
   const cell = params.get('cell') || cells[0], baseline = params.get('baseline');

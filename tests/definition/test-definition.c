@@ -351,6 +351,21 @@ static void test_profile(void **state) {
         _cleanup_(definition_freep) struct definition *o = expect_ok(off, strlen(off), &host2);
         assert_false(o->profile.cpu);
         assert_null(strstr(o->canonical, "profile"));
+
+        /* A cell may run unprofiled beside a profiled twin: no frame pointers, no perf, said. */
+        _cleanup_free_ char *twins = read_src("good/profile-overhead.json", &len);
+        _cleanup_(definition_freep) struct definition *t = expect_ok(twins, len, &host2);
+        assert_false(definition_cell_profiled(t, 0));
+        assert_true(definition_cell_profiled(t, 1));
+        _cleanup_(definition_strv_freep) char **plain = NULL, **profiled = NULL;
+        assert_int_equal(definition_cell_argv(t, 0, &plain), 0);
+        assert_int_equal(definition_cell_argv(t, 1, &profiled), 0);
+        assert_string_equal(plain[1], "-jar");
+        assert_string_equal(profiled[1], DEFINITION_PROFILE_JVM_ARG);
+        assert_non_null(strstr(t->canonical, "{\"name\":\"plain\",\"profile\":false}"));
+        assert_non_null(strstr(t->canonical, "{\"name\":\"profiled\"}"));
+        assert_int_equal(t->n_warnings, 2);
+        assert_non_null(strstr(t->warnings[1], "cells[0].profile is false"));
 }
 
 static void test_warnings(void **state) {
