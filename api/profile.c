@@ -1,20 +1,14 @@
 /* profile.c: GET /v1/runs/{id}/profile: the run's profile.folded as it is (text), or with
  * ?format=json as a tree of {name, self, total, children} bounded in depth and nodes. */
 #include <cjson/cJSON.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "api/handlers.h"
-#include "api/profile-read.h"
-#include "basic/fileio.h"
 #include "storage/db.h"
+#include "storage/run-profile.h"
 #include "storage/runs.h"
 
-#define PROFILE_FILE_MAX (64u << 20)    /* as the daemon caps what it writes */
 #define TREE_DEPTH_DEFAULT 64
 #define TREE_DEPTH_MAX 256
 #define TREE_NODES_DEFAULT 20000
@@ -115,19 +109,6 @@ static cJSON *tree_json(const char *text, size_t len, unsigned max_depth, size_t
         return o;
 }
 
-int api_profile_read(const char *state_dir, const char *id, char **ret, size_t *ret_len) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/runs/%s/profile.folded", state_dir, id);
-        /* in the run user's directory: no FIFO may hang this thread, no link be followed */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        struct stat st;
-        if (fd < 0)
-                return -ENOENT;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
-                return -EIO;
-        return read_fd_bounded(fd, PROFILE_FILE_MAX, ret, ret_len);
-}
-
 enum MHD_Result api_get_run_profile(struct api_request *req) {
         const char *id = req->path_params[0], *format = api_query(req, "format");
         struct error err = { 0 };
@@ -147,7 +128,7 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         db_lease_release(&req->lease);
         char *text = NULL;
         size_t len = 0;
-        r = api_profile_read(req->config->state_dir, id, &text, &len);
+        r = run_profile_read(req->config->state_dir, id, &text, &len);
         if (r == -ENOENT)
                 return api_reply_errorf(req, 404, "not_found", NULL,
                                         "run %s has no profile (its definition has no profile.cpu, or profiling failed: see its warnings)", id);

@@ -14,10 +14,12 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "storage/run-profile.h"
+
 struct cJSON;
 struct cgroup_run;
 
-#define PROFILE_FOLDED_MAX (64u << 20)  /* bytes of profile.folded */
+#define PROFILE_FOLDED_MAX RUN_PROFILE_BYTES_MAX     /* bytes of profile.folded: what readers take */
 #define PROFILE_PERF_STOP_US (5 * 1000000ULL)    /* perf's time to write its last buffers after SIGINT */
 #define PROFILE_JCMD_WAIT_US (10 * 1000000ULL)   /* jcmd's to attach and have the perf map written */
 

@@ -1,0 +1,352 @@
+/* profile-shares.c: per thread group and frame, its share of each run's CPU samples and the
+ * difference between two cells (see profile-shares.h). */
+#include "findings/profile-shares.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macro.h"
+#include "basic/stats.h"
+
+struct name {
+        char *text;
+        uint32_t len;
+        bool group;
+        uint32_t last_run;              /* run + 1 of the record at last_rec; 0: none yet */
+        size_t last_rec;
+        uint64_t last_stack;            /* the stack that last counted its total */
+        size_t first, n;                /* its records in the sorted list */
+};
+
+/* One name's counts in one run. */
+struct record {
+        uint32_t name, run;
+        uint64_t self, total;
+};
+
+struct profile_shares {
+        struct name *names;
+        size_t n_names, cap_names;
+        uint32_t *table;                /* open addressing: name index + 1, 0 empty */
+        size_t table_size;
+        struct record *records, *sorted;
+        size_t n_records, cap_records;
+        bool sorted_valid;
+        uint64_t *samples;              /* per run */
+        uint8_t *side;
+        uint32_t *position;             /* the run's index within its side */
+        size_t n_runs, cap_runs, runs_of[_PROFILE_SIDE_MAX];
+        double *shares[_PROFILE_SIDE_MAX];
+        uint64_t stack;
+        bool truncated;
+};
+
+int profile_shares_new(struct profile_shares **ret) {
+        struct profile_shares *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+void profile_shares_free(struct profile_shares *s) {
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n_names; i++)
+                free(s->names[i].text);
+        free(s->names);
+        free(s->table);
+        free(s->records);
+        free(s->sorted);
+        free(s->samples);
+        free(s->side);
+        free(s->position);
+        for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++)
+                free(s->shares[k]);
+        free(s);
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size) {
+        if (need <= *cap)
+                return 0;
+        size_t cap_new = MAX(*cap * 2, (size_t) 64);
+        void *p = reallocarray(*v, cap_new, size);
+        if (!p)
+                return -ENOMEM;
+        *v = p;
+        *cap = cap_new;
+        return 0;
+}
+
+static uint64_t hash(const char *p, size_t len, bool group) {
+        uint64_t h = group ? 0x84222325cbf29ce4ULL : 0xcbf29ce484222325ULL; /* FNV-1a */
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (uint8_t) p[i]) * 0x100000001b3ULL;
+        return h;
+}
+
+static int table_rehash(struct profile_shares *s) {
+        size_t size = s->table_size ? s->table_size * 2 : 1024;
+        uint32_t *t = calloc(size, sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_names; i++) {
+                const struct name *n = &s->names[i];
+                size_t at = hash(n->text, n->len, n->group) & (size - 1);
+                while (t[at])
+                        at = (at + 1) & (size - 1);
+                t[at] = (uint32_t) i + 1;
+        }
+        free(s->table);
+        s->table = t;
+        s->table_size = size;
+        return 0;
+}
+
+/* The index of a name, added on first sight; -ENOSPC past PROFILE_SHARES_NAMES_MAX. */
+static int64_t intern(struct profile_shares *s, const char *p, size_t len, bool group) {
+        if (s->n_names * 2 >= s->table_size && table_rehash(s) < 0)
+                return -ENOMEM;
+        size_t at = hash(p, len, group) & (s->table_size - 1);
+        for (; s->table[at]; at = (at + 1) & (s->table_size - 1)) {
+                const struct name *n = &s->names[s->table[at] - 1];
+                if (n->group == group && n->len == len && memcmp(n->text, p, len) == 0)
+                        return s->table[at] - 1;
+        }
+        if (s->n_names >= PROFILE_SHARES_NAMES_MAX)
+                return -ENOSPC;
+        if (grow((void **) &s->names, &s->cap_names, s->n_names + 1, sizeof *s->names) < 0)
+                return -ENOMEM;
+        char *text = strndup(p, len);
+        if (!text)
+                return -ENOMEM;
+        s->names[s->n_names] = (struct name){ .text = text, .len = (uint32_t) len, .group = group };
+        s->table[at] = (uint32_t) ++s->n_names;
+        return (int64_t) s->n_names - 1;
+}
+
+/* Adds to name's record of run (one per name and run). */
+static int count(struct profile_shares *s, uint32_t name, uint32_t run, uint64_t self, uint64_t total) {
+        struct name *n = &s->names[name];
+        if (n->last_run != run + 1) {
+                if (grow((void **) &s->records, &s->cap_records, s->n_records + 1, sizeof *s->records) < 0)
+                        return -ENOMEM;
+                s->records[s->n_records] = (struct record){ .name = name, .run = run };
+                n->last_run = run + 1;
+                n->last_rec = s->n_records++;
+        }
+        s->records[n->last_rec].self += self;
+        s->records[n->last_rec].total += total;
+        return 0;
+}
+
+/* One "group;a;b;leaf N" stack of run. */
+static int add_stack(struct profile_shares *s, uint32_t run, const char *p, size_t len, uint64_t c) {
+        s->stack++;
+        bool group = true;
+        for (size_t pos = 0; pos <= len; group = false) {
+                const char *semi = memchr(p + pos, ';', len - pos);
+                size_t l = semi ? (size_t) (semi - (p + pos)) : len - pos;
+                bool leaf = !semi;
+                int64_t i = intern(s, p + pos, l, group);
+                pos += l + 1;
+                if (i == -ENOSPC) {
+                        s->truncated = true;
+                        continue;
+                }
+                if (i < 0)
+                        return (int) i;
+                struct name *n = &s->names[i];
+                /* recursion: a frame's total counts a stack once */
+                uint64_t total = n->last_stack == s->stack ? 0 : c;
+                n->last_stack = s->stack;
+                int r = count(s, (uint32_t) i, run, leaf && !group ? c : 0, total);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int profile_shares_add_run(struct profile_shares *s, enum profile_side side, const char *text, size_t len) {
+        if (s->n_runs >= UINT32_MAX - 1)
+                return -E2BIG;
+        if (grow((void **) &s->samples, &s->cap_runs, s->n_runs + 1, sizeof *s->samples) < 0)
+                return -ENOMEM;
+        size_t cap = s->n_runs; /* the other per-run arrays follow samples' capacity */
+        uint8_t *sd = reallocarray(s->side, s->cap_runs, sizeof *sd);
+        if (sd)
+                s->side = sd;
+        uint32_t *po = sd ? reallocarray(s->position, s->cap_runs, sizeof *po) : NULL;
+        if (po)
+                s->position = po;
+        if (!sd || !po) {
+                s->cap_runs = cap;
+                return -ENOMEM;
+        }
+        uint32_t run = (uint32_t) s->n_runs;
+        uint64_t samples = 0;
+        s->sorted_valid = false;
+        for (size_t pos = 0; pos < len;) {
+                const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+                size_t l = nl ? (size_t) (nl - line) : len - pos;
+                pos += l + 1;
+                const char *sp = l ? memrchr(line, ' ', l) : NULL;
+                if (!sp || sp == line || (size_t) (sp - line) + 1 >= l)
+                        continue;
+                uint64_t c = 0;
+                const char *d = sp + 1;
+                for (; d < line + l && *d >= '0' && *d <= '9' && c < UINT64_MAX / 10; d++)
+                        c = c * 10 + (uint64_t) (*d - '0');
+                if (d != line + l || c == 0)
+                        continue;
+                int r = add_stack(s, run, line, (size_t) (sp - line), c);
+                if (r < 0)
+                        return r;
+                samples += c;
+        }
+        s->samples[run] = samples;
+        s->side[run] = (uint8_t) side;
+        s->position[run] = (uint32_t) s->runs_of[side]++;
+        s->n_runs++;
+        return 0;
+}
+
+size_t profile_shares_runs(const struct profile_shares *s, enum profile_side side) {
+        return s->runs_of[side];
+}
+
+bool profile_shares_truncated(const struct profile_shares *s) {
+        return s->truncated;
+}
+
+size_t profile_shares_count(const struct profile_shares *s) {
+        return s->n_names;
+}
+
+const char *profile_shares_name(const struct profile_shares *s, size_t i, bool *ret_group) {
+        if (ret_group)
+                *ret_group = s->names[i].group;
+        return s->names[i].text;
+}
+
+/* The records grouped by name (a counting sort), and the per-side share buffers. */
+static int ensure_sorted(struct profile_shares *s) {
+        if (s->sorted_valid)
+                return 0;
+        struct record *sorted = reallocarray(s->sorted, MAX(s->n_records, (size_t) 1), sizeof *sorted);
+        if (!sorted)
+                return -ENOMEM;
+        s->sorted = sorted;
+        for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++) {
+                double *b = reallocarray(s->shares[k], MAX(s->runs_of[k], (size_t) 1), sizeof *b);
+                if (!b)
+                        return -ENOMEM;
+                s->shares[k] = b;
+        }
+        for (size_t i = 0; i < s->n_names; i++)
+                s->names[i].n = 0;
+        for (size_t i = 0; i < s->n_records; i++)
+                s->names[s->records[i].name].n++;
+        size_t at = 0;
+        for (size_t i = 0; i < s->n_names; i++) {
+                s->names[i].first = at;
+                at += s->names[i].n;
+                s->names[i].n = 0;
+        }
+        for (size_t i = 0; i < s->n_records; i++) {
+                struct name *n = &s->names[s->records[i].name];
+                s->sorted[n->first + n->n++] = s->records[i];
+        }
+        s->sorted_valid = true;
+        return 0;
+}
+
+static double share_of(const struct profile_shares *s, const struct record *r, enum profile_share_kind kind) {
+        uint64_t c = kind == PROFILE_SHARE_SELF ? r->self : r->total;
+        return s->samples[r->run] ? (double) c / (double) s->samples[r->run] : 0;
+}
+
+double profile_shares_pooled(struct profile_shares *s, size_t i, enum profile_share_kind kind) {
+        if (s->n_runs == 0 || ensure_sorted(s) < 0)
+                return 0;
+        const struct name *n = &s->names[i];
+        double sum = 0;
+        for (size_t k = n->first; k < n->first + n->n; k++)
+                sum += share_of(s, &s->sorted[k], kind);
+        return sum / (double) s->n_runs;
+}
+
+static double t_of(double level, double df) {
+        return stats_t_quantile(1 - (1 - level) / 2, df);
+}
+
+/* Mean and sample variance. */
+static void moments(const double *x, size_t n, double *ret_mean, double *ret_var) {
+        double m = 0, ss = 0;
+        for (size_t i = 0; i < n; i++)
+                m += x[i];
+        m = n ? m / (double) n : 0;
+        for (size_t i = 0; i < n; i++)
+                ss += (x[i] - m) * (x[i] - m);
+        *ret_mean = m;
+        *ret_var = n >= 2 ? ss / (double) (n - 1) : NAN;
+}
+
+static void describe(const double *x, size_t n, double level, struct profile_share_mean *ret, double *ret_var) {
+        double m, var;
+        moments(x, n, &m, &var);
+        *ret = (struct profile_share_mean){ .n = n, .mean = m };
+        *ret_var = var;
+        if (n < 2)
+                return;
+        double half = t_of(level, (double) (n - 1)) * sqrt(var / (double) n);
+        ret->have_ci = true;
+        ret->ci_low = MAX(m - half, 0.0);
+        ret->ci_high = MIN(m + half, 1.0);
+}
+
+/* mean(cell) - mean(baseline) with Welch's interval. */
+static void difference(const struct profile_share_mean *c, double var_c, const struct profile_share_mean *b,
+                       double var_b, double level, struct profile_share_difference *ret) {
+        *ret = (struct profile_share_difference){ .value = c->mean - b->mean };
+        if (c->n < 2 || b->n < 2)
+                return;
+        double vc = var_c / (double) c->n, vb = var_b / (double) b->n, se = sqrt(vc + vb);
+        if (!isfinite(se) || se <= 0)
+                return;
+        double df = (vc + vb) * (vc + vb) / (vc * vc / (double) (c->n - 1) + vb * vb / (double) (b->n - 1));
+        double half = t_of(level, df) * se;
+        ret->have_ci = true;
+        ret->ci_low = ret->value - half;
+        ret->ci_high = ret->value + half;
+        ret->excludes_zero = ret->ci_low > 0 || ret->ci_high < 0;
+        ret->approximate = MIN(c->n, b->n) < STATS_EXACT_MIN_N && c->n != b->n;
+}
+
+int profile_shares_compare(struct profile_shares *s, size_t i, enum profile_share_kind kind, double level,
+                           struct profile_share_compared *ret) {
+        if (i >= s->n_names || !(level > 0 && level < 1))
+                return -EINVAL;
+        int r = ensure_sorted(s);
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++)
+                memset(s->shares[k], 0, s->runs_of[k] * sizeof(double));
+        const struct name *n = &s->names[i];
+        for (size_t k = n->first; k < n->first + n->n; k++) {
+                const struct record *rec = &s->sorted[k];
+                s->shares[s->side[rec->run]][s->position[rec->run]] = share_of(s, rec, kind);
+        }
+        struct profile_share_compared c = { 0 };
+        double var[_PROFILE_SIDE_MAX];
+        for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++) {
+                c.shares[k] = s->shares[k];
+                describe(s->shares[k], s->runs_of[k], level, &c.side[k], &var[k]);
+        }
+        difference(&c.side[PROFILE_SIDE_CELL], var[PROFILE_SIDE_CELL], &c.side[PROFILE_SIDE_BASELINE],
+                   var[PROFILE_SIDE_BASELINE], level, &c.difference);
+        *ret = c;
+        return 0;
+}
