@@ -112,11 +112,7 @@ static int body_json(struct profile_shares *s, const char *cell, const char *bas
                 bool group;
                 (void) profile_shares_name(s, i, &group);
                 if (!group) {
-                        struct profile_share_compared c;
-                        int r = profile_shares_compare(s, i, PROFILE_SHARE_TOTAL, LEVEL, &c);
-                        if (r < 0)
-                                return r;
-                        ranked[n_ranked++] = (struct ranked){ fabs(c.difference.value), i };
+                        ranked[n_ranked++] = (struct ranked){ fabs(profile_shares_difference(s, i, PROFILE_SHARE_TOTAL)), i };
                         continue;
                 }
                 cJSON *e = NULL;

@@ -6,8 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "basic/macro.h"
+#include "basic/random.h"
 #include "basic/stats.h"
 
 struct name {
@@ -40,6 +43,11 @@ struct profile_shares {
         size_t n_runs, cap_runs, runs_of[_PROFILE_SIDE_MAX];
         double *shares[_PROFILE_SIDE_MAX];
         uint64_t stack;
+        uint64_t seed;                  /* of the name hash: frame names are the SUT's to choose */
+        struct {                        /* t quantiles of the sides' degrees of freedom (n - 1) */
+                double level, t;
+                size_t n;
+        } t_memo[_PROFILE_SIDE_MAX];
         bool truncated;
 };
 
@@ -47,6 +55,8 @@ int profile_shares_new(struct profile_shares **ret) {
         struct profile_shares *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
+        if (getrandom(&s->seed, sizeof s->seed, GRND_NONBLOCK) != sizeof s->seed)
+                s->seed = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) s;
         *ret = s;
         return 0;
 }
@@ -80,11 +90,16 @@ static int grow(void **v, size_t *cap, size_t need, size_t size) {
         return 0;
 }
 
-static uint64_t hash(const char *p, size_t len, bool group) {
-        uint64_t h = group ? 0x84222325cbf29ce4ULL : 0xcbf29ce484222325ULL; /* FNV-1a */
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ (uint8_t) p[i]) * 0x100000001b3ULL;
-        return h;
+/* Eight bytes a step (a byte a step was most of the time of adding a run), seeded. */
+static uint64_t hash(const struct profile_shares *s, const char *p, size_t len, bool group) {
+        uint64_t h = s->seed ^ len ^ (group ? UINT64_C(0xff51afd7ed558ccd) : 0), w;
+        for (; len >= 8; p += 8, len -= 8) {
+                memcpy(&w, p, 8);
+                h = splitmix64(&(uint64_t){ h ^ w });
+        }
+        w = 0;
+        memcpy(&w, p, len);
+        return splitmix64(&(uint64_t){ h ^ w });
 }
 
 static int table_rehash(struct profile_shares *s) {
@@ -94,7 +109,7 @@ static int table_rehash(struct profile_shares *s) {
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_names; i++) {
                 const struct name *n = &s->names[i];
-                size_t at = hash(n->text, n->len, n->group) & (size - 1);
+                size_t at = hash(s, n->text, n->len, n->group) & (size - 1);
                 while (t[at])
                         at = (at + 1) & (size - 1);
                 t[at] = (uint32_t) i + 1;
@@ -109,7 +124,7 @@ static int table_rehash(struct profile_shares *s) {
 static int64_t intern(struct profile_shares *s, const char *p, size_t len, bool group) {
         if (s->n_names * 2 >= s->table_size && table_rehash(s) < 0)
                 return -ENOMEM;
-        size_t at = hash(p, len, group) & (s->table_size - 1);
+        size_t at = hash(s, p, len, group) & (s->table_size - 1);
         for (; s->table[at]; at = (at + 1) & (s->table_size - 1)) {
                 const struct name *n = &s->names[s->table[at] - 1];
                 if (n->group == group && n->len == len && memcmp(n->text, p, len) == 0)
@@ -278,6 +293,21 @@ double profile_shares_pooled(struct profile_shares *s, size_t i, enum profile_sh
         return sum / (double) s->n_runs;
 }
 
+double profile_shares_difference(struct profile_shares *s, size_t i, enum profile_share_kind kind) {
+        if (i >= s->n_names || ensure_sorted(s) < 0)
+                return 0;
+        const struct name *n = &s->names[i];
+        double sum[_PROFILE_SIDE_MAX] = { 0 };
+        for (size_t k = n->first; k < n->first + n->n; k++)
+                sum[s->side[s->sorted[k].run]] += share_of(s, &s->sorted[k], kind);
+        double d = 0;
+        if (s->runs_of[PROFILE_SIDE_CELL])
+                d += sum[PROFILE_SIDE_CELL] / (double) s->runs_of[PROFILE_SIDE_CELL];
+        if (s->runs_of[PROFILE_SIDE_BASELINE])
+                d -= sum[PROFILE_SIDE_BASELINE] / (double) s->runs_of[PROFILE_SIDE_BASELINE];
+        return d;
+}
+
 static double t_of(double level, double df) {
         return stats_t_quantile(1 - (1 - level) / 2, df);
 }
@@ -294,14 +324,28 @@ static void moments(const double *x, size_t n, double *ret_mean, double *ret_var
         *ret_var = n >= 2 ? ss / (double) (n - 1) : NAN;
 }
 
-static void describe(const double *x, size_t n, double level, struct profile_share_mean *ret, double *ret_var) {
+/* The side's t quantile, computed once per level: every name of a side has its n. */
+static double t_of_side(struct profile_shares *s, enum profile_side side, double level) {
+        size_t n = s->runs_of[side];
+        if (s->t_memo[side].level != level || s->t_memo[side].n != n) {
+                s->t_memo[side].level = level;
+                s->t_memo[side].n = n;
+                s->t_memo[side].t = t_of(level, (double) (n - 1));
+        }
+        return s->t_memo[side].t;
+}
+
+static void describe(struct profile_shares *s, enum profile_side side, double level, struct profile_share_mean *ret,
+                     double *ret_var) {
+        const double *x = s->shares[side];
+        size_t n = s->runs_of[side];
         double m, var;
         moments(x, n, &m, &var);
         *ret = (struct profile_share_mean){ .n = n, .mean = m };
         *ret_var = var;
         if (n < 2)
                 return;
-        double half = t_of(level, (double) (n - 1)) * sqrt(var / (double) n);
+        double half = t_of_side(s, side, level) * sqrt(var / (double) n);
         ret->have_ci = true;
         ret->ci_low = MAX(m - half, 0.0);
         ret->ci_high = MIN(m + half, 1.0);
@@ -343,7 +387,7 @@ int profile_shares_compare(struct profile_shares *s, size_t i, enum profile_shar
         double var[_PROFILE_SIDE_MAX];
         for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++) {
                 c.shares[k] = s->shares[k];
-                describe(s->shares[k], s->runs_of[k], level, &c.side[k], &var[k]);
+                describe(s, (enum profile_side) k, level, &c.side[k], &var[k]);
         }
         difference(&c.side[PROFILE_SIDE_CELL], var[PROFILE_SIDE_CELL], &c.side[PROFILE_SIDE_BASELINE],
                    var[PROFILE_SIDE_BASELINE], level, &c.difference);

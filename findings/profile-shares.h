@@ -48,6 +48,9 @@ const char *profile_shares_name(const struct profile_shares *s, size_t i, bool *
 /* The mean share of name i over every run of both sides: a ranking that does not look at the
  * difference (what is then tested is not chosen by its result). */
 double profile_shares_pooled(struct profile_shares *s, size_t i, enum profile_share_kind kind);
+/* The cell's mean share of name i less the baseline's, without the intervals (which cost t
+ * quantiles): to rank by before comparing the few that are shown. */
+double profile_shares_difference(struct profile_shares *s, size_t i, enum profile_share_kind kind);
 
 struct profile_share_mean {
         size_t n;                       /* runs */
