@@ -5,7 +5,6 @@
  * difference of total share first, at most `limit` frames. The numbers are
  * findings/profile-shares.h's, which the findings rule `profile` decides on. */
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,16 +62,6 @@ static int entry_json(struct profile_shares *s, size_t i, cJSON **ret) {
         return 0;
 }
 
-struct ranked {
-        double key;
-        size_t name;
-};
-
-static int cmp_ranked(const void *a, const void *b) {
-        const struct ranked *x = a, *y = b;
-        return (x->key < y->key) - (x->key > y->key);
-}
-
 /* The profiled, succeeded runs of one cell, counted into side. */
 static int read_cell(const char *state_dir, const cJSON *rows, const char *cell, struct profile_shares *s,
                      enum profile_side side) {
@@ -98,7 +87,7 @@ static int read_cell(const char *state_dir, const cJSON *rows, const char *cell,
 /* The body: groups in first-seen order, frames by |difference of total share|, at most limit. */
 static int body_json(struct profile_shares *s, const char *cell, const char *baseline, size_t limit, cJSON **ret) {
         size_t n = profile_shares_count(s), n_ranked = 0;
-        _cleanup_free_ struct ranked *ranked = calloc(MAX(n, (size_t) 1), sizeof *ranked);
+        _cleanup_free_ size_t *ranked = calloc(MAX(limit, (size_t) 1), sizeof *ranked);
         _cleanup_json_ cJSON *body = cJSON_CreateObject();
         if (!ranked || !body)
                 return -ENOMEM;
@@ -111,22 +100,21 @@ static int body_json(struct profile_shares *s, const char *cell, const char *bas
         for (size_t i = 0; i < n; i++) {
                 bool group;
                 (void) profile_shares_name(s, i, &group);
-                if (!group) {
-                        ranked[n_ranked++] = (struct ranked){ fabs(profile_shares_difference(s, i, PROFILE_SHARE_TOTAL)), i };
+                if (!group)
                         continue;
-                }
                 cJSON *e = NULL;
                 int r = entry_json(s, i, &e);
                 if (r < 0)
                         return r;
                 cJSON_AddItemToArray(groups, e);
         }
-        qsort(ranked, n_ranked, sizeof *ranked, cmp_ranked);
+        int r = profile_shares_rank_frames(s, PROFILE_SHARE_TOTAL, PROFILE_ORDER_DIFFERENCE, ranked, limit, &n_ranked);
+        if (r < 0)
+                return r;
         cJSON *frames = cJSON_AddArrayToObject(body, "frames");
-        for (size_t i = 0; i < n_ranked && i < limit; i++) {
+        for (size_t i = 0; i < n_ranked; i++) {
                 cJSON *e = NULL;
-                int r = entry_json(s, ranked[i].name, &e);
-                if (r < 0)
+                if ((r = entry_json(s, ranked[i], &e)) < 0)
                         return r;
                 cJSON_AddItemToArray(frames, e);
         }

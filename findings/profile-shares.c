@@ -308,6 +308,38 @@ double profile_shares_difference(struct profile_shares *s, size_t i, enum profil
         return d;
 }
 
+struct ranked {
+        double key;
+        size_t name;
+};
+
+static int cmp_ranked(const void *a, const void *b) {
+        const struct ranked *x = a, *y = b;
+        return (x->key < y->key) - (x->key > y->key);
+}
+
+int profile_shares_rank_frames(struct profile_shares *s, enum profile_share_kind kind, enum profile_shares_order order,
+                               size_t *ret, size_t max, size_t *ret_n) {
+        struct ranked *r = calloc(MAX(s->n_names, (size_t) 1), sizeof *r);
+        size_t n = 0;
+        if (!r)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_names; i++)
+                if (!s->names[i].group)
+                        r[n++] = (struct ranked){
+                                order == PROFILE_ORDER_POOLED ? profile_shares_pooled(s, i, kind)
+                                                              : fabs(profile_shares_difference(s, i, kind)),
+                                i,
+                        };
+        qsort(r, n, sizeof *r, cmp_ranked);
+        n = MIN(n, max);
+        for (size_t i = 0; i < n; i++)
+                ret[i] = r[i].name;
+        free(r);
+        *ret_n = n;
+        return 0;
+}
+
 static double t_of(double level, double df) {
         return stats_t_quantile(1 - (1 - level) / 2, df);
 }

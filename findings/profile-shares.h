@@ -52,6 +52,16 @@ double profile_shares_pooled(struct profile_shares *s, size_t i, enum profile_sh
  * quantiles): to rank by before comparing the few that are shown. */
 double profile_shares_difference(struct profile_shares *s, size_t i, enum profile_share_kind kind);
 
+enum profile_shares_order {
+        PROFILE_ORDER_DIFFERENCE,       /* largest |profile_shares_difference()| first (the API) */
+        PROFILE_ORDER_POOLED,           /* largest profile_shares_pooled() first (the rule) */
+};
+
+/* The frames (not the groups) by order of their kind of share: the first at most max indices
+ * into ret (capacity max), their count into *ret_n. */
+int profile_shares_rank_frames(struct profile_shares *s, enum profile_share_kind kind, enum profile_shares_order order,
+                               size_t *ret, size_t max, size_t *ret_n);
+
 struct profile_share_mean {
         size_t n;                       /* runs */
         double mean;

@@ -157,16 +157,6 @@ static int add_cell(struct profile_shares *s, const struct findings_cell *c, enu
         return 0;
 }
 
-struct pooled {
-        double share;
-        size_t name;
-};
-
-static int cmp_pooled(const void *a, const void *b) {
-        const struct pooled *x = a, *y = b;
-        return (x->share < y->share) - (x->share > y->share);
-}
-
 /* Decides one family (groups, or the frames tested) at its Bonferroni level; the significant
  * ones appended to cand. */
 static int decide(struct profile_shares *s, const size_t *names, size_t n, bool group, const char *what,
@@ -190,25 +180,15 @@ static int decide(struct profile_shares *s, const size_t *names, size_t n, bool 
 /* The names to test: every group, and the frames with the largest pooled self share. */
 static int choose(struct profile_shares *s, size_t *groups_ret, size_t *n_groups, size_t *frames_ret,
                   size_t *n_frames) {
-        size_t n = profile_shares_count(s), ng = 0, nf = 0;
-        _cleanup_free_ struct pooled *p = calloc(MAX(n, (size_t) 1), sizeof *p);
-        if (!p)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
+        size_t ng = 0;
+        for (size_t i = 0; i < profile_shares_count(s); i++) {
                 bool group;
                 (void) profile_shares_name(s, i, &group);
-                if (group) {
-                        if (ng < ELEMENTSOF(groups) * 2)
-                                groups_ret[ng++] = i;
-                } else
-                        p[nf++] = (struct pooled){ profile_shares_pooled(s, i, PROFILE_SHARE_SELF), i };
+                if (group && ng < ELEMENTSOF(groups) * 2)
+                        groups_ret[ng++] = i;
         }
-        qsort(p, nf, sizeof *p, cmp_pooled);
         *n_groups = ng;
-        *n_frames = MIN(nf, (size_t) FRAMES_TESTED);
-        for (size_t i = 0; i < *n_frames; i++)
-                frames_ret[i] = p[i].name;
-        return 0;
+        return profile_shares_rank_frames(s, PROFILE_SHARE_SELF, PROFILE_ORDER_POOLED, frames_ret, FRAMES_TESTED, n_frames);
 }
 
 static int compare_cell(cJSON *out, const struct findings_cell *cell, const struct findings_cell *base) {

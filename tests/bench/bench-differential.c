@@ -8,7 +8,6 @@
  * their intervals) (goal: at most 200 ms for both); and, for scale, every name compared.
  * Prints figures; asserts nothing.
  * Usage: bench-differential [STACKS_PER_RUN] [ITERATIONS] */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,16 +86,6 @@ static char *make_run(size_t stacks, bool cell, size_t *ret_len) {
         return t;
 }
 
-struct ranked {
-        double key;
-        size_t name;
-};
-
-static int cmp_ranked(const void *a, const void *b) {
-        const struct ranked *x = a, *y = b;
-        return (x->key < y->key) - (x->key > y->key);
-}
-
 /* Name i's shares, self (a frame's) and total, with their intervals. */
 static int compare_all(struct profile_shares *s, size_t i) {
         bool group;
@@ -139,29 +128,24 @@ int main(int argc, char **argv) {
                                 return 1;
                 double t1 = now_ms();
                 names_seen = profile_shares_count(s);
-                struct ranked *r = calloc(names_seen, sizeof *r);
-                size_t n_ranked = 0;
-                if (!r)
-                        return 1;
                 for (size_t i = 0; i < names_seen; i++) {
                         bool group;
                         const char *name = profile_shares_name(s, i, &group);
-                        if (!group)
-                                r[n_ranked++] = (struct ranked){ fabs(profile_shares_difference(s, i, PROFILE_SHARE_TOTAL)), i };
-                        else if (compare_all(s, i) < 0 ||
-                                 (strcmp(name, "gc") == 0 && profile_shares_compare(s, i, PROFILE_SHARE_TOTAL, 0.95, &gc) < 0))
+                        if (group && (compare_all(s, i) < 0 || (strcmp(name, "gc") == 0 &&
+                                      profile_shares_compare(s, i, PROFILE_SHARE_TOTAL, 0.95, &gc) < 0)))
                                 return 1;
                 }
-                qsort(r, n_ranked, sizeof *r, cmp_ranked);
-                for (size_t i = 0; i < n_ranked && i < SHOWN; i++)
-                        if (compare_all(s, r[i].name) < 0)
+                size_t shown[SHOWN], n_shown;
+                if (profile_shares_rank_frames(s, PROFILE_SHARE_TOTAL, PROFILE_ORDER_DIFFERENCE, shown, SHOWN, &n_shown) < 0)
+                        return 1;
+                for (size_t i = 0; i < n_shown; i++)
+                        if (compare_all(s, shown[i]) < 0)
                                 return 1;
                 double t2 = now_ms();
                 for (size_t i = 0; i < names_seen; i++)
                         if (compare_all(s, i) < 0)
                                 return 1;
                 double t3 = now_ms();
-                free(r);
                 profile_shares_free(s);
                 best_add = MIN(best_add, t1 - t0);
                 best_api = MIN(best_api, t2 - t0);
