@@ -311,7 +311,7 @@ static void on_profile_child_end(struct profile_child *c, int result, void *user
         struct run *r = userdata;
         if (c == &r->jcmd && result < 0)
                 warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
-                     (int) r->profile.sut_pid, result == -ETIMEDOUT ? "killed after 10 s" : strerror(-result));
+                     (int) r->profile.sut_pid, result == -ETIMEDOUT ? "killed: it overran its time" : strerror(-result));
         if (c == &r->perf)
                 r->profile.recorded = result >= 0;
         if (profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd) || r->tearing_down)

@@ -37,9 +37,11 @@ struct profile_shares {
         struct record *records, *sorted;
         size_t n_records, cap_records;
         bool sorted_valid;
-        uint64_t *samples;              /* per run */
-        uint8_t *side;
-        uint32_t *position;             /* the run's index within its side */
+        struct run {
+                uint64_t samples;
+                uint32_t position;      /* within its side */
+                enum profile_side side;
+        } *runs;
         size_t n_runs, cap_runs, runs_of[_PROFILE_SIDE_MAX];
         double *shares[_PROFILE_SIDE_MAX];
         uint64_t stack;
@@ -70,9 +72,7 @@ void profile_shares_free(struct profile_shares *s) {
         free(s->table);
         free(s->records);
         free(s->sorted);
-        free(s->samples);
-        free(s->side);
-        free(s->position);
+        free(s->runs);
         for (size_t k = 0; k < _PROFILE_SIDE_MAX; k++)
                 free(s->shares[k]);
         free(s);
@@ -187,19 +187,8 @@ static int add_stack(struct profile_shares *s, uint32_t run, const char *p, size
 int profile_shares_add_run(struct profile_shares *s, enum profile_side side, const char *text, size_t len) {
         if (s->n_runs >= UINT32_MAX - 1)
                 return -E2BIG;
-        if (grow((void **) &s->samples, &s->cap_runs, s->n_runs + 1, sizeof *s->samples) < 0)
+        if (grow((void **) &s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs) < 0)
                 return -ENOMEM;
-        size_t cap = s->n_runs; /* the other per-run arrays follow samples' capacity */
-        uint8_t *sd = reallocarray(s->side, s->cap_runs, sizeof *sd);
-        if (sd)
-                s->side = sd;
-        uint32_t *po = sd ? reallocarray(s->position, s->cap_runs, sizeof *po) : NULL;
-        if (po)
-                s->position = po;
-        if (!sd || !po) {
-                s->cap_runs = cap;
-                return -ENOMEM;
-        }
         uint32_t run = (uint32_t) s->n_runs;
         uint64_t samples = 0;
         s->sorted_valid = false;
@@ -221,9 +210,7 @@ int profile_shares_add_run(struct profile_shares *s, enum profile_side side, con
                         return r;
                 samples += c;
         }
-        s->samples[run] = samples;
-        s->side[run] = (uint8_t) side;
-        s->position[run] = (uint32_t) s->runs_of[side]++;
+        s->runs[run] = (struct run){ .samples = samples, .position = (uint32_t) s->runs_of[side]++, .side = side };
         s->n_runs++;
         return 0;
 }
@@ -280,7 +267,8 @@ static int ensure_sorted(struct profile_shares *s) {
 
 static double share_of(const struct profile_shares *s, const struct record *r, enum profile_share_kind kind) {
         uint64_t c = kind == PROFILE_SHARE_SELF ? r->self : r->total;
-        return s->samples[r->run] ? (double) c / (double) s->samples[r->run] : 0;
+        uint64_t samples = s->runs[r->run].samples;
+        return samples ? (double) c / (double) samples : 0;
 }
 
 double profile_shares_pooled(struct profile_shares *s, size_t i, enum profile_share_kind kind) {
@@ -299,7 +287,7 @@ double profile_shares_difference(struct profile_shares *s, size_t i, enum profil
         const struct name *n = &s->names[i];
         double sum[_PROFILE_SIDE_MAX] = { 0 };
         for (size_t k = n->first; k < n->first + n->n; k++)
-                sum[s->side[s->sorted[k].run]] += share_of(s, &s->sorted[k], kind);
+                sum[s->runs[s->sorted[k].run].side] += share_of(s, &s->sorted[k], kind);
         double d = 0;
         if (s->runs_of[PROFILE_SIDE_CELL])
                 d += sum[PROFILE_SIDE_CELL] / (double) s->runs_of[PROFILE_SIDE_CELL];
@@ -413,7 +401,8 @@ int profile_shares_compare(struct profile_shares *s, size_t i, enum profile_shar
         const struct name *n = &s->names[i];
         for (size_t k = n->first; k < n->first + n->n; k++) {
                 const struct record *rec = &s->sorted[k];
-                s->shares[s->side[rec->run]][s->position[rec->run]] = share_of(s, rec, kind);
+                const struct run *run = &s->runs[rec->run];
+                s->shares[run->side][run->position] = share_of(s, rec, kind);
         }
         struct profile_share_compared c = { 0 };
         double var[_PROFILE_SIDE_MAX];

@@ -86,7 +86,7 @@ static void describe(char *buf, size_t size, const char *cell, const char *base,
         pct(bh, sizeof bh, b->ci_high);
         snprintf(buf, size,
                  "in cell %s, %s: %s of CPU samples vs %s in %s (mean over %zu vs %zu iterations; %s: %s-%s vs %s-%s; "
-                 "difference %+.1f points, %.1f to %.1f%s)",
+                 "difference %+.1f points, interval %.1f to %.1f%s)",
                  cell, what, mc, mb, base, c->n, b->n, k->level, cl, ch, bl, bh, d->value * 100, d->ci_low * 100,
                  d->ci_high * 100, d->approximate ? "; " FINDINGS_APPROXIMATE_TEXT : "");
 }
