@@ -157,30 +157,76 @@ static int count(struct profile_shares *s, uint32_t name, uint32_t run, uint64_t
         return 0;
 }
 
+/* The frames of the previous stack: profile.folded is sorted, so a stack mostly repeats the
+ * one before it up to some frame, and those frames need no hashing. */
+#define PREFIX_FRAMES 512
+
+struct prefix {
+        const char *p;
+        size_t len, n;
+        uint32_t name[PREFIX_FRAMES];
+        size_t end[PREFIX_FRAMES];      /* where frame k ends: its ';' */
+};
+
+static size_t common_prefix(const char *a, size_t la, const char *b, size_t lb) {
+        size_t n = MIN(la, lb), i = 0;
+        uint64_t x, y;
+        for (; i + 8 <= n; i += 8) {
+                memcpy(&x, a + i, 8);
+                memcpy(&y, b + i, 8);
+                if (x != y)
+                        break;
+        }
+        while (i < n && a[i] == b[i])
+                i++;
+        return i;
+}
+
+/* Name i seen once more in the current stack of run. */
+static int account(struct profile_shares *s, uint32_t i, uint32_t run, bool self, uint64_t c) {
+        struct name *n = &s->names[i];
+        /* recursion: a frame's total counts a stack once */
+        uint64_t total = n->last_stack == s->stack ? 0 : c;
+        n->last_stack = s->stack;
+        return count(s, i, run, self ? c : 0, total);
+}
+
 /* One "group;a;b;leaf N" stack of run. */
-static int add_stack(struct profile_shares *s, uint32_t run, const char *p, size_t len, uint64_t c) {
+static int add_stack(struct profile_shares *s, uint32_t run, const char *p, size_t len, uint64_t c, struct prefix *prev) {
         s->stack++;
-        bool group = true;
-        for (size_t pos = 0; pos <= len; group = false) {
+        size_t common = prev->p ? common_prefix(prev->p, prev->len, p, len) : 0, k = 0, pos = 0;
+        for (; k < prev->n && prev->end[k] < common; k++) {
+                int r = account(s, prev->name[k], run, false, c);
+                if (r < 0)
+                        return r;
+                pos = prev->end[k] + 1;
+        }
+        bool cacheable = true;
+        for (; pos <= len; k++) {
                 const char *semi = memchr(p + pos, ';', len - pos);
                 size_t l = semi ? (size_t) (semi - (p + pos)) : len - pos;
-                bool leaf = !semi;
-                int64_t i = intern(s, p + pos, l, group);
+                int64_t i = intern(s, p + pos, l, k == 0);
+                if (i < 0 && i != -ENOSPC)
+                        return (int) i;
+                /* frames [0, k) are this stack's; from a frame left out or past the cache, none more */
+                cacheable = cacheable && i >= 0 && k < PREFIX_FRAMES;
+                if (cacheable) {
+                        prev->name[k] = (uint32_t) i;
+                        prev->end[k] = pos + l;
+                        prev->n = k + 1;
+                } else
+                        prev->n = MIN(prev->n, k);
                 pos += l + 1;
                 if (i == -ENOSPC) {
                         s->truncated = true;
                         continue;
                 }
-                if (i < 0)
-                        return (int) i;
-                struct name *n = &s->names[i];
-                /* recursion: a frame's total counts a stack once */
-                uint64_t total = n->last_stack == s->stack ? 0 : c;
-                n->last_stack = s->stack;
-                int r = count(s, (uint32_t) i, run, leaf && !group ? c : 0, total);
+                int r = account(s, (uint32_t) i, run, !semi && k > 0, c);
                 if (r < 0)
                         return r;
         }
+        prev->p = p;
+        prev->len = len;
         return 0;
 }
 
@@ -191,6 +237,9 @@ int profile_shares_add_run(struct profile_shares *s, enum profile_side side, con
                 return -ENOMEM;
         uint32_t run = (uint32_t) s->n_runs;
         uint64_t samples = 0;
+        _cleanup_free_ struct prefix *prev = calloc(1, sizeof *prev);
+        if (!prev)
+                return -ENOMEM;
         s->sorted_valid = false;
         for (size_t pos = 0; pos < len;) {
                 const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
@@ -205,7 +254,7 @@ int profile_shares_add_run(struct profile_shares *s, enum profile_side side, con
                         c = c * 10 + (uint64_t) (*d - '0');
                 if (d != line + l || c == 0)
                         continue;
-                int r = add_stack(s, run, line, (size_t) (sp - line), c);
+                int r = add_stack(s, run, line, (size_t) (sp - line), c, prev);
                 if (r < 0)
                         return r;
                 samples += c;

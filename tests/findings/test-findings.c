@@ -22,6 +22,7 @@
 #include "basic/timeline-format.h"
 #include "findings/findings-compare.h"
 #include "findings/findings.h"
+#include "findings/profile-shares.h"
 #include "findings/rules.h"
 #include "host/host-cpufreq.h"
 
@@ -811,6 +812,45 @@ static const cJSON *finding_of_group(const cJSON *out, const char *group) {
         return NULL;
 }
 
+/* Name's share of kind in the one run of side. */
+static double share(struct profile_shares *s, const char *name, bool group, enum profile_share_kind kind,
+                    enum profile_side side) {
+        for (size_t i = 0; i < profile_shares_count(s); i++) {
+                bool g;
+                if (strcmp(profile_shares_name(s, i, &g), name) != 0 || g != group)
+                        continue;
+                struct profile_share_compared c;
+                assert_int_equal(profile_shares_compare(s, i, kind, 0.95, &c), 0);
+                return c.shares[side][0];
+        }
+        return 0;
+}
+
+static void test_profile_shares(void **state) {
+        /* sorted as profile.folded is (stacks that share their start follow each other), with a
+         * stack that is a prefix of the one before, recursion, a frame named as a group, lines
+         * that are not stacks */
+        static const char cell[] = "app;a;b;c 5\napp;a;b;d 3\napp;a;b 2\napp;a;x;a;y 4\ngc;g 6\ngc;gc 0\nnot a count x\n";
+        static const char base[] = "app;a;b;c 1\ngc;gc 1";
+        _cleanup_(profile_shares_freep) struct profile_shares *s = NULL;
+        assert_int_equal(profile_shares_new(&s), 0);
+        assert_int_equal(profile_shares_add_run(s, PROFILE_SIDE_CELL, cell, strlen(cell)), 0);
+        assert_int_equal(profile_shares_add_run(s, PROFILE_SIDE_BASELINE, base, strlen(base)), 0);
+        const enum profile_side C = PROFILE_SIDE_CELL, B = PROFILE_SIDE_BASELINE;
+        assert_float_equal(share(s, "app", true, PROFILE_SHARE_TOTAL, C), 14 / 20.0, 1e-12);
+        assert_float_equal(share(s, "gc", true, PROFILE_SHARE_TOTAL, C), 6 / 20.0, 1e-12);
+        assert_float_equal(share(s, "a", false, PROFILE_SHARE_TOTAL, C), 14 / 20.0, 1e-12); /* once per stack */
+        assert_float_equal(share(s, "a", false, PROFILE_SHARE_SELF, C), 0, 1e-12);
+        assert_float_equal(share(s, "b", false, PROFILE_SHARE_TOTAL, C), 10 / 20.0, 1e-12);
+        assert_float_equal(share(s, "b", false, PROFILE_SHARE_SELF, C), 2 / 20.0, 1e-12);
+        assert_float_equal(share(s, "d", false, PROFILE_SHARE_SELF, C), 3 / 20.0, 1e-12);
+        assert_float_equal(share(s, "y", false, PROFILE_SHARE_SELF, C), 4 / 20.0, 1e-12);
+        assert_float_equal(share(s, "gc", false, PROFILE_SHARE_SELF, C), 0, 1e-12);
+        assert_float_equal(share(s, "gc", false, PROFILE_SHARE_SELF, B), 0.5, 1e-12);
+        assert_float_equal(share(s, "c", false, PROFILE_SHARE_SELF, B), 0.5, 1e-12);
+        assert_false(profile_shares_truncated(s));
+}
+
 static void test_profile(void **state) {
         /* GC from 11% to 31% of the samples, the app's down as much: both groups and both leaves */
         static const int heavy[3][2] = { { 690, 310 }, { 680, 320 }, { 700, 300 } };
@@ -940,7 +980,7 @@ int main(void) {
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
                 cmocka_unit_test(test_interference_other_work), cmocka_unit_test(test_memory_swap),
                 cmocka_unit_test(test_energy),       cmocka_unit_test(test_compute_order),
-                cmocka_unit_test(test_profile),      cmocka_unit_test(test_profile_aa), cmocka_unit_test(test_profile_approximate),
+                cmocka_unit_test(test_profile_shares), cmocka_unit_test(test_profile), cmocka_unit_test(test_profile_aa), cmocka_unit_test(test_profile_approximate),
                 cmocka_unit_test(test_profile_causes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
