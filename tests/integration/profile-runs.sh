@@ -104,6 +104,7 @@ api GET "/v1/experiments/$DIFF_EXP/findings"
 check_schema "the findings with the profile rule's" getExperimentFindings 200
 FINDINGS=$BODY
 GC_FINDING=$(jq -c '[.findings[] | select(.kind == "profile" and (.cells | index("gc")) and .evidence[0].group == "gc")][0]' <<<"$FINDINGS")
+echo "# the gc cell's profile finding: $(jq -r '.claim // "none"' <<<"$GC_FINDING")"
 check_match "a profile finding names the GC threads of cell gc against plain" \
         'in cell gc, GC threads \(group gc\): [0-9.]+% of CPU samples vs [0-9.]+% in plain \(mean over 3 vs 3 iterations; [0-9.]+% intervals, Bonferroni over [0-9]+ thread groups' \
         "$(jq -r '.claim // ""' <<<"$GC_FINDING")"
