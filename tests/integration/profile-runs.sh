@@ -18,11 +18,14 @@ wait_for 60 run_finished "$FIRST_PLAIN_RUN"
 # One experiment for all the profile checks (a JVM run costs seconds: CI time is tight): the same
 # load for all (each request burns 2 ms and keeps 1 MiB of 1 KiB chunks alive), a baseline, a
 # GC-heavy cell (a 2 MiB young generation: collections many times a second, promotions into a
-# filling old generation), and an identical copy of the baseline (A/A), 3 iterations each.
+# filling old generation), and an identical copy of the baseline (A/A), 3 iterations each. One
+# connection as fast as the SUT answers: the SUT's CPU is busy (hundreds of samples a run) and at
+# most one request's garbage is alive at a collection, so a cell's GC share does not swing with
+# what else the machine runs (with 3 iterations the rule's Bonferroni interval has t near 11).
 PSUT="\"sut\":{\"command\":[\"java\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 PLAIN_CELL='"cpus":"1","memory_max":"512M","jvm_args":["-Xmx256m","-Xmn128m"]'
 post_experiment "{\"name\":\"profiled\",\"iterations\":3,$PSUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"rate\":50,\"connections\":2,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"mode\":\"max\",\"connections\":1,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
   \"cells\":[{\"name\":\"plain\",$PLAIN_CELL},
              {\"name\":\"gc\",\"cpus\":\"1\",\"memory_max\":\"512M\",\"jvm_args\":[\"-Xmx256m\",\"-Xmn2m\"]},
              {\"name\":\"twin\",$PLAIN_CELL}],\"profile\":{\"cpu\":true,\"hz\":199}}"
