@@ -21,14 +21,16 @@ wait_for 60 run_finished "$FIRST_PLAIN_RUN"
 # filling old generation), and an identical copy of the baseline (A/A), 3 iterations each. One
 # connection as fast as the SUT answers: the SUT's CPU is busy (hundreds of samples a run) and at
 # most one request's garbage is alive at a collection, so a cell's GC share does not swing with
-# what else the machine runs (with 3 iterations the rule's Bonferroni interval has t near 11).
+# what else the machine runs (with 3 iterations the rule's Bonferroni interval has t near 11);
+# 999 Hz, the most, since a busy 2-core machine leaves the SUT a fraction of its CPU and a run
+# had only about 100 samples at 199 Hz (a share's sampling error alone near 4 points).
 PSUT="\"sut\":{\"command\":[\"java\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 PLAIN_CELL='"cpus":"1","memory_max":"512M","jvm_args":["-Xmx256m","-Xmn128m"]'
 post_experiment "{\"name\":\"profiled\",\"iterations\":3,$PSUT,
   \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"mode\":\"max\",\"connections\":1,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
   \"cells\":[{\"name\":\"plain\",$PLAIN_CELL},
              {\"name\":\"gc\",\"cpus\":\"1\",\"memory_max\":\"512M\",\"jvm_args\":[\"-Xmx256m\",\"-Xmn2m\"]},
-             {\"name\":\"twin\",$PLAIN_CELL}],\"profile\":{\"cpu\":true,\"hz\":199}}"
+             {\"name\":\"twin\",$PLAIN_CELL}],\"profile\":{\"cpu\":true,\"hz\":999}}"
 check_eq "a profiled experiment is accepted" 201 "$HTTP_STATUS"
 check_match "its warnings say the JVM gets -XX:+PreserveFramePointer" "PreserveFramePointer" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
 DIFF_EXP=$EXP_ID
@@ -101,6 +103,10 @@ check_match "and without --json a table with the app group's line" '^ *[0-9.]+% 
 # finding.
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=gc&baseline=plain"
 GC_DIFF=$(jq -c '.groups[] | select(.name == "gc") | .total.difference' <<<"$BODY")
+echo "# per-iteration group shares, gc cell vs plain: $(jq -c '[.groups[] | {(.name): [.total.cell.shares, .total.baseline.shares]}] | add' <<<"$BODY")"
+for run in $(curl -s "$DAEMON_URL/v1/experiments/$DIFF_EXP/runs" | jq -r '.runs[] | select(.cell == "gc") | .id'); do
+        echo "# gc cell run $run: $(curl -s "$DAEMON_URL/v1/runs/$run" | jq -c '{samples: .metrics.profile.samples, groups: .metrics.profile.groups, ops: .metrics.throughput_rps, gc_pauses: .metrics.gc.pauses}')"
+done
 check "the gc group's share is up in the GC-heavy cell, its interval above 0 ($GC_DIFF)" json_true \
         '.excludes_zero and .value > 0 and .ci_low > 0' "$GC_DIFF"
 api GET "/v1/experiments/$DIFF_EXP/findings"
