@@ -16,6 +16,7 @@
 struct name {
         char *text;
         uint32_t len;
+        uint64_t hash;
         bool group;
         uint32_t last_run;              /* run + 1 of the record at last_rec; 0: none yet */
         size_t last_rec;
@@ -32,7 +33,10 @@ struct record {
 struct profile_shares {
         struct name *names;
         size_t n_names, cap_names;
-        uint32_t *table;                /* open addressing: name index + 1, 0 empty */
+        struct slot {                   /* open addressing */
+                uint32_t name;          /* index + 1, 0 empty */
+                uint32_t tag;           /* the hash's high half: most misses never touch names */
+        } *table;
         size_t table_size;
         struct record *records, *sorted;
         size_t n_records, cap_records;
@@ -104,15 +108,15 @@ static uint64_t hash(const struct profile_shares *s, const char *p, size_t len, 
 
 static int table_rehash(struct profile_shares *s) {
         size_t size = s->table_size ? s->table_size * 2 : 1024;
-        uint32_t *t = calloc(size, sizeof *t);
+        struct slot *t = calloc(size, sizeof *t);
         if (!t)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_names; i++) {
-                const struct name *n = &s->names[i];
-                size_t at = hash(s, n->text, n->len, n->group) & (size - 1);
-                while (t[at])
+                uint64_t h = s->names[i].hash;
+                size_t at = h & (size - 1);
+                while (t[at].name)
                         at = (at + 1) & (size - 1);
-                t[at] = (uint32_t) i + 1;
+                t[at] = (struct slot){ (uint32_t) i + 1, (uint32_t) (h >> 32) };
         }
         free(s->table);
         s->table = t;
@@ -124,11 +128,15 @@ static int table_rehash(struct profile_shares *s) {
 static int64_t intern(struct profile_shares *s, const char *p, size_t len, bool group) {
         if (s->n_names * 2 >= s->table_size && table_rehash(s) < 0)
                 return -ENOMEM;
-        size_t at = hash(s, p, len, group) & (s->table_size - 1);
-        for (; s->table[at]; at = (at + 1) & (s->table_size - 1)) {
-                const struct name *n = &s->names[s->table[at] - 1];
+        uint64_t h = hash(s, p, len, group);
+        uint32_t tag = (uint32_t) (h >> 32);
+        size_t at = h & (s->table_size - 1);
+        for (; s->table[at].name; at = (at + 1) & (s->table_size - 1)) {
+                if (s->table[at].tag != tag)
+                        continue;
+                const struct name *n = &s->names[s->table[at].name - 1];
                 if (n->group == group && n->len == len && memcmp(n->text, p, len) == 0)
-                        return s->table[at] - 1;
+                        return s->table[at].name - 1;
         }
         if (s->n_names >= PROFILE_SHARES_NAMES_MAX)
                 return -ENOSPC;
@@ -137,8 +145,8 @@ static int64_t intern(struct profile_shares *s, const char *p, size_t len, bool 
         char *text = strndup(p, len);
         if (!text)
                 return -ENOMEM;
-        s->names[s->n_names] = (struct name){ .text = text, .len = (uint32_t) len, .group = group };
-        s->table[at] = (uint32_t) ++s->n_names;
+        s->names[s->n_names] = (struct name){ .text = text, .len = (uint32_t) len, .hash = h, .group = group };
+        s->table[at] = (struct slot){ (uint32_t) ++s->n_names, tag };
         return (int64_t) s->n_names - 1;
 }
 
