@@ -32,6 +32,7 @@ struct bundle_stream {
         struct api_server *server;
         struct storage *storage;
         char id[ID_LEN + 1];
+        const char *state_dir;          /* the daemon's: lives longer than the stream */
         int runs_dir_fd;                /* state_dir/runs, or -1 */
         struct sha256_ctx whole;
         uint64_t entries;
@@ -301,12 +302,12 @@ static int emit_documents(struct bundle_stream *s, struct db_conn *c, cJSON *exp
                 r = emit_json(s, "experiment.json", experiment);
         cJSON *doc = NULL;
         bool finished;
-        if (r >= 0 && (r = api_report_json(c, s->id, NULL, &doc, &finished)) >= 0) {
+        if (r >= 0 && (r = api_report_json(c, s->state_dir, s->id, NULL, &doc, &finished)) >= 0) {
                 r = emit_json(s, "report.json", doc);
                 cJSON_Delete(doc);
         }
         char base[API_CELL_NAME_MAX], status[EXPERIMENT_STATUS_SIZE];
-        if (r >= 0 && (r = api_findings_json(c, s->id, NULL, &doc, base, status)) >= 0) {
+        if (r >= 0 && (r = api_findings_json(c, s->state_dir, s->id, NULL, &doc, base, status)) >= 0) {
                 r = emit_json(s, "findings.json", doc);
                 cJSON_Delete(doc);
         }
@@ -379,6 +380,7 @@ enum MHD_Result api_get_bundle(struct api_request *req) {
         }
         s->server = req->server;
         s->storage = req->config->storage;
+        s->state_dir = req->config->state_dir;
         s->fd = s->dir_fd = -1;
         snprintf(s->id, sizeof s->id, "%s", id);
         char path[4096];

@@ -11,10 +11,10 @@
 #include "findings/findings-load.h"
 #include "storage/db.h"
 
-int api_findings_json(struct db_conn *c, const char *id, const char *baseline, cJSON **ret_list,
+int api_findings_json(struct db_conn *c, const char *state_dir, const char *id, const char *baseline, cJSON **ret_list,
                       char ret_baseline[API_CELL_NAME_MAX], char ret_status[EXPERIMENT_STATUS_SIZE]) {
         _cleanup_findings_ struct findings_loaded *l = NULL;
-        int r = findings_load(c, id, baseline, &l);
+        int r = findings_load(c, state_dir, id, baseline, &l);
         if (r < 0)
                 return r;
         const struct findings_input *in = findings_loaded_input(l);
@@ -28,7 +28,7 @@ enum MHD_Result api_get_findings(struct api_request *req) {
         const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
         cJSON *list = NULL;
         char status[EXPERIMENT_STATUS_SIZE], base[API_CELL_NAME_MAX];
-        int r = api_findings_json(req->lease.conn, id, baseline, &list, base, status);
+        int r = api_findings_json(req->lease.conn, req->config->state_dir, id, baseline, &list, base, status);
         if (r == -EINVAL)
                 return api_reply_unknown_baseline(req, baseline);
         if (r < 0)

@@ -36,15 +36,16 @@ struct cJSON;
 struct db_conn;
 #define API_CELL_NAME_MAX 256
 /* The experiment's findings against baseline (NULL = its first cell), the baseline's name and
- * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report. */
-int api_findings_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret_list,
+ * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report.
+ * state_dir: where the runs' profiles are (the rule `profile`). */
+int api_findings_json(struct db_conn *c, const char *state_dir, const char *id, const char *baseline, struct cJSON **ret_list,
                       char ret_baseline[API_CELL_NAME_MAX], char ret_status[EXPERIMENT_STATUS_SIZE]);
 /* GET /v1/experiments/{id}'s body (with the verdict of its checks) and whether it finished;
  * -ENOENT when there is none. For GET, imports and bundles. */
 int api_experiment_json(struct db_conn *c, const char *id, struct cJSON **ret, bool *ret_finished);
 /* GET /v1/experiments/{id}/report's body against baseline (NULL = none) and whether the
  * experiment finished; -ENOENT no experiment, -EINVAL no such cell. For the report and bundles. */
-int api_report_json(struct db_conn *c, const char *id, const char *baseline, struct cJSON **ret, bool *ret_finished);
+int api_report_json(struct db_conn *c, const char *state_dir, const char *id, const char *baseline, struct cJSON **ret, bool *ret_finished);
 /* 400: ?baseline= names no cell of the experiment (findings and report). */
 enum MHD_Result api_reply_unknown_baseline(struct api_request *req, const char *baseline);
 enum MHD_Result api_get_timeline(struct api_request *req);

@@ -3,22 +3,18 @@
  * GET /v1/experiments/{id}/profile/tree?cell=B: the same tree of all the cell's profiled runs
  * merged (their samples added up), what the dashboard draws a cell's flame graph from. */
 #include <cjson/cJSON.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "api/handlers.h"
-#include "api/profile-read.h"
+#include "api/profile-experiment.h"
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "storage/db.h"
 #include "storage/experiments.h"
+#include "storage/run-profile.h"
 #include "storage/runs.h"
 
-#define PROFILE_FILE_MAX (64u << 20)    /* as the daemon caps what it writes */
 #define TREE_DEPTH_DEFAULT 64
 #define TREE_DEPTH_MAX 256
 #define TREE_NODES_DEFAULT 20000
@@ -130,19 +126,6 @@ static int tree_bounds(struct api_request *req, int64_t *ret_depth, int64_t *ret
         return r < 0 ? r : api_query_int(req, "max_nodes", 1, TREE_NODES_MAX, TREE_NODES_DEFAULT, ret_nodes, err);
 }
 
-int api_profile_read(const char *state_dir, const char *id, char **ret, size_t *ret_len) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/runs/%s/profile.folded", state_dir, id);
-        /* in the run user's directory: no FIFO may hang this thread, no link be followed */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        struct stat st;
-        if (fd < 0)
-                return -ENOENT;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
-                return -EIO;
-        return read_fd_bounded(fd, PROFILE_FILE_MAX, ret, ret_len);
-}
-
 enum MHD_Result api_get_run_profile(struct api_request *req) {
         const char *id = req->path_params[0], *format = api_query(req, "format");
         struct error err = { 0 };
@@ -161,7 +144,7 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         db_lease_release(&req->lease);
         char *text = NULL;
         size_t len = 0;
-        r = api_profile_read(req->config->state_dir, id, &text, &len);
+        r = run_profile_read(req->config->state_dir, id, &text, &len);
         if (r == -ENOENT)
                 return api_reply_errorf(req, 404, "not_found", NULL,
                                         "run %s has no profile (its definition has no profile.cpu, or profiling failed: see its warnings)", id);
@@ -190,7 +173,7 @@ static int cell_tree(const char *state_dir, const cJSON *rows, const char *cell,
                         continue;
                 _cleanup_free_ char *text = NULL;
                 size_t len = 0;
-                int r = api_profile_read(state_dir, id, &text, &len);
+                int r = run_profile_read(state_dir, id, &text, &len);
                 if (r == -ENOENT)
                         continue;
                 if (r < 0)

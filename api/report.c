@@ -18,7 +18,7 @@
 #include "api/cell-stats.h"
 #include "api/verdict.h"
 
-int api_report_json(struct db_conn *db, const char *id, const char *baseline, cJSON **ret, bool *ret_finished) {
+int api_report_json(struct db_conn *db, const char *state_dir, const char *id, const char *baseline, cJSON **ret, bool *ret_finished) {
         cJSON *rows_raw = NULL, *cells_raw = NULL;
         char status[EXPERIMENT_STATUS_SIZE];
         cJSON *definition_raw = NULL;
@@ -32,7 +32,7 @@ int api_report_json(struct db_conn *db, const char *id, const char *baseline, cJ
          * answered below, as before. */
         cJSON *findings_raw = NULL;
         char findings_base[API_CELL_NAME_MAX], findings_status[EXPERIMENT_STATUS_SIZE];
-        r = api_findings_json(db, id, baseline, &findings_raw, findings_base, findings_status);
+        r = api_findings_json(db, state_dir, id, baseline, &findings_raw, findings_base, findings_status);
         if (r < 0 && r != -EINVAL)
                 return r;
         _cleanup_json_ cJSON *findings = findings_raw;
@@ -87,7 +87,7 @@ enum MHD_Result api_get_report(struct api_request *req) {
         const char *id = req->path_params[0], *baseline = api_query(req, "baseline");
         cJSON *body = NULL;
         bool finished = false;
-        int r = api_report_json(req->lease.conn, id, baseline, &body, &finished);
+        int r = api_report_json(req->lease.conn, req->config->state_dir, id, baseline, &body, &finished);
         if (r == -EINVAL)
                 return api_reply_unknown_baseline(req, baseline);
         if (r < 0)

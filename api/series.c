@@ -210,14 +210,14 @@ static void side_done(struct side *s) {
         cJSON_Delete(s->findings);
 }
 
-static int load_side(struct db_conn *c, const char *id, struct side *ret) {
+static int load_side(struct db_conn *c, const char *state_dir, const char *id, struct side *ret) {
         struct side s = { 0 };
         char base[API_CELL_NAME_MAX], status[EXPERIMENT_STATUS_SIZE];
         int r = experiments_definition_json(c, id, &s.definition);
         if (r >= 0)
                 r = experiments_host_snapshot_json(c, id, &s.host);
         if (r >= 0)
-                r = api_findings_json(c, id, NULL, &s.findings, base, status);
+                r = api_findings_json(c, state_dir, id, NULL, &s.findings, base, status);
         if (r < 0) {
                 side_done(&s);
                 return r;
@@ -227,11 +227,11 @@ static int load_side(struct db_conn *c, const char *id, struct side *ret) {
 }
 
 /* Why the series moved between experiments a (the last before) and b (the first after). */
-static int why_json(struct db_conn *c, const char *a, const char *b, const char *cell, cJSON **ret) {
+static int why_json(struct db_conn *c, const char *state_dir, const char *a, const char *b, const char *cell, cJSON **ret) {
         _cleanup_(side_done) struct side sa = { 0 }, sb = { 0 };
-        int r = load_side(c, a, &sa);
+        int r = load_side(c, state_dir, a, &sa);
         if (r >= 0)
-                r = load_side(c, b, &sb);
+                r = load_side(c, state_dir, b, &sb);
         if (r < 0)
                 return r;
         cJSON *why = cJSON_CreateObject();
@@ -325,7 +325,7 @@ static int add_change_points(struct api_request *req, struct storage *storage, c
         for (size_t k = 0; k < n_cp; k++) {
                 cJSON *cp = change_point_json(&cps[k], valued, points), *why = NULL;
                 cJSON_AddItemToArray(out, cp);
-                r = why_json(req->lease.conn, point_id(&points[valued[cps[k].index - 1]]),
+                r = why_json(req->lease.conn, req->config->state_dir, point_id(&points[valued[cps[k].index - 1]]),
                              point_id(&points[valued[cps[k].index]]), cell, &why);
                 if (r < 0)
                         return r;

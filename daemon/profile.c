@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <spawn.h>
@@ -91,24 +90,74 @@ void profile_record_stop(const struct profile_child *c) {
                 (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGINT, NULL, 0);
 }
 
-int profile_child_end(struct profile_child *c, int wait_ms) {
+static int child_result(const struct profile_child *c, const siginfo_t *si) {
+        if (c->killed)
+                return -ETIMEDOUT;
+        if (si->si_code == CLD_EXITED && si->si_status == 0)
+                return 0;
+        /* perf record re-raises the SIGINT that stopped it, once its data is out */
+        if (si->si_code == CLD_KILLED && si->si_status == SIGINT)
+                return 0;
+        return -ECHILD;
+}
+
+static void child_unwatch(struct profile_child *c) {
+        c->exit_source = sd_event_source_disable_unref(c->exit_source);
+        c->limit_timer = sd_event_source_disable_unref(c->limit_timer);
+        if (c->pidfd >= 0)
+                close(c->pidfd);
+        c->pidfd = -1;
+}
+
+static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        struct profile_child *c = userdata;
+        int result = child_result(c, si);
+        /* reaped here, while the pidfd is ours (sd-event's own reap after us then finds nothing) */
+        siginfo_t reaped = { 0 };
+        (void) waitid(P_PIDFD, (id_t) c->pidfd, &reaped, WEXITED | WNOHANG);
+        child_unwatch(c);
+        c->on_end(c, result, c->userdata);
+        return 0;
+}
+
+static int on_child_overrun(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct profile_child *c = userdata;
+        c->killed = true;
+        c->limit_timer = sd_event_source_disable_unref(c->limit_timer);
+        (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+        return 0; /* on_child_exit() reaps it and tells */
+}
+
+int profile_child_watch(sd_event *e, struct profile_child *c, uint64_t limit_us, profile_child_end_fn on_end,
+                        void *userdata) {
         if (c->pidfd < 0)
                 return -ECHILD;
-        struct pollfd pfd = { .fd = c->pidfd, .events = POLLIN };
-        int r = 0;
-        if (poll(&pfd, 1, wait_ms) <= 0) {
-                (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-                r = -ETIMEDOUT;
-        }
-        siginfo_t si = { 0 };
-        if (waitid(P_PIDFD, (id_t) c->pidfd, &si, WEXITED) < 0 && r == 0)
-                r = -ECHILD;
-        else if (r == 0 && !(si.si_code == CLD_EXITED && si.si_status == 0) &&
-                 !(si.si_code == CLD_KILLED && si.si_status == SIGINT))
-                r = -ECHILD; /* perf record re-raises the SIGINT that stopped it, once its data is out */
-        close(c->pidfd);
-        c->pidfd = -1;
+        c->on_end = on_end;
+        c->userdata = userdata;
+        c->killed = false;
+        uint64_t now;
+        int r = sd_event_now(e, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_child_pidfd(e, &c->exit_source, c->pidfd, WEXITED, on_child_exit, c);
+        if (r >= 0)
+                r = sd_event_add_time(e, &c->limit_timer, CLOCK_MONOTONIC, now + limit_us, 100000, on_child_overrun, c);
+        if (r < 0)
+                profile_child_reap(c);
         return r;
+}
+
+bool profile_child_pending(const struct profile_child *c) {
+        return c->pidfd >= 0;
+}
+
+void profile_child_reap(struct profile_child *c) {
+        if (c->pidfd < 0)
+                return;
+        c->exit_source = sd_event_source_disable_unref(c->exit_source);
+        (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+        siginfo_t si = { 0 };
+        (void) waitid(P_PIDFD, (id_t) c->pidfd, &si, WEXITED);
+        child_unwatch(c);
 }
 
 int profile_perfmap_start(struct cgroup_run *cg, pid_t sut, bool set_user, uid_t uid, gid_t gid,

@@ -88,7 +88,7 @@ struct run {
         } stop;
         /* profile.cpu: perf record through measure, the JIT's perf map at its end */
         char perf_path[PATH_MAX];
-        struct profile_child perf;
+        struct profile_child perf, jcmd;
         struct profile_input profile;
         cJSON *warnings;
         bool tearing_down;
@@ -304,30 +304,47 @@ static void start_profile(struct run *r) {
                 warn(r, "profile: cannot start %s record: %s; the run has no profile", r->perf_path, strerror(-k));
 }
 
-/* At the end of measure, while the SUT still runs: perf stops (SIGINT) and the JVM writes its
- * perf map for the JIT-compiled code perf saw. Bounded waits on the loop (jcmd attaches in
- * well under a second; perf writes its last buffers). */
-static void stop_profile(struct run *r) {
-        if (r->perf.pidfd < 0)
+static void stop_sut(struct run *r);
+
+/* Both perf and jcmd have ended (or were never started): what collection reads is settled. */
+static void on_profile_child_end(struct profile_child *c, int result, void *userdata) {
+        struct run *r = userdata;
+        if (c == &r->jcmd && result < 0)
+                warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
+                     (int) r->profile.sut_pid, result == -ETIMEDOUT ? "killed: it overran its time" : strerror(-result));
+        if (c == &r->perf)
+                r->profile.recorded = result >= 0;
+        if (profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd) || r->tearing_down)
                 return;
-        profile_record_stop(&r->perf);
-        if (r->def->sut.jvm && r->sut.running) {
-                struct profile_child jcmd = { .pidfd = -1 };
-                int k = profile_perfmap_start(r->cg, r->sut.pid, r->ctx.set_user, r->ctx.uid, r->ctx.gid, &jcmd);
-                if (k >= 0)
-                        k = profile_child_end(&jcmd, PROFILE_STOP_WAIT_MS * 2);
-                if (k < 0)
-                        warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
-                             (int) r->sut.pid, strerror(-k));
-        }
+        stop_sut(r);
+}
+
+/* At the end of measure, while the SUT still runs: perf stops (SIGINT) and the JVM writes its
+ * perf map for the JIT-compiled code perf saw. Both are watched on the loop, each with its time
+ * limit; the SUT is stopped once both have ended (jcmd needs it alive). Returns whether they are
+ * pending. */
+static bool stop_profile(struct run *r) {
+        if (r->perf.pidfd < 0)
+                return false;
         r->profile = (struct profile_input){
                 .perf = r->perf_path,
                 .dir = r->dir,
                 .sut_pid = r->sut.pid,
                 .jvm = r->def->sut.jvm,
                 .map_owner = r->ctx.set_user ? r->ctx.uid : geteuid(),
-                .recorded = profile_child_end(&r->perf, PROFILE_STOP_WAIT_MS) >= 0,
         };
+        profile_record_stop(&r->perf);
+        if (profile_child_watch(r->ctx.event, &r->perf, PROFILE_PERF_STOP_US, on_profile_child_end, r) < 0)
+                warn(r, "profile: cannot watch perf record: its samples may be incomplete");
+        if (r->def->sut.jvm && r->sut.running) {
+                int k = profile_perfmap_start(r->cg, r->sut.pid, r->ctx.set_user, r->ctx.uid, r->ctx.gid, &r->jcmd);
+                if (k >= 0)
+                        k = profile_child_watch(r->ctx.event, &r->jcmd, PROFILE_JCMD_WAIT_US, on_profile_child_end, r);
+                if (k < 0)
+                        warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
+                             (int) r->sut.pid, strerror(-k));
+        }
+        return profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd);
 }
 
 /* Figures cover the measure phase: counters are read now and subtracted at the end. */
@@ -371,7 +388,8 @@ static void on_collected(struct collect_worker *w, void *userdata) {
 }
 
 static void finish_collect(struct run *r) {
-        if (r->collector)
+        /* perf and jcmd end first (on_profile_child_end() comes back here) */
+        if (r->collector || profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd))
                 return;
         r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         if (r->sut.running)
@@ -414,12 +432,22 @@ static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* Ask nicely first: a JVM flushes its GC log and hsperfdata on SIGTERM. */
+static void stop_sut(struct run *r) {
+        if (!r->sut.running) {
+                finish_collect(r);
+                return;
+        }
+        if (syscall(SYS_pidfd_send_signal, r->sut.pidfd, SIGTERM, NULL, 0) < 0)
+                log_full(LOG_WARNING, -errno, r->experiment_id, r->id, "run %s: SIGTERM to the SUT", r->id);
+        arm_timer(r, &r->grace_timer, SUT_STOP_GRACE_US, on_grace_over);
+}
+
 static void start_collect(struct run *r) {
         if (r->state == RUN_COLLECTING)
                 return;
         r->measure_end_ns = now_mono_ns();
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->end);
-        stop_profile(r);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         if (r->series_timer) {
                 take_series_sample(r);
@@ -428,14 +456,8 @@ static void start_collect(struct run *r) {
         r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
         advance(r, RUN_COLLECTING, NULL);
-        if (!r->sut.running) {
-                finish_collect(r);
-                return;
-        }
-        /* Ask nicely first: a JVM flushes its GC log and hsperfdata on SIGTERM. */
-        if (syscall(SYS_pidfd_send_signal, r->sut.pidfd, SIGTERM, NULL, 0) < 0)
-                log_full(LOG_WARNING, -errno, r->experiment_id, r->id, "run %s: SIGTERM to the SUT", r->id);
-        arm_timer(r, &r->grace_timer, SUT_STOP_GRACE_US, on_grace_over);
+        if (!stop_profile(r))
+                stop_sut(r);
 }
 
 static int on_load_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
@@ -848,7 +870,7 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
         r->cell = (size_t) q->cell_idx;
         r->sut = (struct child){ .what = "SUT", .pidfd = -1 };
         r->load = (struct child){ .what = "load", .pidfd = -1 };
-        r->perf = (struct profile_child){ .pidfd = -1 };
+        r->perf = r->jcmd = (struct profile_child){ .pidfd = -1 };
         r->sut_out.pipe_fd = r->sut_err.pipe_fd = r->load_out.pipe_fd = -1;
         r->sut_out.file.fd = r->sut_err.file.fd = r->load_out.file.fd = -1;
         r->sut_log.fd = -1;
@@ -941,8 +963,8 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         }
         child_reap(&r->sut);
         child_reap(&r->load);
-        if (r->perf.pidfd >= 0) /* killed with the load slice: only reaped here */
-                (void) profile_child_end(&r->perf, 0);
+        profile_child_reap(&r->perf); /* killed with the load slice: only reaped here */
+        profile_child_reap(&r->jcmd);
         if (r->profile.perf && r->profile.jvm)
                 profile_perfmap_discard(r->profile.sut_pid, r->profile.map_owner);
         capture_close(&r->sut_out);

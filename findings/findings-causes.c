@@ -12,17 +12,26 @@
 #include "basic/macro.h"
 
 #define EXPLAIN_KEY "_explain_cell"
+#define KINDS_KEY "_explain_kinds"
 
 /* Kinds whose findings can cause a difference, most likely first: a JVM sized for other CPUs
  * changes everything it runs; throttling and GC pauses stall every request; other work and the
  * JIT take CPU time; memory pressure and clock speed act more slowly. */
 static const char *const cause_kinds[] = {
-        "ergonomics", "throttling", "gc", "interference", "jit", "memory", "frequency",
+        "ergonomics", "throttling", "gc", "interference", "jit", "memory", "frequency", NULL,
 };
 
-void findings_causes_mark(cJSON *finding, const char *cell, bool approximate) {
+void findings_causes_mark_kinds(cJSON *finding, const char *cell, bool approximate, const char *const *kinds) {
         cJSON_AddStringToObject(finding, EXPLAIN_KEY, cell);
         cJSON_AddBoolToObject(finding, "approximate", approximate);
+        /* not served: taken out with the mark */
+        cJSON *list = cJSON_AddArrayToObject(finding, KINDS_KEY);
+        for (size_t k = 0; kinds[k]; k++)
+                cJSON_AddItemToArray(list, cJSON_CreateStringReference(kinds[k]));
+}
+
+void findings_causes_mark(cJSON *finding, const char *cell, bool approximate) {
+        findings_causes_mark_kinds(finding, cell, approximate, cause_kinds);
 }
 
 static bool names_cell(const cJSON *f, const char *cell) {
@@ -39,19 +48,20 @@ static const char *string_of(const cJSON *f, const char *key) {
         return s ? s : "";
 }
 
-static void explain(cJSON *diff, const cJSON *all, const char *cell) {
+static void explain(cJSON *diff, const cJSON *all, const char *cell, const cJSON *kinds) {
         cJSON *causes = cJSON_AddArrayToObject(diff, "causes");
         char list[1024] = "";
         size_t len = 0;
-        for (size_t k = 0; k < ELEMENTSOF(cause_kinds); k++) {
+        const cJSON *kind;
+        cJSON_ArrayForEach(kind, kinds) {
                 const cJSON *f;
                 cJSON_ArrayForEach(f, all) {
-                        if (strcmp(string_of(f, "kind"), cause_kinds[k]) != 0 || !names_cell(f, cell))
+                        if (strcmp(string_of(f, "kind"), kind->valuestring) != 0 || !names_cell(f, cell))
                                 continue;
                         cJSON_AddItemToArray(causes, cJSON_CreateString(string_of(f, "id")));
                         if (len < sizeof list)
                                 len += (size_t) snprintf(list + len, sizeof list - len, "%s%s (%s)", len ? ", " : "",
-                                                         string_of(f, "id"), cause_kinds[k]);
+                                                         string_of(f, "id"), kind->valuestring);
                 }
         }
         char claim[2048];
@@ -77,6 +87,8 @@ void findings_causes_link(cJSON *findings) {
                 char cell[256];
                 snprintf(cell, sizeof cell, "%s", cJSON_GetStringValue(mark));
                 cJSON_DeleteItemFromObjectCaseSensitive(f, EXPLAIN_KEY);
-                explain(f, findings, cell);
+                cJSON *kinds = cJSON_DetachItemFromObjectCaseSensitive(f, KINDS_KEY);
+                explain(f, findings, cell, kinds);
+                cJSON_Delete(kinds);
         }
 }

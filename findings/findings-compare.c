@@ -22,7 +22,7 @@ double findings_compare_level(size_t k) {
         return 1 - FINDINGS_ALPHA / (double) MAX(k, (size_t) 1);
 }
 
-void findings_compare_level_text(char *buf, size_t size, size_t k) {
+void findings_level_text(char *buf, size_t size, size_t k, const char *intervals, const char *what) {
         char pct[32];
         snprintf(pct, sizeof pct, "%.2f", findings_compare_level(k) * 100);
         /* 98.75, 98.33, 99 and 95, not 99.00 */
@@ -32,9 +32,13 @@ void findings_compare_level_text(char *buf, size_t size, size_t k) {
         if (end[-1] == '.')
                 end[-1] = '\0';
         if (k > 1)
-                snprintf(buf, size, "%s%% interval, Bonferroni over %zu metrics", pct, k);
+                snprintf(buf, size, "%s%% %s, Bonferroni over %zu %s", pct, intervals, k, what);
         else
-                snprintf(buf, size, "%s%% interval", pct);
+                snprintf(buf, size, "%s%% %s", pct, intervals);
+}
+
+void findings_compare_level_text(char *buf, size_t size, size_t k) {
+        findings_level_text(buf, size, k, "interval", "metrics");
 }
 
 static double geometric_mean(const double *x, size_t n) {

@@ -36,6 +36,9 @@ struct findings_compared {
 double findings_compare_level(size_t k);
 /* "95% interval" or "98.75% interval, Bonferroni over 4 metrics". */
 void findings_compare_level_text(char *buf, size_t size, size_t k);
+/* The same for k things of another kind: "99.17% intervals, Bonferroni over 6 thread groups"
+ * (what, plural; intervals says "interval" or "intervals"). */
+void findings_level_text(char *buf, size_t size, size_t k, const char *intervals, const char *what);
 
 /* cell against base over findings_compare_metrics that both have with values above 0, into out
  * (capacity FINDINGS_COMPARE_METRICS_MAX): the count compared, k. */

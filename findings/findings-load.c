@@ -13,6 +13,7 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "storage/experiments.h"
+#include "storage/run-profile.h"
 #include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
@@ -22,6 +23,8 @@ struct findings_loaded {
         cJSON *rows, *cell_names, *experiment;
         char status[EXPERIMENT_STATUS_SIZE];
         struct timeline_record *block;
+        const char *state_dir;          /* NULL: profiles not read */
+        size_t profile_bytes;           /* read so far */
 };
 
 const struct findings_input *findings_loaded_input(const struct findings_loaded *l) {
@@ -34,8 +37,10 @@ const char *findings_loaded_status(const struct findings_loaded *l) {
 
 void findings_loaded_free(struct findings_loaded *l) {
         for (size_t i = 0; i < l->in.n_cells; i++) {
-                for (size_t j = 0; j < l->in.cells[i].n_runs; j++)
+                for (size_t j = 0; j < l->in.cells[i].n_runs; j++) {
                         cJSON_Delete((cJSON *) l->in.cells[i].runs[j].samples);
+                        free((char *) l->in.cells[i].runs[j].profile);
+                }
                 free(l->in.cells[i].runs);
         }
         free(l->in.cells);
@@ -135,6 +140,24 @@ static int scan_tail(struct db_conn *c, struct findings_run *run, struct timelin
         return 0;
 }
 
+/* The run's profile.folded when its metrics say it has one; none past the experiment's budget
+ * (or a file that cannot be read: the rule then sees one profiled run less). */
+static void read_profile(struct findings_loaded *l, struct findings_run *run) {
+        char *text = NULL;
+        size_t len = 0;
+        if (!l->state_dir || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(run->metrics, "profile")) ||
+            l->profile_bytes >= FINDINGS_PROFILES_BYTES_MAX || run_profile_read(l->state_dir, run->id, &text, &len) < 0)
+                return;
+        if (len > FINDINGS_PROFILES_BYTES_MAX - l->profile_bytes) {
+                free(text);
+                l->profile_bytes = FINDINGS_PROFILES_BYTES_MAX;
+                return;
+        }
+        l->profile_bytes += len;
+        run->profile = text;
+        run->profile_len = len;
+}
+
 static int fill_cell(struct db_conn *c, struct findings_loaded *l, size_t idx, const char *name) {
         struct findings_cell *cell = &l->in.cells[idx];
         cell->name = name;
@@ -161,14 +184,17 @@ static int fill_cell(struct db_conn *c, struct findings_loaded *l, size_t idx, c
                 run->samples = samples;
                 if ((r = scan_tail(c, run, l->block)) < 0)
                         return r;
+                read_profile(l, run);
         }
         return 0;
 }
 
-int findings_load(struct db_conn *c, const char *id, const char *baseline, struct findings_loaded **ret) {
+int findings_load(struct db_conn *c, const char *state_dir, const char *id, const char *baseline,
+                  struct findings_loaded **ret) {
         struct findings_loaded *l = calloc(1, sizeof *l);
         if (!l)
                 return -ENOMEM;
+        l->state_dir = state_dir;
         _cleanup_findings_ struct findings_loaded *owned = l;
         int r = experiments_report_rows(c, id, &l->rows, &l->cell_names, l->status);
         if (r < 0)

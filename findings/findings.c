@@ -27,6 +27,7 @@ const struct findings_rule findings_rules[] = {
         { "interference", findings_rule_interference },
         { "memory", findings_rule_memory },
         { "energy", findings_rule_energy },
+        { "profile", findings_rule_profile },
 };
 const size_t findings_rules_count = ELEMENTSOF(findings_rules);
 

@@ -33,6 +33,8 @@ struct findings_run {
         const cJSON *metrics;           /* the run's metrics as stored */
         const cJSON *samples;           /* the 1 s series, columnar, as GET /v1/runs/{id}/samples; may be NULL */
         struct findings_tail tail;
+        const char *profile;            /* its profile.folded (profile.cpu); NULL: none */
+        size_t profile_len;
 };
 
 struct findings_cell {

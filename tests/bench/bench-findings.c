@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 3; k++) {
                 int64_t t = now_mono_ns();
                 struct findings_loaded *l = NULL;
-                if ((r = findings_load(c, id, NULL, &l)) < 0)
+                if ((r = findings_load(c, NULL, id, NULL, &l)) < 0)
                         die("findings_load", r);
                 const struct findings_input *in = findings_loaded_input(l);
                 cJSON *f = findings_compute(in);

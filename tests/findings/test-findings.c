@@ -20,7 +20,9 @@
 #include "basic/cpulist.h"
 #include "basic/json-util.h"
 #include "basic/timeline-format.h"
+#include "findings/findings-compare.h"
 #include "findings/findings.h"
+#include "findings/profile-shares.h"
 #include "findings/rules.h"
 #include "host/host-cpufreq.h"
 
@@ -58,6 +60,8 @@ static void fixture_load(struct fixture *f, const char *json) {
                         run->iteration = (unsigned) cell->n_runs;
                         run->metrics = cJSON_GetObjectItem(r, "metrics");
                         run->samples = cJSON_GetObjectItem(r, "samples");
+                        run->profile = cJSON_GetStringValue(cJSON_GetObjectItem(r, "profile"));
+                        run->profile_len = run->profile ? strlen(run->profile) : 0;
                         const cJSON *t = cJSON_GetObjectItem(r, "tail");
                         if (t)
                                 run->tail = (struct findings_tail){
@@ -760,6 +764,181 @@ static void test_energy(void **state) {
         cJSON_Delete(out);
 }
 
+/* ---- profile ---- */
+
+/* A run whose profile.folded has app and gc samples: the app's in Work.spin, the GC's in a
+ * scavenge, each under a frame that is never a leaf. */
+static void profile_run(char *buf, size_t size, const char *id, const char *metrics, int app, int gc) {
+        snprintf(buf, size,
+                 "{\"id\":\"%s\",\"metrics\":%s,\"profile\":\"app;java.lang.Thread.run;slicelab.sut.Work.spin %d\\n"
+                 "gc;GCTaskThread::run;PSScavenge::invoke %d\\n\"}",
+                 id, metrics, app, gc);
+}
+
+/* Cell A (the baseline) of 3 runs and cell B of nb runs, each run {app, gc} samples. */
+static char *profile_cells(const int a[3][2], const int (*b)[2], size_t nb, const char *b_metrics) {
+        char runs_a[3][512], runs_b[4][512], ids[8];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(ids, sizeof ids, "a%zu", i + 1);
+                profile_run(runs_a[i], sizeof runs_a[i], ids, "{}", a[i][0], a[i][1]);
+        }
+        char list_b[2048] = "";
+        for (size_t i = 0; i < nb && i < 4; i++) {
+                snprintf(ids, sizeof ids, "b%zu", i + 1);
+                profile_run(runs_b[i], sizeof runs_b[i], ids, b_metrics, b[i][0], b[i][1]);
+                strcat(list_b, i ? "," : "");
+                strcat(list_b, runs_b[i]);
+        }
+        char *s = NULL;
+        int n = asprintf(&s,
+                         "{\"definition\":%s,\"baseline\":0,\"cells\":[{\"name\":\"A\",\"runs\":[%s,%s,%s]},"
+                         "{\"name\":\"B\",\"runs\":[%s]}]}",
+                         DEF, runs_a[0], runs_a[1], runs_a[2], list_b);
+        assert_true(n > 0);
+        return s;
+}
+
+static const int PROFILE_BASE[3][2] = { { 900, 100 }, { 880, 120 }, { 890, 110 } };
+
+static const cJSON *finding_of_group(const cJSON *out, const char *group) {
+        const cJSON *f;
+        cJSON_ArrayForEach(f, out) {
+                const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(f, "evidence"), 0);
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), "profile") == 0 &&
+                    cJSON_IsString(cJSON_GetObjectItem(e, "group")) &&
+                    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "group")), group) == 0)
+                        return f;
+        }
+        return NULL;
+}
+
+/* Name's share of kind in the one run of side. */
+static double share(struct profile_shares *s, const char *name, bool group, enum profile_share_kind kind,
+                    enum profile_side side) {
+        for (size_t i = 0; i < profile_shares_count(s); i++) {
+                bool g;
+                if (strcmp(profile_shares_name(s, i, &g), name) != 0 || g != group)
+                        continue;
+                struct profile_share_compared c;
+                assert_int_equal(profile_shares_compare(s, i, kind, 0.95, &c), 0);
+                return c.shares[side][0];
+        }
+        return 0;
+}
+
+static void test_profile_shares(void **state) {
+        /* sorted as profile.folded is (stacks that share their start follow each other), with a
+         * stack that is a prefix of the one before, recursion, a frame named as a group, lines
+         * that are not stacks */
+        static const char cell[] = "app;a;b;c 5\napp;a;b;d 3\napp;a;b 2\napp;a;x;a;y 4\ngc;g 6\ngc;gc 0\nnot a count x\n";
+        static const char base[] = "app;a;b;c 1\ngc;gc 1";
+        _cleanup_(profile_shares_freep) struct profile_shares *s = NULL;
+        assert_int_equal(profile_shares_new(&s), 0);
+        assert_int_equal(profile_shares_add_run(s, PROFILE_SIDE_CELL, cell, strlen(cell)), 0);
+        assert_int_equal(profile_shares_add_run(s, PROFILE_SIDE_BASELINE, base, strlen(base)), 0);
+        const enum profile_side C = PROFILE_SIDE_CELL, B = PROFILE_SIDE_BASELINE;
+        assert_float_equal(share(s, "app", true, PROFILE_SHARE_TOTAL, C), 14 / 20.0, 1e-12);
+        assert_float_equal(share(s, "gc", true, PROFILE_SHARE_TOTAL, C), 6 / 20.0, 1e-12);
+        assert_float_equal(share(s, "a", false, PROFILE_SHARE_TOTAL, C), 14 / 20.0, 1e-12); /* once per stack */
+        assert_float_equal(share(s, "a", false, PROFILE_SHARE_SELF, C), 0, 1e-12);
+        assert_float_equal(share(s, "b", false, PROFILE_SHARE_TOTAL, C), 10 / 20.0, 1e-12);
+        assert_float_equal(share(s, "b", false, PROFILE_SHARE_SELF, C), 2 / 20.0, 1e-12);
+        assert_float_equal(share(s, "d", false, PROFILE_SHARE_SELF, C), 3 / 20.0, 1e-12);
+        assert_float_equal(share(s, "y", false, PROFILE_SHARE_SELF, C), 4 / 20.0, 1e-12);
+        assert_float_equal(share(s, "gc", false, PROFILE_SHARE_SELF, C), 0, 1e-12);
+        assert_float_equal(share(s, "gc", false, PROFILE_SHARE_SELF, B), 0.5, 1e-12);
+        assert_float_equal(share(s, "c", false, PROFILE_SHARE_SELF, B), 0.5, 1e-12);
+        assert_false(profile_shares_truncated(s));
+}
+
+static void test_profile(void **state) {
+        /* GC from 11% to 31% of the samples, the app's down as much: both groups and both leaves */
+        static const int heavy[3][2] = { { 690, 310 }, { 680, 320 }, { 700, 300 } };
+        _cleanup_free_ char *json = profile_cells(PROFILE_BASE, heavy, 3, "{}");
+        cJSON *out = run_rule(findings_rule_profile, json);
+        assert_int_equal(count(out, "profile", "high", "B"), 4);
+        const cJSON *gc = finding_of_group(out, "gc");
+        assert_non_null(gc);
+        const char *claim = cJSON_GetStringValue(cJSON_GetObjectItem(gc, "claim"));
+        assert_non_null(strstr(claim, "in cell B, GC threads (group gc): 31% of CPU samples vs 11% in A (mean over 3 vs 3 "
+                                      "iterations; 97.5% intervals, Bonferroni over 2 thread groups: "));
+        assert_non_null(strstr(claim, "difference +20.0 points"));
+        assert_null(strstr(claim, "approximate"));
+        const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(gc, "evidence"), 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(e, "metric")), "profile.share.total");
+        assert_true(cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "difference_interval"), 0)) > 0);
+        assert_int_equal((int) cJSON_GetNumberValue(cJSON_GetObjectItem(e, "iterations")), 3);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(e, "runs")), 3);
+        /* the leaves: decided over the frames tested, the callers that are never leaves not claimed */
+        int frames = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, out) {
+                const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(f, "evidence"), 0);
+                const char *frame = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "frame"));
+                if (!frame)
+                        continue;
+                frames++;
+                assert_true(strcmp(frame, "slicelab.sut.Work.spin") == 0 || strcmp(frame, "PSScavenge::invoke") == 0);
+                assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(f, "claim")), "Bonferroni over 4 frames"));
+        }
+        assert_int_equal(frames, 2);
+        cJSON_Delete(out);
+}
+
+static void test_profile_aa(void **state) {
+        /* the same shares give or take a sample count: nothing */
+        static const int twin[3][2] = { { 895, 105 }, { 885, 115 }, { 890, 110 } };
+        _cleanup_free_ char *json = profile_cells(PROFILE_BASE, twin, 3, "{}");
+        cJSON *out = run_rule(findings_rule_profile, json);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+        /* one profiled iteration: nothing can be decided, nothing is said */
+        static const int once[1][2] = { { 500, 500 } };
+        _cleanup_free_ char *single = profile_cells(PROFILE_BASE, once, 1, "{}");
+        out = run_rule(findings_rule_profile, single);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
+}
+
+static void test_profile_approximate(void **state) {
+        /* 2 iterations against 3: the interval is approximate and the claim says so */
+        static const int two[2][2] = { { 500, 500 }, { 490, 510 } };
+        _cleanup_free_ char *json = profile_cells(PROFILE_BASE, two, 2, "{}");
+        cJSON *out = run_rule(findings_rule_profile, json);
+        const cJSON *gc = finding_of_group(out, "gc");
+        assert_non_null(gc);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(gc, "approximate")));
+        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(gc, "claim")), "mean over 2 vs 3 iterations"));
+        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(gc, "claim")), FINDINGS_APPROXIMATE_TEXT));
+        cJSON_Delete(out);
+}
+
+static void test_profile_causes(void **state) {
+        /* B also compiles for 15% of its window (a jit finding): that can explain its app threads'
+         * share, not its GC threads' */
+        static const int heavy[3][2] = { { 690, 310 }, { 680, 320 }, { 700, 300 } };
+        _cleanup_free_ char *json = profile_cells(PROFILE_BASE, heavy, 3, "{\"jit\":{\"compile_time_measure_s\":1.5}}");
+        struct fixture fx;
+        fixture_load(&fx, json);
+        cJSON *out = findings_compute(&fx.in);
+        const char *jit_id = NULL;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, out)
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), "jit") == 0)
+                        jit_id = cJSON_GetStringValue(cJSON_GetObjectItem(f, "id"));
+        assert_non_null(jit_id);
+        const cJSON *app = finding_of_group(out, "app"), *gc = finding_of_group(out, "gc");
+        assert_non_null(app);
+        assert_non_null(gc);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(app, "causes"), 0)), jit_id);
+        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(app, "claim")), "(jit) of cell B can explain it"));
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(gc, "causes")), 0);
+        assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(gc, "claim")), "no rule's finding on cell B explains it"));
+        assert_null(cJSON_GetObjectItem(gc, "_explain_kinds"));
+        cJSON_Delete(out);
+        fixture_done(&fx);
+}
+
 /* ---- all rules: order and ids ---- */
 
 static void test_compute_order(void **state) {
@@ -801,6 +980,8 @@ int main(void) {
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
                 cmocka_unit_test(test_interference_other_work), cmocka_unit_test(test_memory_swap),
                 cmocka_unit_test(test_energy),       cmocka_unit_test(test_compute_order),
+                cmocka_unit_test(test_profile_shares), cmocka_unit_test(test_profile), cmocka_unit_test(test_profile_aa), cmocka_unit_test(test_profile_approximate),
+                cmocka_unit_test(test_profile_causes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,14 +15,29 @@ SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\
 post_experiment '{"name":"plain","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}]}'
 FIRST_PLAIN_RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$FIRST_PLAIN_RUN"
-post_experiment "{\"name\":\"profiled\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000\",\"rate\":50,\"connections\":4,\"warmup_s\":3,\"measure_s\":6,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\",\"memory_max\":\"512M\"}],\"profile\":{\"cpu\":true,\"hz\":199}}"
+# One experiment for all the profile checks (a JVM run costs seconds: CI time is tight): the same
+# load for all (each request burns 2 ms and keeps 1 MiB of 1 KiB chunks alive), a baseline, a
+# GC-heavy cell (a 2 MiB young generation: collections many times a second, promotions into a
+# filling old generation), and an identical copy of the baseline (A/A), 3 iterations each. One
+# connection as fast as the SUT answers: the SUT's CPU is busy (hundreds of samples a run) and at
+# most one request's garbage is alive at a collection, so a cell's GC share does not swing with
+# what else the machine runs (with 3 iterations the rule's Bonferroni interval has t near 11);
+# 999 Hz, the most, since a busy 2-core machine leaves the SUT a fraction of its CPU and a run
+# had only about 100 samples at 199 Hz (a share's sampling error alone near 4 points).
+PSUT="\"sut\":{\"command\":[\"java\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+PLAIN_CELL='"cpus":"1","memory_max":"512M","jvm_args":["-Xmx256m","-Xmn128m"]'
+post_experiment "{\"name\":\"profiled\",\"iterations\":3,$PSUT,
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"mode\":\"max\",\"connections\":1,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
+  \"cells\":[{\"name\":\"plain\",$PLAIN_CELL},
+             {\"name\":\"gc\",\"cpus\":\"1\",\"memory_max\":\"512M\",\"jvm_args\":[\"-Xmx256m\",\"-Xmn2m\"]},
+             {\"name\":\"twin\",$PLAIN_CELL}],\"profile\":{\"cpu\":true,\"hz\":999}}"
 check_eq "a profiled experiment is accepted" 201 "$HTTP_STATUS"
 check_match "its warnings say the JVM gets -XX:+PreserveFramePointer" "PreserveFramePointer" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
-RUN=$(first_run "$EXP_ID")
-wait_for 300 run_finished "$RUN"
-check_eq "the profiled run succeeds" succeeded "$(run_outcome "$RUN")"
+DIFF_EXP=$EXP_ID
+RUN=$(first_run "$DIFF_EXP")
+wait_for 900 experiment_finished "$DIFF_EXP" || not_finished "$DIFF_EXP"
+check_eq "the first (plain) run succeeds" succeeded "$(run_outcome "$RUN")"
+check_eq "every run succeeds" 9 "$(curl -s "$DAEMON_URL/v1/experiments/$DIFF_EXP/runs" | jq '[.runs[] | select(.state == "succeeded")] | length')"
 api GET "/v1/runs/$RUN"
 check_schema "a profiled run" getRun 200
 SAMPLES=$(jq -r .metrics.profile.samples <<<"$BODY")
@@ -66,20 +81,13 @@ check_eq "a run without profile.cpu has none: 404" 404 "$HTTP_STATUS"
 check_eq "no perf map made by this test is left in /tmp" "" "$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TEST_TMP" 2>/dev/null)"
 check_eq "no perf process of the run is left" "" "$(pgrep -f "perf record -e cpu-clock .* -o -" || true)"
 
-# --- a cell against a baseline (an A/A: the same load): shares per iteration, intervals ------
-PSUT="\"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
-post_experiment "{\"name\":\"profile-diff\",\"iterations\":2,$PSUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"plain\",\"cpus\":\"1\"},
-             {\"name\":\"twin\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
-DIFF_EXP=$EXP_ID
-wait_for 600 experiment_finished "$DIFF_EXP"
+# --- a cell against a baseline: shares per iteration, intervals --------------------------------
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=twin&baseline=plain&limit=5"
 check_schema "a cell's profile against its baseline" getExperimentProfile 200
-check_eq "two iterations a side, at most 5 frames" "2 2 true" \
+check_eq "three iterations a side, at most 5 frames" "3 3 true" \
         "$(jq -r '"\(.cell_runs) \(.baseline_runs) \(.frames | length <= 5)"' <<<"$BODY")"
 check "each run's group shares add up to 1" json_true \
-        '[range(2) as $i | [.groups[].total.cell.shares[$i]] | add | . > 0.999 and . < 1.001] | all' "$BODY"
+        '[range(3) as $i | [.groups[].total.cell.shares[$i]] | add | . > 0.999 and . < 1.001] | all' "$BODY"
 check "each difference is the cell's mean minus the baseline's, within its interval" json_true \
         '[.groups[].total, .frames[].total, .frames[].self | (.difference.value - (.cell.mean - .baseline.mean) | fabs < 1e-9)
           and (.difference.ci_low == null or (.difference.ci_low <= .difference.value and .difference.value <= .difference.ci_high))] | all' "$BODY"
@@ -90,6 +98,33 @@ check_eq "slicelab profile EXP --cell --baseline --json is the daemon's answer" 
         "$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain --json | jq -cS '.frames |= .[:5]')"
 table=$("$BUILD/client/slicelab" --url "$DAEMON_URL" profile "$DIFF_EXP" --cell twin --baseline plain)
 check_match "and without --json a table with the app group's line" '^ *[0-9.]+% \[' "$(grep -E ' app$' <<<"$table")"
+# The GC-heavy cell: its gc group's share is up, with an interval that excludes no difference,
+# and the findings rule `profile` says so, naming the GC threads; the A/A copy gets no such
+# finding.
+api GET "/v1/experiments/$DIFF_EXP/profile?cell=gc&baseline=plain"
+GC_DIFF=$(jq -c '.groups[] | select(.name == "gc") | .total.difference' <<<"$BODY")
+echo "# per-iteration group shares, gc cell vs plain: $(jq -c '[.groups[] | {(.name): [.total.cell.shares, .total.baseline.shares]}] | add' <<<"$BODY")"
+for run in $(curl -s "$DAEMON_URL/v1/experiments/$DIFF_EXP/runs" | jq -r '.runs[] | select(.cell == "gc") | .id'); do
+        echo "# gc cell run $run: $(curl -s "$DAEMON_URL/v1/runs/$run" | jq -c '{samples: .metrics.profile.samples, groups: .metrics.profile.groups, ops: .metrics.throughput_rps, gc_pauses: .metrics.gc.pauses}')"
+done
+check "the gc group's share is up in the GC-heavy cell, its interval above 0 ($GC_DIFF)" json_true \
+        '.excludes_zero and .value > 0 and .ci_low > 0' "$GC_DIFF"
+api GET "/v1/experiments/$DIFF_EXP/findings"
+check_schema "the findings with the profile rule's" getExperimentFindings 200
+FINDINGS=$BODY
+GC_FINDING=$(jq -c '[.findings[] | select(.kind == "profile" and (.cells | index("gc")) and .evidence[0].group == "gc")][0]' <<<"$FINDINGS")
+echo "# the gc cell's profile finding: $(jq -r '.claim // "none"' <<<"$GC_FINDING")"
+check_match "a profile finding names the GC threads of cell gc against plain" \
+        'in cell gc, GC threads \(group gc\): [0-9.]+% of CPU samples vs [0-9.]+% in plain \(mean over 3 vs 3 iterations; [0-9.]+% intervals, Bonferroni over [0-9]+ thread groups' \
+        "$(jq -r '.claim // ""' <<<"$GC_FINDING")"
+check "its evidence: the shares with their intervals, the difference's above 0" json_true \
+        '.evidence[0] | .metric == "profile.share.total" and .value > .baseline_value and .difference_interval[0] > 0
+         and .iterations == 3 and .baseline_iterations == 3 and (.runs | length) == 3' "$GC_FINDING"
+GC_IDS=$(jq -c '[.findings[] | select(.kind == "gc" and (.cells | index("gc"))) | .id]' <<<"$FINDINGS")
+check "its causes are the gc findings of cell gc ($GC_IDS), when there are" json_true \
+        "$GC_IDS - (.causes // []) == [] and (.causes | type) == \"array\"" "$GC_FINDING"
+check_eq "no profile finding for the A/A copy" "" \
+        "$(jq -r '.findings[] | select(.kind == "profile" and (.cells | index("twin"))) | .claim' <<<"$FINDINGS")"
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=nope"
 check_eq "an unknown cell is 400 naming it" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=plain&baseline=plain"

@@ -1,5 +1,5 @@
-/* profile-read.h: a finished run's profile.folded as the daemon wrote it, and what the
- * experiment-wide profile requests share (api/profile.c). */
+/* profile-experiment.h: what the experiment-wide profile requests share (api/profile.c): their
+ * experiment, its report rows and the cell asked for. */
 #pragma once
 
 #include <stdbool.h>
@@ -7,10 +7,6 @@
 
 #include "api/handlers.h"
 #include "storage/experiments.h"
-
-/* The whole file (at most 64 MiB): -ENOENT when the run has none, -EIO when it is not a regular
- * file of this daemon's (the run directory is the run user's). */
-int api_profile_read(const char *state_dir, const char *run_id, char **ret, size_t *ret_len);
 
 /* An experiment-wide profile request's experiment (GET /v1/experiments/{id}/profile and
  * /profile/tree): its report rows and cell names, read with the request's lease, which is then
