@@ -9,10 +9,9 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/profile-experiment.h"
 #include "basic/json-util.h"
 #include "findings/profile-shares.h"
-#include "storage/db.h"
-#include "storage/experiments.h"
 #include "storage/run-profile.h"
 
 #define FRAMES_LIMIT_DEFAULT 100
@@ -122,45 +121,31 @@ static int body_json(struct profile_shares *s, const char *cell, const char *bas
         return 0;
 }
 
-static bool has_cell(const cJSON *cells, const char *name) {
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cells)
-                if (cJSON_IsString(c) && strcmp(c->valuestring, name) == 0)
-                        return true;
-        return false;
-}
-
 enum MHD_Result api_get_experiment_profile(struct api_request *req) {
         const char *id = req->path_params[0], *cell = api_query(req, "cell"), *baseline = api_query(req, "baseline");
         struct error err = { 0 };
         int64_t limit;
         if (api_query_int(req, "limit", 1, FRAMES_LIMIT_MAX, FRAMES_LIMIT_DEFAULT, &limit, &err) < 0)
                 return api_reply_error(req, &err);
-        if (!cell)
-                return api_reply_errorf(req, 400, "missing_field", "cell", "is required: the cell to compare");
-        _cleanup_json_ cJSON *rows = NULL, *cells = NULL;
-        char status[EXPERIMENT_STATUS_SIZE];
-        int r = experiments_report_rows(req->lease.conn, id, &rows, &cells, status);
-        if (r < 0)
-                return api_reply_errno(req, r, "experiment");
-        db_lease_release(&req->lease);
-        const cJSON *first = cJSON_GetArrayItem(cells, 0);
+        _cleanup_(api_profile_experiment_done) struct profile_experiment exp = { 0 };
+        enum MHD_Result reply;
+        if (!api_profile_experiment(req, cell, "the cell to compare", &exp, &reply))
+                return reply;
+        const cJSON *first = cJSON_GetArrayItem(exp.cells, 0);
         if (!baseline && cJSON_IsString(first))
                 baseline = first->valuestring;
-        if (!has_cell(cells, cell))
-                return api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.64s' in experiment %s", cell, id);
-        if (!baseline || !has_cell(cells, baseline))
+        if (!baseline || !json_array_has_string(exp.cells, baseline))
                 return api_reply_errorf(req, 400, "invalid_value", "baseline", "no cell '%.64s' in experiment %s",
                                         baseline ? baseline : "", id);
         if (strcmp(cell, baseline) == 0)
                 return api_reply_errorf(req, 400, "conflict", "baseline", "must be another cell than cell ('%.64s')", cell);
 
         _cleanup_(profile_shares_freep) struct profile_shares *s = NULL;
-        r = profile_shares_new(&s);
+        int r = profile_shares_new(&s);
         if (r >= 0)
-                r = read_cell(req->config->state_dir, rows, cell, s, PROFILE_SIDE_CELL);
+                r = read_cell(req->config->state_dir, exp.rows, cell, s, PROFILE_SIDE_CELL);
         if (r >= 0)
-                r = read_cell(req->config->state_dir, rows, baseline, s, PROFILE_SIDE_BASELINE);
+                r = read_cell(req->config->state_dir, exp.rows, baseline, s, PROFILE_SIDE_BASELINE);
         if (r < 0)
                 return api_reply_errno(req, r, "profile");
         size_t nc = profile_shares_runs(s, PROFILE_SIDE_CELL), nb = profile_shares_runs(s, PROFILE_SIDE_BASELINE);
@@ -171,5 +156,5 @@ enum MHD_Result api_get_experiment_profile(struct api_request *req) {
         r = body_json(s, cell, baseline, (size_t) limit, &body);
         if (r < 0)
                 return api_reply_errno(req, r, "profile");
-        return api_reply_json_finished(req, body, strcmp(status, "running") != 0 && strcmp(status, "queued") != 0);
+        return api_reply_json_finished(req, body, api_profile_experiment_finished(&exp));
 }

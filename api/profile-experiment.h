@@ -21,4 +21,7 @@ struct profile_experiment {
  * is the answer's result. ret is filled either way: api_profile_experiment_done() frees it. */
 bool api_profile_experiment(struct api_request *req, const char *cell, const char *what, struct profile_experiment *ret,
                             enum MHD_Result *ret_reply);
+/* Whether its runs are all in: a running or queued experiment's cell may gain runs, so only a
+ * finished one's answer is kept for its ETag. */
+bool api_profile_experiment_finished(const struct profile_experiment *e);
 void api_profile_experiment_done(struct profile_experiment *e);

@@ -147,7 +147,7 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         r = run_profile_read(req->config->state_dir, id, &text, &len);
         if (r == -ENOENT)
                 return api_reply_errorf(req, 404, "not_found", NULL,
-                                        "run %s has no profile (its definition has no profile.cpu, or profiling failed: see its warnings)", id);
+                                        "run %s has no profile (its definition has no profile.cpu, its cell has profile false, or profiling failed: see its warnings)", id);
         if (r < 0)
                 return api_reply_errno(req, r, "profile");
         if (!format || strcmp(format, "folded") == 0)
@@ -204,6 +204,10 @@ bool api_profile_experiment(struct api_request *req, const char *cell, const cha
         return true;
 }
 
+bool api_profile_experiment_finished(const struct profile_experiment *e) {
+        return strcmp(e->status, "running") != 0 && strcmp(e->status, "queued") != 0;
+}
+
 void api_profile_experiment_done(struct profile_experiment *e) {
         cJSON_Delete(e->rows);
         cJSON_Delete(e->cells);
@@ -234,6 +238,5 @@ enum MHD_Result api_get_experiment_profile_tree(struct api_request *req) {
         cJSON_AddStringToObject(body, "cell", cell);
         cJSON_AddItemToObject(body, "runs", TAKE_PTR(ids));
         tree_to_json(&t, body);
-        /* a running experiment's cell may gain runs: only a finished one's answer is kept */
-        return api_reply_json_finished(req, body, strcmp(exp.status, "running") != 0 && strcmp(exp.status, "queued") != 0);
+        return api_reply_json_finished(req, body, api_profile_experiment_finished(&exp));
 }

@@ -297,7 +297,7 @@ static void start_sampling(struct run *r) {
 
 /* The measure window only: warmup's compilation and class loading stay out of the profile. */
 static void start_profile(struct run *r) {
-        if (!r->def->profile.cpu || !r->sut.running)
+        if (!definition_cell_profiled(r->def, r->cell) || !r->sut.running)
                 return;
         int k = profile_record_start(r->cg, r->perf_path, r->dir, r->sut.pid, r->def->profile.hz, &r->perf);
         if (k < 0)
@@ -821,12 +821,13 @@ static int prepare(struct run *r) {
                 run_fail(r, "preflight", "%s", why);
                 return 0;
         }
-        if (r->def->profile.cpu && host_perf_find(r->ctx.perf, r->perf_path, sizeof r->perf_path) < 0) {
+        bool profiled = definition_cell_profiled(r->def, r->cell);
+        if (profiled && host_perf_find(r->ctx.perf, r->perf_path, sizeof r->perf_path) < 0) {
                 run_fail(r, "preflight", "profile.cpu needs perf on this daemon (%s, not found): %s",
                          r->ctx.perf ? r->ctx.perf : "perf on its PATH", HOST_PERF_HINT);
                 return 0;
         }
-        if (r->def->profile.cpu && r->def->sut.jvm)
+        if (profiled && r->def->sut.jvm)
                 warn(r, "profile.cpu: the JVM runs with " DEFINITION_PROFILE_JVM_ARG
                         " (so that perf walks Java stacks), which may cost it a little CPU");
         k = check_root(r);

@@ -5,9 +5,8 @@
 # sides' throughput and p99 from scheduled with their 95% intervals and the ratio profiled /
 # plain with its interval (GET /v1/compare: the report's statistics); asserts nothing.
 # Goal (issue 28): the ratio's interval includes 1, or the figure says what profiling costs.
-# profile is a field of the whole definition, not of a cell, so the two sides are two
-# experiments of identical definitions but for "profile", posted together and run one after
-# the other (drift between them is not randomized away as it would be between two cells).
+# The two sides are two cells of one experiment, twins but for "profile": false on the plain
+# one, their iterations interleaved so that the machine's drift falls on both.
 # Usage: tests/bench/profile-overhead.sh [BUILD_DIR]   (default: build)
 #   BENCH_ITERATIONS (5), BENCH_MEASURE_S (10), BENCH_CPU_US (1000)
 set -eu
@@ -25,28 +24,22 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 
 daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
 PORT=$(loopback_port)
-# definition PROFILE_MEMBER: the experiment, with PROFILE_MEMBER (empty, or ,"profile":{...}).
-definition() {
-        jq -n --arg jar "$JAR" --argjson port "$PORT" --argjson it "$ITERATIONS" --argjson m "$MEASURE_S" \
-                --argjson cpu_us "$CPU_US" --argjson profile "$1" '{
-  name: "profile-overhead", iterations: $it,
+definition=$(jq -n --arg jar "$JAR" --argjson port "$PORT" --argjson it "$ITERATIONS" --argjson m "$MEASURE_S" \
+        --argjson cpu_us "$CPU_US" '{
+  name: "profile-overhead", iterations: $it, order: "interleaved", profile: {cpu: true, hz: 99},
   sut: {command: ["java", "-Xmx256m", "-XX:+UseParallelGC", "-jar", $jar, "--port", ($port | tostring)], jvm: true,
         ready: {http: "http://127.0.0.1:\($port)/health", timeout_s: 120}},
   load: {target: "http://127.0.0.1:\($port)/work?cpu_us=\($cpu_us)", mode: "max", connections: 4,
          warmup_s: 5, measure_s: $m, cpus: "0"},
-  cells: [{name: "sut", cpus: "1", memory_max: "512M"}]} + $profile'
-}
-post_experiment "$(definition '{}')"
-[ "$HTTP_STATUS" = 201 ] || { echo "profile-overhead: plain experiment refused: $BODY" >&2; exit 1; }
-PLAIN=$EXP_ID
-post_experiment "$(definition '{"profile": {"cpu": true, "hz": 99}}')"
-[ "$HTTP_STATUS" = 201 ] || { echo "profile-overhead: profiled experiment refused: $BODY" >&2; exit 1; }
-PROFILED=$EXP_ID
-wait_for 3600 experiment_finished "$PLAIN" || { echo "profile-overhead: $PLAIN did not finish" >&2; exit 1; }
-wait_for 3600 experiment_finished "$PROFILED" || { echo "profile-overhead: $PROFILED did not finish" >&2; exit 1; }
-api GET "/v1/compare?a=$PLAIN:sut&b=$PROFILED:sut"
+  cells: [{name: "plain", cpus: "1", memory_max: "512M", profile: false},
+          {name: "profiled", cpus: "1", memory_max: "512M"}]}')
+post_experiment "$definition"
+[ "$HTTP_STATUS" = 201 ] || { echo "profile-overhead: experiment refused: $BODY" >&2; exit 1; }
+EXP=$EXP_ID
+wait_for 7200 experiment_finished "$EXP" || { echo "profile-overhead: $EXP did not finish" >&2; exit 1; }
+api GET "/v1/compare?a=$EXP:plain&b=$EXP:profiled"
 COMPARE=$BODY
-samples=$(curl -s "$DAEMON_URL/v1/experiments/$PROFILED/runs" | jq -r '[.runs[].id] | .[]' | while read -r run; do
+samples=$(curl -s "$DAEMON_URL/v1/experiments/$EXP/runs" | jq -r '.runs[] | select(.cell == "profiled") | .id' | while read -r run; do
         curl -s "$DAEMON_URL/v1/runs/$run" | jq -r '.metrics.profile.samples // 0'
 done | awk '{ s += $1; n++ } END { printf "%d samples in %d runs", s, n }')
 finish >/dev/null || true
