@@ -6,7 +6,8 @@
 # real output is profile-runs.sh's subject):
 #  - PROFILE_EXP: cells "base" (the first, the baseline) and "alloc", 3 iterations each; alloc
 #    spends less in Work.spin, more in the gc group, and has a Work.alloc frame base lacks;
-#  - LARGE_RUN: one run of 3000 one-sample frames beside one big one, for the drawing's bound.
+#  - LARGE_RUN: one run of 3000 one-sample frames beside one big one, for the drawing's bound;
+#    its experiment's other cell, "unprofiled", has "profile": false: perf must leave it alone.
 # Sets PROFILE_EXP, PROFILE_RUN (a run of base that perf profiled), LARGE_RUN and PROFILE_FOLDED_DIR (one
 # CELL.folded per cell: its runs' lines, for views.js's own parse).
 
@@ -41,7 +42,7 @@ profile_data_setup() {
         local run cell iteration
         profile_spin_experiment "profiled" '[{"name":"base"},{"name":"alloc"}]' 3
         PROFILE_EXP=$EXP_ID
-        profile_spin_experiment "profiled-large" '[{"name":"large"}]' 1
+        profile_spin_experiment "profiled-large" '[{"name":"large"},{"name":"unprofiled","profile":false}]' 1
         LARGE_EXP=$EXP_ID
         wait_for 300 experiment_finished "$LARGE_EXP" || not_finished "$LARGE_EXP"
         wait_for 60 experiment_finished "$PROFILE_EXP" || not_finished "$PROFILE_EXP"
@@ -56,7 +57,13 @@ profile_data_setup() {
                 curl -s "$DAEMON_URL/v1/runs/$run" | jq -r 'select(.cell == "base" and .metrics.profile != null) | .id'
         done | head -1)
         check_match "perf profiled a run of cell base (its metrics.profile)" '^[a-z0-9]+$' "$PROFILE_RUN"
-        LARGE_RUN=$(first_run "$LARGE_EXP")
+        LARGE_RUN=$(curl -s "$DAEMON_URL/v1/experiments/$LARGE_EXP/runs" | jq -r '.runs[] | select(.cell == "large") | .id')
+        local unprofiled
+        unprofiled=$(curl -s "$DAEMON_URL/v1/experiments/$LARGE_EXP/runs" | jq -r '.runs[] | select(.cell == "unprofiled") | .id')
+        api GET "/v1/runs/$unprofiled"
+        check_eq "a cell with profile false ran without perf (no metrics.profile)" "null" "$(jq -c '.metrics.profile' <<<"$BODY")"
+        api GET "/v1/runs/$unprofiled/profile"
+        check_eq "... and GET /v1/runs/{id}/profile is a 404" "404" "$HTTP_STATUS"
         profile_write "$LARGE_RUN" "$(printf 'app;java.lang.Thread.run;slicelab.sut.Big 30000\n'
                 seq 1 3000 | sed 's/.*/app;java.lang.Thread.run;tiny.Frame&.run 1/')"
 }
