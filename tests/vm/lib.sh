@@ -137,24 +137,10 @@ INIT
     rm -rf "$dir"
 }
 
-# vm_mask_housekeeping ROOTFS: masks the units of a Debian install that no guest test uses and
-# that an emulated boot waits for: logind (the longest link to multi-user.target), the console
-# getty, and the daily timers (apt, dpkg's backup, e2scrub, fstrim) which, never run before in a
-# fresh guest, all start at boot and hold `systemctl is-system-running --wait`; apt-daily would
-# also take dpkg's lock that vm-package's apt-get needs.
-vm_mask_housekeeping() {
-    local rootfs=$1 unit
-    for unit in systemd-logind.service getty@tty1.service e2scrub_reap.service apt-daily.timer \
-        apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer; do
-        ln -sfn /dev/null "$rootfs/etc/systemd/system/$unit"
-    done
-}
-
 # vm_boot_systemd LOG WORKDIR ROOTFS KVER KERNEL-ARGS: ROOTFS as an ext4 image in WORKDIR, booted
 # with kernel KVER from /boot and systemd as PID 1; returns as vm_boot.
 vm_boot_systemd() {
     local log=$1 work=$2 rootfs=$3 kver=$4 args=$5
-    vm_mask_housekeeping "$rootfs"
     mkfs.ext4 -q -F -L root -d "$rootfs" "$work/rootfs.img" 2G || { vm_log "mkfs.ext4 failed"; return 2; }
     vm_root_initramfs "$work/initramfs.cpio.gz" "$kver" || { vm_log "no initramfs"; return 2; }
     vm_boot "$log" -kernel "/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
