@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/run.sh: the one test command. On a fresh Debian 12 machine as root it installs what the
 # suite needs, builds slicelab plain and with ASan+UBSan, runs every test in both builds (the
-# QEMU guests, the fuzzer and the OpenAPI lint once, in the plain build), and ends with the line
-# "N passed, N failed". Exit status is non-zero on any failure.
+# QEMU guests, the fuzzer, the OpenAPI lint and the README's blocks once, in the plain build), and
+# ends with the line "N passed, N failed". Exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 SRC=$PWD
@@ -95,8 +95,10 @@ if ! setup_build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db
         exit 1
 fi
 
-# The guests, the fuzzer and the spec lint do not depend on the sanitizers: run them once.
-ONCE_SUITES=(vm fuzz openapi)
+# The guests, the fuzzer and the spec lint do not depend on the sanitizers: run them once. The
+# README's blocks check documentation; the daemon, client and injector code they drive runs
+# under the sanitizers in the client, results, jvm-runs, inject-runs and findings tests.
+ONCE_SUITES=(vm fuzz openapi readme)
 no_once=()
 for s in "${ONCE_SUITES[@]}"; do no_once+=(--no-suite "$s"); done
 

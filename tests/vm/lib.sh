@@ -92,12 +92,59 @@ UNIT
         "$rootfs/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
 }
 
+# vm_root_initramfs OUT KVER: a busybox initramfs in OUT that loads the three drivers the root
+# disk needs (virtio_pci, virtio_blk, ext4, with what they depend on, from the host's
+# /lib/modules/KVER) and hands /dev/vda over to systemd. It replaces Debian's generic initrd
+# (31 MB, udev and module probing for every device): under emulation that took 8-10 s more per
+# boot on an idle host, and more under load.
+vm_root_initramfs() {
+    local out=$1 kver=$2 dir mod name
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-initramfs.XXXXXX")
+    mkdir -p "$dir"/{bin,proc,sys,dev,newroot,modules}
+    cp /bin/busybox "$dir/bin/busybox"
+    # In load order, each module after the ones it needs; a compressed one is unpacked here
+    # (busybox's insmod takes plain .ko).
+    for mod in $(for name in virtio_pci virtio_blk ext4; do modprobe -S "$kver" --show-depends "$name"; done |
+        awk '$1 == "insmod" && !seen[$2]++ { print $2 }'); do
+        case $mod in
+            *.ko) cp "$mod" "$dir/modules/" ;;
+            *.ko.xz) xz -dc "$mod" > "$dir/modules/$(basename "$mod" .xz)" ;;
+            *.ko.zst) zstd -qdc "$mod" > "$dir/modules/$(basename "$mod" .zst)" ;;
+            *) vm_log "cannot load $mod in the initramfs"; rm -rf "$dir"; return 1 ;;
+        esac
+        basename "${mod%.xz}" .zst >> "$dir/modules/order"
+    done
+    [ -s "$dir/modules/order" ] || { vm_log "no modules for $kver (linux-image-amd64, kmod)"; rm -rf "$dir"; return 1; }
+    cat > "$dir/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+while read -r m; do insmod "/modules/$m" || echo "initramfs: insmod $m failed"; done < /modules/order
+# The disk's node appears once virtio_blk has probed it, which may finish after insmod returns.
+tries=0
+until mount -t ext4 -o rw /dev/vda /newroot 2>/dev/null; do
+    tries=$((tries + 1))
+    [ $tries -lt 100 ] || { echo "initramfs: cannot mount /dev/vda"; poweroff -f; }
+    sleep 0.1
+done
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /sbin/init
+INIT
+    chmod +x "$dir/init"
+    (cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+    rm -rf "$dir"
+}
+
 # vm_boot_systemd LOG WORKDIR ROOTFS KVER KERNEL-ARGS: ROOTFS as an ext4 image in WORKDIR, booted
 # with kernel KVER from /boot and systemd as PID 1; returns as vm_boot.
 vm_boot_systemd() {
     local log=$1 work=$2 rootfs=$3 kver=$4 args=$5
     mkfs.ext4 -q -F -L root -d "$rootfs" "$work/rootfs.img" 2G || { vm_log "mkfs.ext4 failed"; return 2; }
-    vm_boot "$log" -kernel "/boot/vmlinuz-$kver" -initrd "/boot/initrd.img-$kver" \
+    vm_root_initramfs "$work/initramfs.cpio.gz" "$kver" || { vm_log "no initramfs"; return 2; }
+    vm_boot "$log" -kernel "/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
         -drive file="$work/rootfs.img",format=raw,if=virtio \
         -append "root=/dev/vda rw console=ttyS0 $args panic=-1 quiet"
 }

@@ -17,9 +17,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$1" && pwd)
 [ "$(id -u)" -eq 0 ] || vm_die "needs root (apt-get, debootstrap, qemu)"
 
-vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs dpkg-dev debhelper lintian
+vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs busybox-static cpio kmod dpkg-dev debhelper lintian
 KVER=$(vm_kernel_version)
-[ -e "/boot/initrd.img-$KVER" ] || vm_die "no initrd for $KVER (the guest needs virtio_blk from it)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-package.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

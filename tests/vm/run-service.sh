@@ -19,9 +19,8 @@ BUILD=$(cd "$2" && pwd)
 case $MODE in v2 | v1 | hybrid | verify) ;; *) vm_die "unknown mode '$MODE' (v2, v1, hybrid or verify)" ;; esac
 [ "$(id -u)" -eq 0 ] || vm_die "needs root (apt-get, debootstrap, qemu)"
 
-vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs systemd man-db
+vm_need_packages qemu-system-x86 linux-image-amd64 debootstrap e2fsprogs busybox-static cpio kmod systemd man-db
 KVER=$(vm_kernel_version)
-[ -e "/boot/initrd.img-$KVER" ] || vm_die "no initrd for $KVER (the guest needs virtio_blk from it)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slicelab-vm-service.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -55,20 +55,21 @@ slice_pid() {
         v1 | hybrid) head -n1 "/sys/fs/cgroup/cpu$1/cgroup.procs" 2>/dev/null ;;
     esac
 }
-sut_pid() { slice_pid "$(run_field "$1" .slices.sut)"; }
 # The service is up again with another main process than $1.
 restarted() {
     local p
     p=$(unit_prop MainPID)
     [ "$p" != 0 ] && [ "$p" != "$1" ] && [ "$(systemctl is-active $UNIT)" = active ]
 }
-# measuring_or_over RUN: the run measures with its SUT in its slice, or it ended (failed). One
-# request per poll: under emulation every curl and jq costs a good part of a second.
+# measuring_or_over RUN: the run measures with its SUT in its slice (its process then in
+# MEASURED_PID), or it ended (failed). One request per poll: under emulation every curl and jq
+# costs a good part of a second, and a run that ends by itself can be over by the next request.
 measuring_or_over() {
     local state slice
+    MEASURED_PID=
     read -r state slice < <(run_field "$1" '"\(.state) \(.slices.sut // "")"')
     case $state in
-        measuring) [ -n "$(slice_pid "$slice")" ] ;;
+        measuring) MEASURED_PID=$(slice_pid "$slice"); [ -n "$MEASURED_PID" ] ;;
         succeeded | failed | cancelled | interrupted) return 0 ;;
         *) return 1 ;;
     esac
@@ -79,9 +80,33 @@ long_run() {
     post_experiment "{\"name\":\"$1\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"3600\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
     RUN=$(first_run "$EXP_ID")
     wait_for 120 measuring_or_over "$RUN"
-    PID=$(sut_pid "$RUN")
+    PID=$MEASURED_PID
     check_eq "$1: the run measures with its SUT in its slice" "measuring yes" \
         "$(run_field "$RUN" .state) $([ -n "$PID" ] && echo yes || echo no)"
+}
+
+# check_placement RUN PID: where the run's SUT (process PID) and its slice are, with the quota. On
+# the long run of the stop section, which measures until stopped: a run that ends by itself can
+# be over before a slow emulated guest has looked (its slice then gone).
+check_placement() {
+    local slice pid=$2
+    slice=$(run_field "$1" .slices.sut)
+    case $MODE in
+    v2)
+        check_eq "the SUT slice is in the service's own subtree" "/system.slice/$UNIT/run-$1/sut" "$slice"
+        check_eq "the SUT runs in it" "0::$slice" "$(cat "/proc/$pid/cgroup" 2>&1)"
+        check_eq "the slice has the quota" "50000 100000" "$(cat "/sys/fs/cgroup$slice/cpu.max" 2>&1)"
+        check_eq "the service's subtree holds only the supervisor and the run" "run-$1 supervisor" \
+            "$(find "$SERVICE_CG" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ' | sed 's/ $//')"
+        ;;
+    v1 | hybrid)
+        check_eq "the SUT slice is under the cgroup root" "/slicelab/run-$1/sut" "$slice"
+        check "the SUT runs in it (cpu hierarchy)" grep -q ":cpu[^:]*:$slice\$" "/proc/$pid/cgroup"
+        check_eq "the slice has the quota" "50000 100000" \
+            "$(cat "/sys/fs/cgroup/cpu$slice/cpu.cfs_quota_us" "/sys/fs/cgroup/cpu$slice/cpu.cfs_period_us" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+        check "systemd still tracks the SUT in the service" grep -q "^1:name=systemd:/system.slice/$UNIT\$" "/proc/$pid/cgroup"
+        ;;
+    esac
 }
 
 section "install as a package's postinst would, start through the socket"
@@ -110,25 +135,6 @@ section "a run under cpu_quota 0.5"
 post_experiment "{\"name\":\"q\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"2\",\"--seconds\",\"8\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
 check_eq "POST /v1/experiments with the token" 201 "$HTTP_STATUS"
 RUN=$(first_run "$EXP_ID")
-wait_for 120 measuring_or_over "$RUN"
-slice=$(run_field "$RUN" .slices.sut)
-pid=$(slice_pid "$slice")
-case $MODE in
-v2)
-    check_eq "the SUT slice is in the service's own subtree" "/system.slice/$UNIT/run-$RUN/sut" "$slice"
-    check_eq "the SUT runs in it" "0::$slice" "$(cat "/proc/$pid/cgroup" 2>&1)"
-    check_eq "the slice has the quota" "50000 100000" "$(cat "/sys/fs/cgroup$slice/cpu.max" 2>&1)"
-    check_eq "the service's subtree holds only the supervisor and the run" "run-$RUN supervisor" \
-        "$(find "$SERVICE_CG" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ' | sed 's/ $//')"
-    ;;
-v1 | hybrid)
-    check_eq "the SUT slice is under the cgroup root" "/slicelab/run-$RUN/sut" "$slice"
-    check "the SUT runs in it (cpu hierarchy)" grep -q ":cpu[^:]*:$slice\$" "/proc/$pid/cgroup"
-    check_eq "the slice has the quota" "50000 100000" \
-        "$(cat "/sys/fs/cgroup/cpu$slice/cpu.cfs_quota_us" "/sys/fs/cgroup/cpu$slice/cpu.cfs_period_us" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
-    check "systemd still tracks the SUT in the service" grep -q "^1:name=systemd:/system.slice/$UNIT\$" "/proc/$pid/cgroup"
-    ;;
-esac
 wait_for 120 run_finished "$RUN"
 check_eq "the run succeeds" succeeded "$(run_outcome "$RUN")"
 throttled=$(run_field "$RUN" .metrics.cgroup.nr_throttled)
@@ -140,6 +146,7 @@ check "journalctl SLICELAB_RUN= tells the run's story" \
 
 section "systemctl stop in the middle of a run"
 long_run stop
+check_placement "$RUN" "$PID"
 systemctl stop $UNIT
 check_eq "systemctl stop: the service is inactive, the socket stays" "inactive active" \
     "$(systemctl is-active $UNIT) $(systemctl is-active slicelabd.socket)"
@@ -184,9 +191,8 @@ systemctl restart $UNIT
 post_experiment "{\"name\":\"run-as\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"8\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 measuring_or_over "$RUN"
-pid=$(sut_pid "$RUN")
 check_eq "--run-as slicelab: the SUT runs as that user" "$(id -u slicelab)" \
-    "$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>&1)"
+    "$(awk '/^Uid:/ { print $2 }' "/proc/$MEASURED_PID/status" 2>&1)"
 wait_for 120 run_finished "$RUN"
 check_eq "--run-as slicelab: the run succeeds" succeeded "$(run_outcome "$RUN")"
 
