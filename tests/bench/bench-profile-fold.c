@@ -1,6 +1,6 @@
 /* bench-profile-fold.c: how long daemon/profile-fold.c takes to collapse 1 M perf samples (issue
  * 28's goal: at most 1 s). The input is `perf script -F comm,tid,ip,sym` text as the daemon
- * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep that share their
+ * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep (or as asked) that share their
  * roots (a thread pool's worker, a servlet container, a service's layers), JIT frames printed
  * "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one of its call
  * sites, a leaf's in its hot loop), the JVM's native frames at the bottom,
@@ -12,7 +12,9 @@
  * is what the fold costs, the wall time what it took there and then).
  * The folded text's FNV-1a digest is printed so that two versions of the folder can be shown to
  * write the same bytes. Prints figures, best of 3; asserts nothing.
- * Usage: bench-profile-fold [SAMPLES] */
+ * slicelab-sut.jar's own stacks are shallower (a run of tests/integration/profile-runs.sh: 19
+ * frames per sample on average, at most 57, 9 of them JIT frames): bench-profile-fold 1000000 10 20
+ * is about that depth (about 18 frames per sample, 5 of them native). Usage: bench-profile-fold [SAMPLES [JAVA_FRAMES_MIN JAVA_FRAMES_MAX]] (1000000 20 100) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,7 @@ static char *perf_map(size_t *ret_len) {
 }
 
 /* One sample: comm, then frames leaf first, as perf script prints them. */
-static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
+static void sample_text(FILE *f, unsigned idx, unsigned depth_min, unsigned depth_max, uint64_t *seed) {
         unsigned kind = (unsigned) (next(seed) % 100);
         if (kind < 4) { /* the kernel alone, on a JVM thread */
                 fprintf(f, "java %u \n\tffffffff8226e079 _raw_spin_unlock_irqrestore\n\tffffffff813b13ef task_sched_runtime\n"
@@ -85,8 +87,8 @@ static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
         /* a worker of the pool: a path from the common roots down, each frame a function of
          * its parent and a small choice, so stacks share prefixes as a real program's do */
         fprintf(f, "pool-1-thread-%u %u \n", idx % 32, 5000 + idx % 32);
-        unsigned depth = 20 + (unsigned) (next(seed) % 81);
-        uint64_t frames[128];
+        unsigned depth = depth_min + (unsigned) (next(seed) % (depth_max - depth_min + 1));
+        uint64_t frames[128];           /* depth_max is at most 128 */
         uint64_t parent = 0;
         for (unsigned d = 0; d < depth; d++) {
                 unsigned choice = d < 12 ? 0 : (unsigned) (next(seed) % 3);
@@ -106,7 +108,7 @@ static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
                    "\t          ea734f Thread::call_run\n\t          b8e0a1 thread_native_entry\n\t           891f5 start_thread\n\n");
 }
 
-static void pool_make(struct pool *p) {
+static void pool_make(struct pool *p, unsigned depth_min, unsigned depth_max) {
         uint64_t seed = 42;
         p->text = calloc(DISTINCT, sizeof *p->text);
         p->len = calloc(DISTINCT, sizeof *p->len);
@@ -116,7 +118,7 @@ static void pool_make(struct pool *p) {
                 FILE *f = open_memstream(&p->text[i], &p->len[i]);
                 if (!f)
                         die("open_memstream", -ENOMEM);
-                sample_text(f, i, &seed);
+                sample_text(f, i, depth_min, depth_max, &seed);
                 fclose(f);
                 p->bytes += p->len[i];
         }
@@ -234,6 +236,11 @@ static struct span time_fold(const struct pool *p, const struct profile_map *map
 
 int main(int argc, char **argv) {
         uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+        unsigned depth_min = argc > 3 ? (unsigned) atoi(argv[2]) : 20, depth_max = argc > 3 ? (unsigned) atoi(argv[3]) : 100;
+        if (depth_min < 1 || depth_max < depth_min || depth_max > 128) {
+                fprintf(stderr, "bench-profile-fold: Java frames from 1 to 128, the minimum first\n");
+                return 2;
+        }
         size_t map_len = 0;
         _cleanup_free_ char *map_text = perf_map(&map_len);
         _cleanup_(profile_map_freep) struct profile_map *map = NULL;
@@ -241,7 +248,7 @@ int main(int argc, char **argv) {
         if (r < 0)
                 die("profile_map_parse", r);
         struct pool p = { 0 };
-        pool_make(&p);
+        pool_make(&p, depth_min, depth_max);
 
         struct span best_read = { 1e9, 1e9 }, best_fold = { 1e9, 1e9 }, best_write = { 1e9, 1e9 };
         struct profile_fold_stats st = { 0 };
@@ -253,8 +260,8 @@ int main(int argc, char **argv) {
                 span_best(&best_fold, time_fold(&p, map, n, &st, &w, &out_bytes, &text_bytes, &digest));
                 span_best(&best_write, w);
         }
-        printf("input: %" PRIu64 " samples, %.0f MB of perf script text (%u distinct stacks drawn, 20-100 Java frames), a perf map of %u methods\n",
-               n, (double) text_bytes / 1e6, DISTINCT, METHODS);
+        printf("input: %" PRIu64 " samples, %.0f MB of perf script text (%u distinct stacks drawn, %u-%u Java frames), a perf map of %u methods\n",
+               n, (double) text_bytes / 1e6, DISTINCT, depth_min, depth_max, METHODS);
         printf("groups: app %" PRIu64 ", gc %" PRIu64 ", jit %" PRIu64 ", vm %" PRIu64 ", kernel %" PRIu64 ", other %" PRIu64 "\n",
                st.by_group[PROFILE_GROUP_APP], st.by_group[PROFILE_GROUP_GC], st.by_group[PROFILE_GROUP_JIT],
                st.by_group[PROFILE_GROUP_VM], st.by_group[PROFILE_GROUP_KERNEL], st.by_group[PROFILE_GROUP_OTHER]);
