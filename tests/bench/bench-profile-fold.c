@@ -1,25 +1,31 @@
 /* bench-profile-fold.c: how long daemon/profile-fold.c takes to collapse 1 M perf samples (issue
  * 28's goal: at most 1 s). The input is `perf script -F comm,tid,ip,sym` text as the daemon
- * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep (or as asked) that share their
- * roots (a thread pool's worker, a servlet container, a service's layers), JIT frames printed
- * "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one of its call
- * sites, a leaf's in its hot loop), the JVM's native frames at the bottom,
- * kernel frames at some leaves, GC, compiler and VM threads, and kernel-only samples. The stream
- * is produced on the fly through fopencookie (1 M samples are about 2 GB of text), so the
- * figures are profile_folder_read()'s reading and folding; the text alone (made, read in 1 MB
- * blocks and split at its newlines, nothing folded) is timed too. Each is
- * given as wall time and as this process's CPU time (the build machine is shared: the CPU time
- * is what the fold costs, the wall time what it took there and then).
+ * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep (or as asked)
+ * that share their roots (a thread pool's worker, a servlet container, a service's layers), JIT
+ * frames printed "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one
+ * of its call sites, a leaf's in its hot loop), the JVM's native frames at the bottom, kernel
+ * frames at some leaves, GC, compiler and VM threads, and kernel-only samples. A child process
+ * writes the text into a pipe as it makes it (1 M samples are about 1.6 GB of text), so the
+ * figures are profile_folder_read()'s reading and folding; the text alone (read from the pipe
+ * in 1 MB blocks and split at its newlines, nothing folded) is timed too. Each is given as wall
+ * time and as this process's CPU time (the build machine is shared: the CPU time is what the
+ * fold costs, the wall time what it took there and then, the child's making included).
  * The folded text's FNV-1a digest is printed so that two versions of the folder can be shown to
  * write the same bytes. Prints figures, best of 3; asserts nothing.
  * slicelab-sut.jar's own stacks are shallower (a run of tests/integration/profile-runs.sh: 19
- * frames per sample on average, at most 57, 9 of them JIT frames): bench-profile-fold 1000000 10 20
- * is about that depth (about 18 frames per sample, 5 of them native). Usage: bench-profile-fold [SAMPLES [JAVA_FRAMES_MIN JAVA_FRAMES_MAX]] (1000000 20 100) */
+ * frames per sample on average, at most 57, 9 of them JIT frames): `bench-profile-fold 1000000
+ * 10 20` is about that depth (about 18 frames per sample, 5 of them native).
+ * Usage: bench-profile-fold [SAMPLES [JAVA_FRAMES_MIN JAVA_FRAMES_MAX]] (1000000 20 100) */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/time-util.h"
 #include "daemon/profile-fold.h"
 
@@ -128,20 +134,23 @@ static void pool_make(struct pool *p, unsigned depth_min, unsigned depth_max) {
  * stacks), until n samples were given. */
 struct stream {
         const struct pool *pool;
-        uint64_t n, given, seed, bytes;
+        uint64_t n, given, seed;
         const char *cur;
         size_t left;
 };
 
-static ssize_t stream_read(void *cookie, char *buf, size_t size) {
-        struct stream *s = cookie;
+static size_t stream_draw(uint64_t *seed) {
+        uint64_t a = next(seed) % DISTINCT, b = next(seed) % DISTINCT;
+        return (size_t) (a * b / DISTINCT);
+}
+
+static size_t stream_read(struct stream *s, char *buf, size_t size) {
         size_t done = 0;
         while (done < size) {
                 if (s->left == 0) {
                         if (s->given == s->n)
                                 break;
-                        uint64_t a = next(&s->seed) % DISTINCT, b = next(&s->seed) % DISTINCT;
-                        size_t idx = (size_t) (a * b / DISTINCT);
+                        size_t idx = stream_draw(&s->seed);
                         s->cur = s->pool->text[idx];
                         s->left = s->pool->len[idx];
                         s->given++;
@@ -152,16 +161,51 @@ static ssize_t stream_read(void *cookie, char *buf, size_t size) {
                 s->left -= k;
                 done += k;
         }
-        s->bytes += done;
-        return (ssize_t) done;
+        return done;
 }
 
-static FILE *stream_open(struct stream *s, const struct pool *p, uint64_t n) {
-        *s = (struct stream){ .pool = p, .n = n, .seed = 7 };
-        FILE *f = fopencookie(s, "r", (cookie_io_functions_t){ .read = stream_read });
+static uint64_t stream_bytes(const struct pool *p, uint64_t n) {
+        uint64_t seed = 7, bytes = 0;
+        for (uint64_t i = 0; i < n; i++)
+                bytes += p->len[stream_draw(&seed)];
+        return bytes;
+}
+
+/* The text comes from a child through a pipe, as perf script's comes to the daemon: making it
+ * costs this process nothing, reading it costs what the daemon's reading costs. */
+static FILE *stream_open(const struct pool *p, uint64_t n, pid_t *ret_child) {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                die("pipe2", -errno);
+        pid_t pid = fork();
+        if (pid < 0)
+                die("fork", -errno);
+        if (pid == 0) {
+                static char buf[1 << 16];
+                struct stream s = { .pool = p, .n = n, .seed = 7 };
+                size_t k;
+                close(fds[0]);
+                while ((k = stream_read(&s, buf, sizeof buf)) > 0)
+                        if (write_full(fds[1], buf, k) < 0)
+                                _exit(1);
+                _exit(0);
+        }
+        close(fds[1]);
+        FILE *f = fdopen(fds[0], "r");
         if (!f)
-                die("fopencookie", -errno);
+                die("fdopen", -errno);
+        *ret_child = pid;
         return f;
+}
+
+static void stream_close(FILE *f, pid_t child) {
+        int status;
+        fclose(f);
+        while (waitpid(child, &status, 0) < 0)
+                if (errno != EINTR)
+                        die("waitpid", -errno);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                die("the stream's child", -EIO);
 }
 
 /* The text alone: read in blocks and split into lines as profile_folder_read() does, nothing
@@ -180,8 +224,8 @@ static void span_best(struct span *best, struct span s) {
 }
 
 static struct span time_read_only(const struct pool *p, uint64_t n) {
-        struct stream s;
-        FILE *f = stream_open(&s, p, n);
+        pid_t child;
+        FILE *f = stream_open(p, n, &child);
         enum { BLOCK = 1 << 20 };
         _cleanup_free_ char *buf = malloc(BLOCK);
         size_t lines = 0, got;
@@ -192,24 +236,24 @@ static struct span time_read_only(const struct pool *p, uint64_t n) {
                 for (const char *at = buf, *nl; (nl = memchr(at, '\n', (size_t) (buf + got - at))); at = nl + 1)
                         lines++;
         struct span secs = span_since(t0, c0);
-        fclose(f);
+        stream_close(f, child);
         if (lines == 0)
                 die("no text", -EIO);
         return secs;
 }
 
 static struct span time_fold(const struct pool *p, const struct profile_map *map, uint64_t n, struct profile_fold_stats *st,
-                             struct span *ret_write, size_t *ret_bytes, uint64_t *ret_text, uint64_t *ret_digest) {
+                             struct span *ret_write, size_t *ret_bytes, uint64_t *ret_digest) {
         _cleanup_(profile_folder_freep) struct profile_folder *fo = NULL;
         int r = profile_folder_new(true, map, &fo);
         if (r < 0)
                 die("profile_folder_new", r);
-        struct stream s;
-        FILE *f = stream_open(&s, p, n);
+        pid_t child;
+        FILE *f = stream_open(p, n, &child);
         int64_t t0 = now_mono_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
         r = profile_folder_read(fo, f);
         struct span fold = span_since(t0, c0);
-        fclose(f);
+        stream_close(f, child);
         if (r < 0)
                 die("profile_folder_read", r);
         char *out = NULL;
@@ -230,7 +274,6 @@ static struct span time_fold(const struct pool *p, const struct profile_map *map
                 die("profile_folder_write", r);
         profile_folder_stats(fo, st);
         *ret_bytes = len;
-        *ret_text = s.bytes;
         return fold;
 }
 
@@ -253,11 +296,11 @@ int main(int argc, char **argv) {
         struct span best_read = { 1e9, 1e9 }, best_fold = { 1e9, 1e9 }, best_write = { 1e9, 1e9 };
         struct profile_fold_stats st = { 0 };
         size_t out_bytes = 0;
-        uint64_t text_bytes = 0, digest = 0;
+        uint64_t text_bytes = stream_bytes(&p, n), digest = 0;
         for (int i = 0; i < 3; i++) {
                 struct span w;
                 span_best(&best_read, time_read_only(&p, n));
-                span_best(&best_fold, time_fold(&p, map, n, &st, &w, &out_bytes, &text_bytes, &digest));
+                span_best(&best_fold, time_fold(&p, map, n, &st, &w, &out_bytes, &digest));
                 span_best(&best_write, w);
         }
         printf("input: %" PRIu64 " samples, %.0f MB of perf script text (%u distinct stacks drawn, %u-%u Java frames), a perf map of %u methods\n",
