@@ -153,7 +153,7 @@ struct profile_map *profile_map_free(struct profile_map *m) {
 #define FRAMES_CAP (4 * PROFILE_FOLD_DEPTH_MAX)
 #define KEY_HEAD 2                      /* room before the frames for the group and [truncated] */
 #define KEY_END (KEY_HEAD + FRAMES_CAP)
-#define COMM_SLOTS 64                   /* a power of two */
+#define COMM_SLOTS 1024                 /* a power of two: a pool of a few hundred threads rarely shares one */
 #define READ_BLOCK (1u << 20)
 
 enum ip_kind {
