@@ -658,6 +658,39 @@ int profile_folder_line(struct profile_folder *f, const char *line, size_t len) 
         return 0;
 }
 
+#define BYTES(c) (UINT64_C(0x0101010101010101) * (c))
+
+/* Eight characters of perf's ip column: their hex value, and (bit i for character i) which are
+ * hex digits and which are spaces. */
+static uint64_t column8(uint64_t x, unsigned *ret_digits, unsigned *ret_spaces) {
+        uint64_t ascii = ~x & BYTES(0x80);
+        uint64_t digit = (x + BYTES(0x80 - '0')) & ~(x + BYTES(0x7f - '9')) & ascii;
+        uint64_t lower = (x + BYTES(0x80 - 'a')) & ~(x + BYTES(0x7f - 'f')) & ascii;
+        uint64_t t = x ^ BYTES(' ');
+        uint64_t space = ~((((t & BYTES(0x7f)) + BYTES(0x7f)) | t) & BYTES(0x80)) & BYTES(0x80);
+        *ret_digits = (unsigned) ((((digit | lower) >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+        *ret_spaces = (unsigned) (((space >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+        uint64_t v = (x & BYTES(0x0f)) + 9 * ((x >> 6) & BYTES(0x01)); /* a space is 0 */
+        v = __builtin_bswap64(v);
+        v = (v | (v >> 4)) & UINT64_C(0x00ff00ff00ff00ff);
+        v = (v | (v >> 8)) & UINT64_C(0x0000ffff0000ffff);
+        return (v | (v >> 16)) & UINT64_C(0xffffffff);
+}
+
+/* perf's "%16llx": an ip right-aligned in 16 columns, read without a branch per character
+ * (how many are digits varies from line to line). False unless spaces, then at least one digit,
+ * and nothing else. */
+static bool parse_ip_column(const char *s, uint64_t *ret) {
+        uint64_t a, b;
+        unsigned da, sa, db, sb;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        uint64_t hi = column8(a, &da, &sa), lo = column8(b, &db, &sb);
+        unsigned digits = da | db << 8, spaces = sa | sb << 8;
+        *ret = hi << 32 | lo;
+        return (digits | spaces) == 0xffff && (spaces & (spaces + 1)) == 0 && spaces != 0xffff;
+}
+
 /* A line read ahead: for a frame line that parses, its ip and name. */
 struct line_ahead {
         const char *line, *nl, *name;
@@ -668,15 +701,20 @@ struct line_ahead {
 
 static void line_ahead_parse(const struct profile_folder *f, struct line_ahead *l) {
         const char *s = l->line, *digits_end;
-        if (*s != ' ' && *s != '\t')
-                return;
-        while (s < l->nl && (*s == ' ' || *s == '\t'))
-                s++;
-        uint64_t ip = parse_ip(s, l->nl, &digits_end);
-        if (digits_end == s || digits_end - s > 16 || digits_end == l->nl || *digits_end != ' ')
-                return;
+        uint64_t ip;
+        if (l->nl - s >= 18 && s[0] == '\t' && s[17] == ' ' && parse_ip_column(s + 1, &ip))
+                l->name = s + 18; /* as perf prints it: "\t%16llx name" */
+        else {
+                if (*s != ' ' && *s != '\t')
+                        return;
+                while (s < l->nl && (*s == ' ' || *s == '\t'))
+                        s++;
+                ip = parse_ip(s, l->nl, &digits_end);
+                if (digits_end == s || digits_end - s > 16 || digits_end == l->nl || *digits_end != ' ')
+                        return;
+                l->name = digits_end + 1;
+        }
         l->ip = ip;
-        l->name = digits_end + 1;
         __builtin_prefetch(&f->ips[(ip * UINT64_C(0x9e3779b97f4a7c15)) >> f->ips_shift]);
 }
 
