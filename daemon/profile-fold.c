@@ -142,17 +142,36 @@ struct profile_map *profile_map_free(struct profile_map *m) {
 /* ---- folding ----------------------------------------------------------------------------
  * A sample is a list of frame ids (each distinct name interned once), and a stack is the list
  * group;root;...;leaf of ids: hashing and comparing a few dozen words per sample instead of its
- * whole text is what lets a million samples of deep Java stacks fold in about a second. The
- * text is made only once per distinct stack, when it is written. An ip seen before resolves
- * through a small cache (a JIT frame's perf map lookup, or perf's own name, checked equal). */
+ * whole text. The text is made only once per distinct stack, when it is written. Every ip seen
+ * resolves through an exact table (ip -> id): a frame line whose ip is there is checked against
+ * the name it had (perf's, or "[unknown]" for a JIT frame) in place and costs no copy, no hash
+ * of its text and no perf map search. perf's text is read in large blocks, not line by line. */
 
-#define IP_CACHE_SIZE 16384             /* a power of two */
 #define NAME_BYTES_MAX PROFILE_FOLD_LINE_MAX
+#define IP_SLOTS_MIN 16384              /* powers of two */
+#define IP_SLOTS_MAX (1u << 21)         /* 32 MB: beyond a million distinct ips the rest resolve each time */
+#define FRAMES_CAP (4 * PROFILE_FOLD_DEPTH_MAX)
+#define KEY_HEAD 2                      /* room before the frames for the group and [truncated] */
+#define KEY_END (KEY_HEAD + FRAMES_CAP)
+#define COMM_SLOTS 1024                 /* a power of two: a pool of a few hundred threads rarely shares one */
+#define READ_BLOCK (1u << 20)
+
+enum ip_kind {
+        IP_EMPTY,
+        IP_UNKNOWN,                     /* perf said [unknown] (or nothing): named from the map */
+        IP_NAMED,                       /* perf named it: the id of that name */
+};
 
 struct ip_slot {
         uint64_t ip;
         uint32_t id;
-        uint8_t kind;                   /* 0 empty; 1 perf said [unknown]; 2 perf named it */
+        uint8_t kind;
+};
+
+struct comm_slot {
+        char comm[64];
+        bool used;
+        uint8_t group;
 };
 
 struct stack_entry {
@@ -165,11 +184,14 @@ struct stack_entry {
 struct profile_folder {
         bool jvm;
         const struct profile_map *map;
-        /* the sample being read: its thread and frames, leaf first as perf prints them */
+        /* the sample being read: its thread and frames; the frames are key[top, KEY_END), root
+         * first, since perf prints the leaf first and each frame goes in front of the last */
         bool in_sample;
         char comm[64];
-        uint32_t frames[PROFILE_FOLD_DEPTH_MAX];
-        size_t n_frames, n_dropped;
+        enum profile_group comm_group;
+        uint32_t key[KEY_END];
+        size_t top, n_frames;           /* n_frames: read, the ones dropped beyond the bound too */
+        uint64_t hash;                  /* of the frames read, leaf to root (stack_hash()'s order) */
         bool all_kernel;
         /* interned names: id -> name; name -> id by open addressing (slot holds id + 1) */
         char **names;
@@ -178,14 +200,17 @@ struct profile_folder {
         uint32_t *name_slots;
         size_t name_slots_cap;
         uint32_t group_ids[_PROFILE_GROUP_MAX], truncated_id, no_stack_id, too_many_id;
-        struct ip_slot *ip_cache;       /* IP_CACHE_SIZE */
+        /* every ip seen: open addressing, a power of two, at most half full */
+        struct ip_slot *ips;
+        size_t ips_cap, n_ips;
+        unsigned ips_shift;             /* 64 - log2(ips_cap) */
         uint32_t *map_ids;              /* per perf map entry: its name's id + 1, 0 until seen */
+        struct comm_slot comms[COMM_SLOTS]; /* thread names' groups, most recent per slot */
         /* distinct stacks: open addressing, a power of two, at most half full */
         struct stack_entry *table;
         size_t table_cap, n_stacks;
         uint32_t *arena;                /* every stack's ids, one after the other (from index 1) */
         size_t arena_len, arena_cap;
-        uint32_t key[PROFILE_FOLD_DEPTH_MAX + 3];
         struct profile_fold_stats stats;
 };
 
@@ -196,13 +221,26 @@ static uint64_t hash_bytes(const char *s, size_t len) {
         return h;
 }
 
-static uint64_t hash_ids(const uint32_t *ids, size_t n) {
-        uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
-        for (size_t i = 0; i < n; i++) {
-                h = (h ^ ids[i]) * UINT64_C(0xff51afd7ed558ccd);
-                h ^= h >> 29;
-        }
-        return h;
+/* A stack's hash is taken from its last id to its first, so that the sample being read
+ * hashes its frames as they come (leaf first): no second pass over them. */
+#define STACK_HASH_SEED UINT64_C(0x9e3779b97f4a7c15)
+
+static inline uint64_t stack_hash_step(uint64_t h, uint32_t id) {
+        return (h ^ id) * UINT64_C(0xff51afd7ed558ccd);
+}
+
+static inline uint64_t stack_hash_final(uint64_t h, size_t n) {
+        h ^= n;
+        h ^= h >> 32; /* the steps' low bits depend on the ids' low bits alone */
+        h *= UINT64_C(0xc4ceb9fe1a85ec53);
+        return h ^ (h >> 29);
+}
+
+static uint64_t stack_hash(const uint32_t *ids, size_t n) {
+        uint64_t h = STACK_HASH_SEED;
+        for (size_t i = n; i > 0; i--)
+                h = stack_hash_step(h, ids[i - 1]);
+        return stack_hash_final(h, n);
 }
 
 static uint32_t *name_slot(struct profile_folder *f, const char *s, size_t len, uint64_t h) {
@@ -282,6 +320,56 @@ static int intern_sanitized(struct profile_folder *f, const char *s, size_t len,
         return intern(f, buf, len, ret);
 }
 
+static int ips_alloc(struct profile_folder *f, size_t cap) {
+        struct ip_slot *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+                return -ENOMEM;
+        free(f->ips);
+        f->ips = slots;
+        f->ips_cap = cap;
+        f->ips_shift = 64 - (unsigned) __builtin_ctzll(cap);
+        return 0;
+}
+
+static struct ip_slot *ip_slot(const struct profile_folder *f, uint64_t ip) {
+        size_t i = (size_t) ((ip * UINT64_C(0x9e3779b97f4a7c15)) >> f->ips_shift);
+        while (f->ips[i].kind != IP_EMPTY && f->ips[i].ip != ip)
+                i = (i + 1) & (f->ips_cap - 1);
+        return &f->ips[i];
+}
+
+static int ips_grow(struct profile_folder *f) {
+        _cleanup_free_ struct ip_slot *old = TAKE_PTR(f->ips);
+        size_t old_cap = f->ips_cap;
+        int r = ips_alloc(f, old_cap * 2);
+        if (r < 0) {
+                f->ips = TAKE_PTR(old);
+                return r;
+        }
+        for (size_t i = 0; i < old_cap; i++)
+                if (old[i].kind != IP_EMPTY)
+                        *ip_slot(f, old[i].ip) = old[i];
+        return 0;
+}
+
+/* Remembers what ip resolved to; past IP_SLOTS_MAX a new ip is not kept (resolved each time). */
+static int ip_remember(struct profile_folder *f, uint64_t ip, enum ip_kind kind, uint32_t id) {
+        struct ip_slot *s = ip_slot(f, ip);
+        if (s->kind == IP_EMPTY) {
+                if ((f->n_ips + 1) * 2 > f->ips_cap) {
+                        if (f->ips_cap >= IP_SLOTS_MAX)
+                                return 0;
+                        int r = ips_grow(f);
+                        if (r < 0)
+                                return r;
+                        s = ip_slot(f, ip);
+                }
+                f->n_ips++;
+        }
+        *s = (struct ip_slot){ .ip = ip, .id = id, .kind = kind };
+        return 0;
+}
+
 int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_folder **ret) {
         _cleanup_(profile_folder_freep) struct profile_folder *f = calloc(1, sizeof *f);
         if (!f)
@@ -291,9 +379,8 @@ int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_f
         f->table_cap = 4096;
         f->table = calloc(f->table_cap, sizeof *f->table);
         f->arena_len = 1; /* offset 0 is an empty slot's */
-        f->ip_cache = calloc(IP_CACHE_SIZE, sizeof *f->ip_cache);
         f->map_ids = map && map->n > 0 ? calloc(map->n, sizeof *f->map_ids) : NULL;
-        if (!f->table || !f->ip_cache || (map && map->n > 0 && !f->map_ids) || names_grow(f) < 0)
+        if (!f->table || (map && map->n > 0 && !f->map_ids) || ips_alloc(f, IP_SLOTS_MIN) < 0 || names_grow(f) < 0)
                 return -ENOMEM;
         int r = 0;
         for (enum profile_group g = 0; r >= 0 && g < _PROFILE_GROUP_MAX; g++)
@@ -320,7 +407,7 @@ struct profile_folder *profile_folder_free(struct profile_folder *f) {
         free(f->name_slots);
         free(f->table);
         free(f->arena);
-        free(f->ip_cache);
+        free(f->ips);
         free(f->map_ids);
         free(f);
         return NULL;
@@ -353,9 +440,9 @@ static int stacks_grow(struct profile_folder *f) {
         return 0;
 }
 
-/* Counts one sample of the stack ids[0, n); a new stack is added only while *allowed. */
-static int count_stack(struct profile_folder *f, const uint32_t *ids, size_t n, bool allowed, bool *ret_counted) {
-        uint64_t h = hash_ids(ids, n);
+/* Counts one sample of the stack ids[0, n) of hash h (stack_hash()); a new stack is added
+ * only while allowed. */
+static int count_stack(struct profile_folder *f, const uint32_t *ids, size_t n, uint64_t h, bool allowed, bool *ret_counted) {
         struct stack_entry *s = stack_slot(f, f->table, f->table_cap, ids, n, h);
         *ret_counted = s->off != 0 || allowed;
         if (s->off) {
@@ -390,29 +477,35 @@ static int end_sample(struct profile_folder *f) {
         if (!f->in_sample)
                 return 0;
         f->in_sample = false;
-        enum profile_group g = f->n_frames > 0 && f->all_kernel ? PROFILE_GROUP_KERNEL
-                                                                : profile_group_of_comm(f->comm, f->jvm);
-        size_t n = 0;
-        f->key[n++] = f->group_ids[g];
-        if (f->n_dropped > 0)
-                f->key[n++] = f->truncated_id;
-        for (size_t i = f->n_frames; i > 0; i--)
-                f->key[n++] = f->frames[i - 1];
+        enum profile_group g = f->n_frames > 0 && f->all_kernel ? PROFILE_GROUP_KERNEL : f->comm_group;
+        size_t kept = MIN(f->n_frames, (size_t) PROFILE_FOLD_DEPTH_MAX), dropped = f->n_frames - kept;
+        uint64_t h = f->hash;
+        if (dropped > 0) { /* the hash has the dropped leaves in it: again over the kept frames */
+                h = STACK_HASH_SEED;
+                for (size_t i = f->top + kept; i > f->top; i--)
+                        h = stack_hash_step(h, f->key[i - 1]);
+        }
+        size_t top = f->top;
         if (f->n_frames == 0)
-                f->key[n++] = f->no_stack_id;
+                h = stack_hash_step(h, f->key[--top] = f->no_stack_id);
+        if (dropped > 0)
+                h = stack_hash_step(h, f->key[--top] = f->truncated_id);
+        h = stack_hash_step(h, f->key[--top] = f->group_ids[g]);
+        size_t n = f->top + kept - top;
         bool counted;
-        int r = count_stack(f, f->key, n, f->n_stacks < PROFILE_FOLD_STACKS_MAX, &counted);
+        int r = count_stack(f, f->key + top, n, stack_hash_final(h, n), f->n_stacks < PROFILE_FOLD_STACKS_MAX, &counted);
         if (r >= 0 && !counted) {
                 /* the group's overflow stack, one per group, may pass the bound */
                 f->stats.overflow++;
                 const uint32_t overflow[] = { f->group_ids[g], f->too_many_id };
-                r = count_stack(f, overflow, 2, f->n_stacks < PROFILE_FOLD_STACKS_MAX + _PROFILE_GROUP_MAX, &counted);
+                r = count_stack(f, overflow, 2, stack_hash(overflow, 2), f->n_stacks < PROFILE_FOLD_STACKS_MAX + _PROFILE_GROUP_MAX,
+                                &counted);
         }
         if (r < 0)
                 return r;
         f->stats.samples++;
         f->stats.by_group[g]++;
-        if (f->n_dropped > 0)
+        if (dropped > 0)
                 f->stats.truncated++;
         return 0;
 }
@@ -420,15 +513,8 @@ static int end_sample(struct profile_folder *f) {
 /* The id of a frame's name: perf's, or for "[unknown]" (and nothing) the perf map's. */
 static int frame_id(struct profile_folder *f, uint64_t ip, const char *name, size_t len, uint32_t *ret) {
         bool unknown = len == 0 || (len >= 9 && memcmp(name, "[unknown]", 9) == 0);
-        if (unknown) {
-                ssize_t k = map_index(f->map, ip);
-                if (k >= 0 && f->map_ids[k]) {
-                        *ret = f->map_ids[k] - 1;
-                        return 0;
-                }
-        }
-        struct ip_slot *c = &f->ip_cache[(ip * UINT64_C(0x9e3779b97f4a7c15)) >> 50]; /* 14 bits: IP_CACHE_SIZE */
-        if (c->kind != 0 && c->ip == ip && c->kind == (unknown ? 1 : 2)) {
+        const struct ip_slot *c = ip_slot(f, ip);
+        if (c->kind == (unknown ? IP_UNKNOWN : IP_NAMED)) {
                 if (unknown) {
                         *ret = c->id;
                         return 0;
@@ -457,46 +543,75 @@ static int frame_id(struct profile_folder *f, uint64_t ip, const char *name, siz
                 r = intern(f, "[unknown]", strlen("[unknown]"), &id);
         else
                 r = intern_sanitized(f, name, len, &id);
+        if (r >= 0)
+                r = ip_remember(f, ip, unknown ? IP_UNKNOWN : IP_NAMED, id);
         if (r < 0)
                 return r;
-        *c = (struct ip_slot){ .ip = ip, .id = id, .kind = unknown ? 1 : 2 };
         *ret = id;
         return 0;
 }
 
+/* The frame in front of the ones read (perf prints the leaf first); past FRAMES_CAP the
+ * leaf side makes room, only the PROFILE_FOLD_DEPTH_MAX nearest the root are kept. */
+static void push_frame(struct profile_folder *f, uint32_t id, uint64_t ip) {
+        if (f->top == KEY_HEAD) {
+                memmove(f->key + KEY_END - PROFILE_FOLD_DEPTH_MAX, f->key + KEY_HEAD, PROFILE_FOLD_DEPTH_MAX * sizeof *f->key);
+                f->top = KEY_END - PROFILE_FOLD_DEPTH_MAX;
+        }
+        f->key[--f->top] = id;
+        f->n_frames++;
+        f->hash = stack_hash_step(f->hash, id);
+        if (ip < KERNEL_IP_MIN)
+                f->all_kernel = false;
+}
+
+static const uint8_t hex_digit[256] = {
+        ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+        ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+        ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};                                      /* a hex digit's value + 1; 0 for any other byte */
+
+/* The ip in hex at s (at most 17 digits read: more is not an ip); *ret_end after its digits. */
+static uint64_t parse_ip(const char *s, const char *end, const char **ret_end) {
+        uint64_t ip = 0;
+        const char *p = s;
+        for (; p < end && p - s <= 16 && hex_digit[(unsigned char) *p]; p++)
+                ip = ip << 4 | (unsigned) (hex_digit[(unsigned char) *p] - 1);
+        *ret_end = p;
+        return ip;
+}
+
 /* "   ip name": the ip in hex, then the name to the end of the line. */
 static int add_frame(struct profile_folder *f, const char *line, size_t len) {
-        size_t i = 0, digits = 0;
+        size_t i = 0;
         while (i < len && (line[i] == ' ' || line[i] == '\t'))
                 i++;
-        uint64_t ip = 0;
-        for (; i < len; i++, digits++) {
-                char c = line[i];
-                unsigned v = c >= '0' && c <= '9' ? (unsigned) (c - '0')
-                           : c >= 'a' && c <= 'f' ? (unsigned) (c - 'a' + 10)
-                           : c >= 'A' && c <= 'F' ? (unsigned) (c - 'A' + 10) : 16u;
-                if (v == 16)
-                        break;
-                ip = ip << 4 | v;
-        }
+        const char *digits_end;
+        uint64_t ip = parse_ip(line + i, line + len, &digits_end);
+        size_t digits = (size_t) (digits_end - (line + i));
         if (digits == 0 || digits > 16)
                 return 0; /* not a frame line: skipped */
+        i += digits;
         if (i < len && line[i] == ' ')
                 i++;
         uint32_t id;
         int r = frame_id(f, ip, line + i, len - i, &id);
         if (r < 0)
                 return r;
-        if (ip < KERNEL_IP_MIN)
-                f->all_kernel = false;
-        if (f->n_frames >= PROFILE_FOLD_DEPTH_MAX) {
-                /* leaf first: drop the oldest kept (the leaf side), keep the root side */
-                memmove(f->frames, f->frames + 1, (f->n_frames - 1) * sizeof *f->frames);
-                f->n_frames--;
-                f->n_dropped++;
-        }
-        f->frames[f->n_frames++] = id;
+        push_frame(f, id, ip);
         return 0;
+}
+
+/* The group of the thread named comm, remembered per name: a sample's header costs a hash of
+ * its name, not the group rules' prefixes. */
+static enum profile_group comm_group(struct profile_folder *f, const char *comm, size_t len) {
+        struct comm_slot *s = &f->comms[hash_bytes(comm, len) & (COMM_SLOTS - 1)];
+        if (!s->used || strcmp(s->comm, comm) != 0) {
+                memcpy(s->comm, comm, len + 1);
+                s->used = true;
+                s->group = (uint8_t) profile_group_of_comm(comm, f->jvm);
+        }
+        return s->group;
 }
 
 /* "comm tid" (a comm may hold spaces: the tid is the last word). */
@@ -515,8 +630,11 @@ static void begin_sample(struct profile_folder *f, const char *line, size_t len)
         memcpy(f->comm, line, comm);
         f->comm[comm] = '\0';
         sanitize(f->comm);
+        f->comm_group = comm_group(f, f->comm, strlen(f->comm));
         f->in_sample = true;
-        f->n_frames = f->n_dropped = 0;
+        f->top = KEY_END;
+        f->n_frames = 0;
+        f->hash = STACK_HASH_SEED;
         f->all_kernel = true;
 }
 
@@ -540,21 +658,144 @@ int profile_folder_line(struct profile_folder *f, const char *line, size_t len) 
         return 0;
 }
 
+#define BYTES(c) (UINT64_C(0x0101010101010101) * (c))
+
+/* Eight characters of perf's ip column: their hex value, and (bit i for character i) which are
+ * hex digits and which are spaces. */
+static uint64_t column8(uint64_t x, unsigned *ret_digits, unsigned *ret_spaces) {
+        uint64_t ascii = ~x & BYTES(0x80);
+        uint64_t digit = (x + BYTES(0x80 - '0')) & ~(x + BYTES(0x7f - '9')) & ascii;
+        uint64_t lower = (x + BYTES(0x80 - 'a')) & ~(x + BYTES(0x7f - 'f')) & ascii;
+        uint64_t t = x ^ BYTES(' ');
+        uint64_t space = ~((((t & BYTES(0x7f)) + BYTES(0x7f)) | t) & BYTES(0x80)) & BYTES(0x80);
+        *ret_digits = (unsigned) ((((digit | lower) >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+        *ret_spaces = (unsigned) (((space >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+        uint64_t v = (x & BYTES(0x0f)) + 9 * ((x >> 6) & BYTES(0x01)); /* a space is 0 */
+        v = __builtin_bswap64(v);
+        v = (v | (v >> 4)) & UINT64_C(0x00ff00ff00ff00ff);
+        v = (v | (v >> 8)) & UINT64_C(0x0000ffff0000ffff);
+        return (v | (v >> 16)) & UINT64_C(0xffffffff);
+}
+
+/* perf's "%16llx": an ip right-aligned in 16 columns, read without a branch per character
+ * (how many are digits varies from line to line). False unless spaces, then at least one digit,
+ * and nothing else. */
+static bool parse_ip_column(const char *s, uint64_t *ret) {
+        uint64_t a, b;
+        unsigned da, sa, db, sb;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        uint64_t hi = column8(a, &da, &sa), lo = column8(b, &db, &sb);
+        unsigned digits = da | db << 8, spaces = sa | sb << 8;
+        *ret = hi << 32 | lo;
+        return (digits | spaces) == 0xffff && (spaces & (spaces + 1)) == 0 && spaces != 0xffff;
+}
+
+/* A line read ahead: for a frame line that parses, its ip and name. */
+struct line_ahead {
+        const char *line, *nl, *name;
+        uint64_t ip;
+};
+
+#define LINES_AHEAD 32
+
+static void line_ahead_parse(const struct profile_folder *f, struct line_ahead *l) {
+        const char *s = l->line, *digits_end;
+        uint64_t ip;
+        if (l->nl - s >= 18 && s[0] == '\t' && s[17] == ' ' && parse_ip_column(s + 1, &ip))
+                l->name = s + 18; /* as perf prints it: "\t%16llx name" */
+        else {
+                if (*s != ' ' && *s != '\t')
+                        return;
+                while (s < l->nl && (*s == ' ' || *s == '\t'))
+                        s++;
+                ip = parse_ip(s, l->nl, &digits_end);
+                if (digits_end == s || digits_end - s > 16 || digits_end == l->nl || *digits_end != ' ')
+                        return;
+                l->name = digits_end + 1;
+        }
+        l->ip = ip;
+        __builtin_prefetch(&f->ips[(ip * UINT64_C(0x9e3779b97f4a7c15)) >> f->ips_shift]);
+}
+
+/* A frame line whose ip was seen with the same name (compared in place) taken without copying
+ * or hashing its text; false when it needs profile_folder_line(). */
+static bool line_ahead_known(struct profile_folder *f, const struct line_ahead *l) {
+        if (!l->name || !f->in_sample || l->nl - l->line >= PROFILE_FOLD_LINE_MAX - 1)
+                return false; /* not a frame, or a line profile_folder_line() cuts */
+        const struct ip_slot *c = ip_slot(f, l->ip);
+        size_t len = (size_t) (l->nl - l->name);
+        bool same = c->kind == IP_UNKNOWN ? len == strlen("[unknown]") && memcmp(l->name, "[unknown]", len) == 0
+                  : c->kind == IP_NAMED   ? len == f->name_lens[c->id] && memcmp(l->name, f->names[c->id], len) == 0
+                                          : false;
+        if (same)
+                push_frame(f, c->id, l->ip);
+        return same;
+}
+
+/* The whole lines of [p, lim) (its last byte a newline), LINES_AHEAD at a time: their ips'
+ * slots are fetched from memory together rather than one cache miss after another. */
+static int fold_lines(struct profile_folder *f, const char *p, const char *lim) {
+        while (p < lim) {
+                struct line_ahead ahead[LINES_AHEAD];
+                size_t n = 0;
+                for (; n < LINES_AHEAD && p < lim; n++) {
+                        const char *nl = memchr(p, '\n', (size_t) (lim - p));
+                        ahead[n] = (struct line_ahead){ .line = p, .nl = nl };
+                        line_ahead_parse(f, &ahead[n]);
+                        p = nl + 1;
+                }
+                for (size_t i = 0; i < n; i++) {
+                        if (line_ahead_known(f, &ahead[i]))
+                                continue;
+                        int r = profile_folder_line(f, ahead[i].line, (size_t) (ahead[i].nl - ahead[i].line));
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 int profile_folder_read(struct profile_folder *f, FILE *in) {
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        int r;
-        while ((n = getline(&line, &cap, in)) >= 0) {
-                size_t len = (size_t) n;
-                if (len > 0 && line[len - 1] == '\n')
-                        len--;
-                r = profile_folder_line(f, line, len);
+        _cleanup_free_ char *buf = malloc(READ_BLOCK);
+        size_t have = 0;
+        bool rest_of_long_line = false; /* a line longer than the block: only its head counts */
+        int r = 0;
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                size_t n = fread(buf + have, 1, READ_BLOCK - have, in);
+                if (n == 0)
+                        break;
+                have += n;
+                const char *nl = memrchr(buf, '\n', have), *p = buf;
+                size_t done;
+                if (nl) {
+                        done = (size_t) (nl + 1 - buf);
+                        if (rest_of_long_line) {
+                                p = (const char *) memchr(buf, '\n', done) + 1;
+                                rest_of_long_line = false;
+                        }
+                        r = fold_lines(f, p, buf + done);
+                } else if (have == READ_BLOCK) {
+                        done = have;
+                        if (!rest_of_long_line)
+                                r = profile_folder_line(f, buf, have);
+                        rest_of_long_line = true;
+                } else
+                        continue;
                 if (r < 0)
                         return r;
+                memmove(buf, buf + done, have - done);
+                have -= done;
         }
         if (ferror(in))
                 return -EIO;
+        if (have > 0 && !rest_of_long_line) {
+                r = profile_folder_line(f, buf, have);
+                if (r < 0)
+                        return r;
+        }
         return end_sample(f);
 }
 

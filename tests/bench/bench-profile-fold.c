@@ -1,21 +1,31 @@
 /* bench-profile-fold.c: how long daemon/profile-fold.c takes to collapse 1 M perf samples (issue
  * 28's goal: at most 1 s). The input is `perf script -F comm,tid,ip,sym` text as the daemon
- * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep that share their
- * roots (a thread pool's worker, a servlet container, a service's layers), JIT frames printed
- * "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one of its call
- * sites, a leaf's in its hot loop), the JVM's native frames at the bottom,
- * kernel frames at some leaves, GC, compiler and VM threads, and kernel-only samples. The stream
- * is produced on the fly through fopencookie (1 M samples are about 2 GB of text), so the
- * figures are profile_folder_read()'s getline and fold; the text alone is timed too. Each is
- * given as wall time and as this process's CPU time (the build machine is shared: the CPU time
- * is what the fold costs, the wall time what it took there and then).
- * Prints figures, best of 3; asserts nothing.
- * Usage: bench-profile-fold [SAMPLES] */
+ * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep (or as asked)
+ * that share their roots (a thread pool's worker, a servlet container, a service's layers), JIT
+ * frames printed "[unknown]" and named from a perf map of 4000 methods (a caller's frame at one
+ * of its call sites, a leaf's in its hot loop), the JVM's native frames at the bottom, kernel
+ * frames at some leaves, GC, compiler and VM threads, and kernel-only samples. A child process
+ * writes the text into a pipe as it makes it (1 M samples are about 1.6 GB of text), so the
+ * figures are profile_folder_read()'s reading and folding; the text alone (read from the pipe
+ * in 1 MB blocks and split at its newlines, nothing folded) is timed too. Each is given as wall
+ * time and as this process's CPU time (the build machine is shared: the CPU time is what the
+ * fold costs, the wall time what it took there and then, the child's making included).
+ * The folded text's FNV-1a digest is printed so that two versions of the folder can be shown to
+ * write the same bytes. Prints figures, best of 3; asserts nothing.
+ * slicelab-sut.jar's own stacks are shallower (a run of tests/integration/profile-runs.sh: 19
+ * frames per sample on average, at most 57, 9 of them JIT frames): `bench-profile-fold 1000000
+ * 10 20` is about that depth (about 18 frames per sample, 5 of them native).
+ * Usage: bench-profile-fold [SAMPLES [JAVA_FRAMES_MIN JAVA_FRAMES_MAX]] (1000000 20 100) */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/time-util.h"
 #include "daemon/profile-fold.h"
 
@@ -57,7 +67,7 @@ static char *perf_map(size_t *ret_len) {
 }
 
 /* One sample: comm, then frames leaf first, as perf script prints them. */
-static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
+static void sample_text(FILE *f, unsigned idx, unsigned depth_min, unsigned depth_max, uint64_t *seed) {
         unsigned kind = (unsigned) (next(seed) % 100);
         if (kind < 4) { /* the kernel alone, on a JVM thread */
                 fprintf(f, "java %u \n\tffffffff8226e079 _raw_spin_unlock_irqrestore\n\tffffffff813b13ef task_sched_runtime\n"
@@ -83,8 +93,8 @@ static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
         /* a worker of the pool: a path from the common roots down, each frame a function of
          * its parent and a small choice, so stacks share prefixes as a real program's do */
         fprintf(f, "pool-1-thread-%u %u \n", idx % 32, 5000 + idx % 32);
-        unsigned depth = 20 + (unsigned) (next(seed) % 81);
-        uint64_t frames[128];
+        unsigned depth = depth_min + (unsigned) (next(seed) % (depth_max - depth_min + 1));
+        uint64_t frames[128];           /* depth_max is at most 128 */
         uint64_t parent = 0;
         for (unsigned d = 0; d < depth; d++) {
                 unsigned choice = d < 12 ? 0 : (unsigned) (next(seed) % 3);
@@ -104,7 +114,7 @@ static void sample_text(FILE *f, unsigned idx, uint64_t *seed) {
                    "\t          ea734f Thread::call_run\n\t          b8e0a1 thread_native_entry\n\t           891f5 start_thread\n\n");
 }
 
-static void pool_make(struct pool *p) {
+static void pool_make(struct pool *p, unsigned depth_min, unsigned depth_max) {
         uint64_t seed = 42;
         p->text = calloc(DISTINCT, sizeof *p->text);
         p->len = calloc(DISTINCT, sizeof *p->len);
@@ -114,7 +124,7 @@ static void pool_make(struct pool *p) {
                 FILE *f = open_memstream(&p->text[i], &p->len[i]);
                 if (!f)
                         die("open_memstream", -ENOMEM);
-                sample_text(f, i, &seed);
+                sample_text(f, i, depth_min, depth_max, &seed);
                 fclose(f);
                 p->bytes += p->len[i];
         }
@@ -124,20 +134,23 @@ static void pool_make(struct pool *p) {
  * stacks), until n samples were given. */
 struct stream {
         const struct pool *pool;
-        uint64_t n, given, seed, bytes;
+        uint64_t n, given, seed;
         const char *cur;
         size_t left;
 };
 
-static ssize_t stream_read(void *cookie, char *buf, size_t size) {
-        struct stream *s = cookie;
+static size_t stream_draw(uint64_t *seed) {
+        uint64_t a = next(seed) % DISTINCT, b = next(seed) % DISTINCT;
+        return (size_t) (a * b / DISTINCT);
+}
+
+static size_t stream_read(struct stream *s, char *buf, size_t size) {
         size_t done = 0;
         while (done < size) {
                 if (s->left == 0) {
                         if (s->given == s->n)
                                 break;
-                        uint64_t a = next(&s->seed) % DISTINCT, b = next(&s->seed) % DISTINCT;
-                        size_t idx = (size_t) (a * b / DISTINCT);
+                        size_t idx = stream_draw(&s->seed);
                         s->cur = s->pool->text[idx];
                         s->left = s->pool->len[idx];
                         s->given++;
@@ -148,19 +161,55 @@ static ssize_t stream_read(void *cookie, char *buf, size_t size) {
                 s->left -= k;
                 done += k;
         }
-        s->bytes += done;
-        return (ssize_t) done;
+        return done;
 }
 
-static FILE *stream_open(struct stream *s, const struct pool *p, uint64_t n) {
-        *s = (struct stream){ .pool = p, .n = n, .seed = 7 };
-        FILE *f = fopencookie(s, "r", (cookie_io_functions_t){ .read = stream_read });
+static uint64_t stream_bytes(const struct pool *p, uint64_t n) {
+        uint64_t seed = 7, bytes = 0;
+        for (uint64_t i = 0; i < n; i++)
+                bytes += p->len[stream_draw(&seed)];
+        return bytes;
+}
+
+/* The text comes from a child through a pipe, as perf script's comes to the daemon: making it
+ * costs this process nothing, reading it costs what the daemon's reading costs. */
+static FILE *stream_open(const struct pool *p, uint64_t n, pid_t *ret_child) {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                die("pipe2", -errno);
+        pid_t pid = fork();
+        if (pid < 0)
+                die("fork", -errno);
+        if (pid == 0) {
+                static char buf[1 << 16];
+                struct stream s = { .pool = p, .n = n, .seed = 7 };
+                size_t k;
+                close(fds[0]);
+                while ((k = stream_read(&s, buf, sizeof buf)) > 0)
+                        if (write_full(fds[1], buf, k) < 0)
+                                _exit(1);
+                _exit(0);
+        }
+        close(fds[1]);
+        FILE *f = fdopen(fds[0], "r");
         if (!f)
-                die("fopencookie", -errno);
+                die("fdopen", -errno);
+        *ret_child = pid;
         return f;
 }
 
-/* The text alone: read by getline as profile_folder_read() does, nothing folded. */
+static void stream_close(FILE *f, pid_t child) {
+        int status;
+        fclose(f);
+        while (waitpid(child, &status, 0) < 0)
+                if (errno != EINTR)
+                        die("waitpid", -errno);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                die("the stream's child", -EIO);
+}
+
+/* The text alone: read in blocks and split into lines as profile_folder_read() does, nothing
+ * folded. */
 struct span {
         double wall, cpu;
 };
@@ -175,33 +224,36 @@ static void span_best(struct span *best, struct span s) {
 }
 
 static struct span time_read_only(const struct pool *p, uint64_t n) {
-        struct stream s;
-        FILE *f = stream_open(&s, p, n);
-        char *line = NULL;
-        size_t cap = 0, lines = 0;
+        pid_t child;
+        FILE *f = stream_open(p, n, &child);
+        enum { BLOCK = 1 << 20 };
+        _cleanup_free_ char *buf = malloc(BLOCK);
+        size_t lines = 0, got;
+        if (!buf)
+                die("malloc", -ENOMEM);
         int64_t t0 = now_mono_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-        while (getline(&line, &cap, f) >= 0)
-                lines++;
+        while ((got = fread(buf, 1, BLOCK, f)) > 0)
+                for (const char *at = buf, *nl; (nl = memchr(at, '\n', (size_t) (buf + got - at))); at = nl + 1)
+                        lines++;
         struct span secs = span_since(t0, c0);
-        free(line);
-        fclose(f);
+        stream_close(f, child);
         if (lines == 0)
                 die("no text", -EIO);
         return secs;
 }
 
 static struct span time_fold(const struct pool *p, const struct profile_map *map, uint64_t n, struct profile_fold_stats *st,
-                             struct span *ret_write, size_t *ret_bytes, uint64_t *ret_text) {
+                             struct span *ret_write, size_t *ret_bytes, uint64_t *ret_digest) {
         _cleanup_(profile_folder_freep) struct profile_folder *fo = NULL;
         int r = profile_folder_new(true, map, &fo);
         if (r < 0)
                 die("profile_folder_new", r);
-        struct stream s;
-        FILE *f = stream_open(&s, p, n);
+        pid_t child;
+        FILE *f = stream_open(p, n, &child);
         int64_t t0 = now_mono_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
         r = profile_folder_read(fo, f);
         struct span fold = span_since(t0, c0);
-        fclose(f);
+        stream_close(f, child);
         if (r < 0)
                 die("profile_folder_read", r);
         char *out = NULL;
@@ -213,17 +265,25 @@ static struct span time_fold(const struct pool *p, const struct profile_map *map
         r = profile_folder_write(fo, o, SIZE_MAX);
         fclose(o);
         *ret_write = span_since(t2, c2);
+        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char) out[i]) * UINT64_C(1099511628211);
+        *ret_digest = h;
         free(out);
         if (r < 0)
                 die("profile_folder_write", r);
         profile_folder_stats(fo, st);
         *ret_bytes = len;
-        *ret_text = s.bytes;
         return fold;
 }
 
 int main(int argc, char **argv) {
         uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+        unsigned depth_min = argc > 3 ? (unsigned) atoi(argv[2]) : 20, depth_max = argc > 3 ? (unsigned) atoi(argv[3]) : 100;
+        if (depth_min < 1 || depth_max < depth_min || depth_max > 128) {
+                fprintf(stderr, "bench-profile-fold: Java frames from 1 to 128, the minimum first\n");
+                return 2;
+        }
         size_t map_len = 0;
         _cleanup_free_ char *map_text = perf_map(&map_len);
         _cleanup_(profile_map_freep) struct profile_map *map = NULL;
@@ -231,28 +291,28 @@ int main(int argc, char **argv) {
         if (r < 0)
                 die("profile_map_parse", r);
         struct pool p = { 0 };
-        pool_make(&p);
+        pool_make(&p, depth_min, depth_max);
 
         struct span best_read = { 1e9, 1e9 }, best_fold = { 1e9, 1e9 }, best_write = { 1e9, 1e9 };
         struct profile_fold_stats st = { 0 };
         size_t out_bytes = 0;
-        uint64_t text_bytes = 0;
+        uint64_t text_bytes = stream_bytes(&p, n), digest = 0;
         for (int i = 0; i < 3; i++) {
                 struct span w;
                 span_best(&best_read, time_read_only(&p, n));
-                span_best(&best_fold, time_fold(&p, map, n, &st, &w, &out_bytes, &text_bytes));
+                span_best(&best_fold, time_fold(&p, map, n, &st, &w, &out_bytes, &digest));
                 span_best(&best_write, w);
         }
-        printf("input: %" PRIu64 " samples, %.0f MB of perf script text (%u distinct stacks drawn, 20-100 Java frames), a perf map of %u methods\n",
-               n, (double) text_bytes / 1e6, DISTINCT, METHODS);
+        printf("input: %" PRIu64 " samples, %.0f MB of perf script text (%u distinct stacks drawn, %u-%u Java frames), a perf map of %u methods\n",
+               n, (double) text_bytes / 1e6, DISTINCT, depth_min, depth_max, METHODS);
         printf("groups: app %" PRIu64 ", gc %" PRIu64 ", jit %" PRIu64 ", vm %" PRIu64 ", kernel %" PRIu64 ", other %" PRIu64 "\n",
                st.by_group[PROFILE_GROUP_APP], st.by_group[PROFILE_GROUP_GC], st.by_group[PROFILE_GROUP_JIT],
                st.by_group[PROFILE_GROUP_VM], st.by_group[PROFILE_GROUP_KERNEL], st.by_group[PROFILE_GROUP_OTHER]);
-        printf("reading the text alone (getline): wall %.3f s, CPU %.3f s\n", best_read.wall, best_read.cpu);
+        printf("reading the text alone (1 MB blocks): wall %.3f s, CPU %.3f s\n", best_read.wall, best_read.cpu);
         printf("collapse (profile_folder_read):   wall %.3f s, CPU %.3f s (%.2f M samples per CPU second; goal: 1 M samples in at most 1 s)\n",
                best_fold.wall, best_fold.cpu, (double) n / best_fold.cpu / 1e6);
-        printf("write (profile_folder_write):     wall %.3f s, CPU %.3f s (%zu bytes of folded text)\n", best_write.wall, best_write.cpu,
-               out_bytes);
+        printf("write (profile_folder_write):     wall %.3f s, CPU %.3f s (%zu bytes of folded text, FNV-1a %016" PRIx64 ")\n",
+               best_write.wall, best_write.cpu, out_bytes, digest);
         for (unsigned i = 0; i < DISTINCT; i++)
                 free(p.text[i]);
         free(p.text);

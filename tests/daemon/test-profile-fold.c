@@ -106,12 +106,69 @@ static void test_depth(void **state) {
         free(out);
 }
 
+static char *write_folded(struct profile_folder *f) {
+        char *out = NULL;
+        size_t len = 0;
+        FILE *o = open_memstream(&out, &len);
+        assert_non_null(o);
+        assert_int_equal(profile_folder_write(f, o, SIZE_MAX), 0);
+        fclose(o);
+        return out;
+}
+
+/* profile_folder_read() takes its stream in large blocks: what it folds is what the same text
+ * gives line by line, with lines across the blocks' edges, a frame line longer than a block
+ * (only its head counts), ips seen again under another name, and no newline at the end. */
+static void test_read_blocks(void **state) {
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *t = open_memstream(&text, &text_len);
+        assert_non_null(t);
+        for (unsigned i = 0; i < 40000; i++) {
+                fprintf(t, "worker-%u %u \n", i % 5, 100 + i % 5);
+                for (unsigned d = 0; d < 1 + i % 7; d++)
+                        fprintf(t, "\t%16x %s%u\n", 0x1000 + (i * 7 + d) % 97, i % 11 ? "f" : "g;", (i + d) % 13);
+                if (i == 20000) /* 3 MB of ip digits: not an ip, the line skipped whole */
+                        fprintf(t, "\t%03000000d x\n", 1);
+                fputc('\n', t);
+        }
+        fprintf(t, "last 1\n\t1234 [unknown]"); /* no newline */
+        fclose(t);
+
+        _cleanup_(profile_folder_freep) struct profile_folder *by_lines = NULL, *by_blocks = NULL;
+        assert_int_equal(profile_folder_new(true, NULL, &by_lines), 0);
+        assert_int_equal(profile_folder_new(true, NULL, &by_blocks), 0);
+        for (size_t pos = 0; pos < text_len;) {
+                const char *nl = memchr(text + pos, '\n', text_len - pos);
+                size_t len = nl ? (size_t) (nl - (text + pos)) : text_len - pos;
+                assert_int_equal(profile_folder_line(by_lines, text + pos, len), 0);
+                pos += len + 1;
+        }
+        assert_int_equal(profile_folder_line(by_lines, "", 0), 0);
+        FILE *in = fmemopen(text, text_len, "r");
+        assert_non_null(in);
+        assert_int_equal(profile_folder_read(by_blocks, in), 0);
+        fclose(in);
+
+        _cleanup_free_ char *want = write_folded(by_lines), *got = write_folded(by_blocks);
+        assert_string_equal(got, want);
+        /* the last line, without its newline, first in order ('[' sorts before letters) */
+        assert_true(strncmp(got, "app;[unknown] 1\n", strlen("app;[unknown] 1\n")) == 0);
+        struct profile_fold_stats a, b;
+        profile_folder_stats(by_lines, &a);
+        profile_folder_stats(by_blocks, &b);
+        assert_int_equal(b.samples, 40001);
+        assert_memory_equal(&a, &b, sizeof a);
+        free(text);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fold_jvm),
                 cmocka_unit_test(test_fold_native),
                 cmocka_unit_test(test_groups),
                 cmocka_unit_test(test_depth),
+                cmocka_unit_test(test_read_blocks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
