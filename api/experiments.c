@@ -10,6 +10,7 @@
 #include "definition/definition.h"
 #include "definition/definition-policy.h"
 #include "host/host-java.h"
+#include "host/host-perf.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
 #include "api/verdict.h"
@@ -108,14 +109,23 @@ static enum MHD_Result reply_created(struct api_request *req, unsigned status, c
         return api_reply_json_headers(req, status, body, headers);
 }
 
-/* Looked up at each submission (installing linux-perf needs no restart); preflight looks again. */
+/* Looked up at each submission (installing linux-perf or granting CAP_PERFMON needs no
+ * restart of the checks); preflight looks again, and at the run user, which the API does not
+ * know. */
 static int check_profile(const struct api_request *req, const struct definition *d, struct error *err) {
-        char perf[PATH_MAX];
-        if (!d->profile.cpu || host_perf_find(req->config->perf, perf, sizeof perf) >= 0)
+        char perf[PATH_MAX], why[512];
+        if (!d->profile.cpu)
                 return 0;
-        error_set(err, 400, "not_on_host", "profile.cpu", "needs perf on this daemon (%s, not found): %s",
-                  req->config->perf ? req->config->perf : "perf on its PATH", HOST_PERF_HINT);
-        return -EINVAL;
+        if (host_perf_find(req->config->perf, perf, sizeof perf) < 0) {
+                error_set(err, 400, "not_on_host", "profile.cpu", "needs perf on this daemon (%s, not found): %s",
+                          req->config->perf ? req->config->perf : "perf on its PATH", HOST_PERF_HINT);
+                return -EINVAL;
+        }
+        if (host_perf_access(false, why, sizeof why) < 0) {
+                error_set(err, 400, "not_on_host", "profile.cpu", "%s", why);
+                return -EINVAL;
+        }
+        return 0;
 }
 
 enum MHD_Result api_post_experiment(struct api_request *req) {

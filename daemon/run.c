@@ -32,6 +32,7 @@
 #include "daemon/probe.h"
 #include "daemon/profile.h"
 #include "host/host-java.h"
+#include "host/host-perf.h"
 #include "daemon/samples.h"
 #include "basic/time-util.h"
 
@@ -825,6 +826,10 @@ static int prepare(struct run *r) {
         if (profiled && host_perf_find(r->ctx.perf, r->perf_path, sizeof r->perf_path) < 0) {
                 run_fail(r, "preflight", "profile.cpu needs perf on this daemon (%s, not found): %s",
                          r->ctx.perf ? r->ctx.perf : "perf on its PATH", HOST_PERF_HINT);
+                return 0;
+        }
+        if (profiled && host_perf_access(r->ctx.set_user && r->ctx.uid != geteuid(), why, sizeof why) < 0) {
+                run_fail(r, "preflight", "profile.cpu: %s", why);
                 return 0;
         }
         if (profiled && r->def->sut.jvm)

@@ -3,7 +3,9 @@
 # slicelab-sut.jar under cpu_us load is sampled through its measure window; profile.folded is read
 # back by an independent parser (awk) whose counts agree with metrics.profile, the app group holds
 # most samples and the SUT's Work frames (as the JIT's perf map names them) are there; nothing is
-# left in /tmp or running, also after a cancel mid-measure; a daemon without perf refuses such a definition, naming profile.cpu.
+# left in /tmp or running, also after a cancel mid-measure; a daemon without perf refuses such a definition, naming profile.cpu;
+# one without CAP_PERFMON (under kernel.perf_event_paranoid 2 or more) refuses it too, naming
+# what is missing, and one with CAP_PERFMON alone (the systemd unit's) profiles.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -154,4 +156,34 @@ check_eq "without perf, profile.cpu is refused (400 naming it)" "400 profile.cpu
 check_match "and the message says how to get it" "linux-perf" "$(jq -r .error.message <<<"$BODY")"
 post_experiment "{\"name\":\"no-profile\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"iterations\":1}"
 check_eq "the same daemon takes a definition without profiling" 201 "$HTTP_STATUS"
+daemon_stop
+
+# --- perf, but not the kernel's leave ------------------------------------------------------
+# The systemd unit gives slicelabd CAP_PERFMON and CAP_SYS_PTRACE; a daemon without them (as a
+# unit lacking them would leave it: setpriv drops them from its bounding set, so root's exec
+# does not get them) is told no by the kernel, and says so.
+SPIN="\"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$paranoid" -ge 2 ]; then
+        DAEMON_WRAPPER="setpriv --bounding-set -perfmon,-sys_admin --" DAEMON_STATE=$TEST_TMP/state-noperfmon \
+                daemon_start --cgroup-root "slicelab-r$$" || { not_ok "daemon starts"; finish; exit 1; }
+        post_experiment "{\"name\":\"no-perfmon\",$SPIN,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+        check_eq "without CAP_PERFMON under perf_event_paranoid $paranoid, profile.cpu is refused (400 naming it)" \
+                "400 profile.cpu not_on_host" "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.code)"' <<<"$BODY")"
+        check_match "and the message names the setting and the capability" \
+                "kernel.perf_event_paranoid is $paranoid and slicelabd lacks CAP_PERFMON" "$(jq -r .error.message <<<"$BODY")"
+        daemon_stop
+else
+        echo "# kernel.perf_event_paranoid is $paranoid: any process may sample kernel frames, nothing to refuse"
+fi
+# What the unit grants is enough: CAP_PERFMON without CAP_SYS_PTRACE (the kernel skips its
+# ptrace check for a perfmon-capable caller) profiles the run user's SUT.
+DAEMON_WRAPPER="setpriv --bounding-set -sys_ptrace --" DAEMON_STATE=$TEST_TMP/state-noptrace \
+        daemon_start --cgroup-root "slicelab-s$$" || { not_ok "daemon starts"; finish; exit 1; }
+post_experiment "{\"name\":\"no-ptrace\",$SPIN,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+check_eq "with CAP_PERFMON and without CAP_SYS_PTRACE the definition is taken" 201 "$HTTP_STATUS"
+RUN=$(first_run "$EXP_ID")
+wait_for 60 run_finished "$RUN"
+check_eq "and its run, whose SUT is the run user's, is profiled" "succeeded true" \
+        "$(run_field "$RUN" '"\(.state) \(.metrics.profile != null)"')"
 finish
