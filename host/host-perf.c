@@ -24,12 +24,15 @@ static bool effective_capability(unsigned cap) {
         return data[cap / 32].effective & (UINT32_C(1) << (cap % 32));
 }
 
+static bool perfmon_capable(void) {
+        return effective_capability(CAP_PERFMON) || effective_capability(CAP_SYS_ADMIN);
+}
+
 /* What perf record -e cpu-clock -g asks of the kernel, on this process: a sampling software
- * clock with kernel frames. Opened disabled and closed at once. */
+ * clock with kernel frames. Opened disabled and closed at once. Not perf itself: where the
+ * kernel says no to kernel frames, perf falls back to user-space samples (cpu-clock:u) without
+ * failing, and the profile's kernel group would read 0% for a reason nobody sees. */
 static int probe_cpu_clock(void) {
-        /* Not perf itself: where the kernel says no to kernel frames, perf falls back to
-         * user-space samples (cpu-clock:u) without failing, and the profile's kernel group
-         * would read 0% for a reason nobody sees. */
         struct perf_event_attr attr = {
                 .type = PERF_TYPE_SOFTWARE,
                 .size = sizeof attr,
@@ -55,6 +58,12 @@ int host_perf_access(bool other_user, char *why, size_t size) {
                 snprintf(why, size, "the kernel refuses the CPU clock samples profile.cpu takes: %s", strerror(-r));
                 return r;
         }
+        if (r < 0 && perfmon_capable()) {
+                /* not the paranoid setting, which a perfmon-capable caller passes */
+                snprintf(why, size, "the kernel refuses slicelabd CPU samples though it has CAP_PERFMON (%s): "
+                                    "a seccomp filter or security module?", strerror(-r));
+                return -EACCES;
+        }
         if (r < 0) {
                 _cleanup_free_ char *paranoid = NULL;
                 (void) read_one_line(PARANOID_PATH, &paranoid);
@@ -66,8 +75,7 @@ int host_perf_access(bool other_user, char *why, size_t size) {
                 return -EACCES;
         }
         /* The kernel skips its ptrace check for a perfmon-capable caller. */
-        bool perfmon = effective_capability(CAP_PERFMON) || effective_capability(CAP_SYS_ADMIN);
-        if (other_user && !perfmon && !effective_capability(CAP_SYS_PTRACE)) {
+        if (other_user && !perfmon_capable() && !effective_capability(CAP_SYS_PTRACE)) {
                 snprintf(why, size, "perf attaches to the SUT of the run user (--run-as), which the kernel allows "
                                     "only with CAP_PERFMON or CAP_SYS_PTRACE, and slicelabd has neither: give it "
                                     "CAP_PERFMON (its unit's CapabilityBoundingSet)");
