@@ -129,7 +129,12 @@ enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const
 /* 503 pool_exhausted: no database connection came free within DB_LEASE_WAIT_MS. Every 503
  * goes out with Retry-After. Returns -EAGAIN. */
 int api_error_pool_exhausted(struct error *err);
-/* Map a negative errno from storage to 404/409/503/500 with a message (-EAGAIN: the pool). */
+/* 500 stored_data_inconsistent: what (a run, an experiment) has rows or records no slicelabd
+ * writes (a store changed behind the API, or a bundle imported before imports checked them);
+ * storage logged which. Returns -EUCLEAN. */
+int api_error_inconsistent(struct error *err, const char *what);
+/* Map a negative errno from storage to 404/409/503/500 with a message (-EAGAIN: the pool,
+ * -EUCLEAN: api_error_inconsistent()). */
 enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what);
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers);
