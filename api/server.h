@@ -46,9 +46,12 @@ struct api_server;
 
 int api_server_start(const struct api_config *config, struct api_server **ret);
 /* Removes the stages (<state dir>/import-<id>) of imports a crash cut short, at the daemon's
- * start: directories of that name only, never through a link, never one an import holds.
- * Returns how many, or a negative errno when the state dir cannot be read. */
-int api_imports_clean_stages(const char *state_dir);
+ * start: directories of that name only, never through a link, never one an import holds. A
+ * stage whose run directories were moving into runs/ is settled first with the store c: left as
+ * it is if the import's rows were committed (its files all moved before), else its files are
+ * moved back and removed with it. Returns how many, or a negative errno when the state dir
+ * cannot be read. */
+int api_imports_clean_stages(const char *state_dir, struct db_conn *c);
 /* Stop accepting new connections (the listening socket closes), keep serving open ones. */
 void api_server_quiesce(struct api_server *s);
 /* Stop all threads and free the server. */
