@@ -5,6 +5,7 @@
 #include "findings/findings-load.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +193,8 @@ static int fill_cell(struct db_conn *c, struct findings_loaded *l, size_t idx, c
                         continue;
                 struct findings_run *run = &cell->runs[cell->n_runs++];
                 run->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "id"));
-                run->iteration = (unsigned) cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "iteration"));
+                double iteration = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "iteration"));
+                run->iteration = iteration >= 0 && iteration <= UINT_MAX ? (unsigned) iteration : 0; /* NaN too */
                 run->metrics = metrics;
                 cJSON *samples = NULL;
                 int r = samples_json(c, run->id, &samples);

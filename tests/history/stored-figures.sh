@@ -5,10 +5,11 @@
 # changes one row of each of nine runs (a timeline block at first_seq 2^63-1, a negative
 # first_seq, counts of 0, -1 and 2^40, a records blob a byte short, a block whose bounds are not
 # its records', records zeroed, a measure start of INT64_MIN) and gives the second experiment's
-# run pauses past the clock's end, 20000 overlapping pauses and samples no sampler writes. A
-# --results-only daemon on that store then answers every read of every run: 200, or 500
-# stored_data_inconsistent naming the run, never a hang or a stream without end; the untouched
-# run answers the same bytes as before; the second experiment's report and findings are 200.
+# run pauses past the clock's end, 20000 overlapping pauses, samples no sampler writes and an
+# iteration of 2^40. A --results-only daemon on that store then answers every read of every run:
+# 200, or 500 stored_data_inconsistent naming the run, never a hang or a stream without end; the
+# untouched run answers the same bytes as before; the second experiment's report and findings
+# are 200.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 SYNTH="$BUILD/tests/synth-timeline"
@@ -70,8 +71,8 @@ UPDATE requests SET last_scheduled_ns = first_scheduled_ns $(block0 6);
 UPDATE requests SET records = zeroblob(length(records)) $(block0 7);
 UPDATE runs SET measure_start_ns = -9223372036854775808 WHERE id = '${RUNS[8]}';
 -- the second experiment: every request in the tail, pauses past the end of the clock and
--- 20000 long pauses that overlap each other, samples no sampler writes
-UPDATE runs SET metrics = json_set(metrics, '\$.latency_us.scheduled.p99', 0) WHERE id = '$RUN2';
+-- 20000 long pauses that overlap each other, samples no sampler writes, an iteration of 2^40
+UPDATE runs SET metrics = json_set(metrics, '\$.latency_us.scheduled.p99', 0), iteration = 1099511627776 WHERE id = '$RUN2';
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999)
   INSERT INTO gc_events(run_id, seq, start_ns, duration_ns, kind)
   SELECT '$RUN2', i, (SELECT measure_start_ns FROM runs WHERE id = '$RUN2') + i * 100000, 3600000000000, 'pause' FROM n;
