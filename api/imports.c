@@ -552,6 +552,8 @@ enum MHD_Result api_post_import(struct api_request *req) {
                 db_lease_release(&lease);
                 if (k > 0)
                         return reply_imported(req, 200, existing);
+                if (k < 0 && again.status) /* the winner's bundle was other bytes */
+                        return api_reply_error(req, &again);
         }
         if (r < 0)
                 return err.status ? api_reply_error(req, &err) : api_reply_errno(req, r, "import");
