@@ -405,11 +405,13 @@ static void test_tail_scan(void **state) {
         };
         const struct findings_span throttled[] = { { 2000000000, 3000000000 } };
         struct findings_tail_scan whole, blocks;
-        findings_tail_begin(&whole, 50000000, pauses, 4, throttled, 1, true);
+        assert_int_equal(findings_tail_begin(&whole, 50000000, pauses, 4, throttled, 1, true), 0);
         findings_tail_feed(&whole, r, N);
-        findings_tail_begin(&blocks, 50000000, pauses, 4, throttled, 1, true);
+        assert_int_equal(findings_tail_begin(&blocks, 50000000, pauses, 4, throttled, 1, true), 0);
         for (int i = 0; i < N; i += 4096)
                 findings_tail_feed(&blocks, r + i, (size_t) (N - i < 4096 ? N - i : 4096));
+        findings_tail_done(&whole);
+        findings_tail_done(&blocks);
         /* 100 slow ones, minus the warmup one and the unanswered one */
         assert_int_equal(whole.result.tail, 98);
         /* request 1000 (in flight 1000-1050 ms) meets the first pause, 5000 the safepoint and its
@@ -419,6 +421,34 @@ static void test_tail_scan(void **state) {
         assert_int_equal(whole.result.in_throttled, 10);
         assert_memory_equal(&whole.result, &blocks.result, sizeof whole.result);
         free(r);
+}
+
+/* Pauses as a store changed behind the daemon may hold them (out of order, overlapping, empty,
+ * reaching the end of the clock) and records whose latency is past int64 or whose flight spans
+ * the clock: the union counts each instant once, an overflowing latency is no tail. */
+static void test_tail_scan_hostile(void **state) {
+        enum { PAUSES = 20000 };
+        struct findings_span *pauses = calloc(PAUSES + 3, sizeof *pauses);
+        assert_non_null(pauses);
+        for (int i = 0; i < PAUSES; i++) /* 1 ms every second, last first */
+                pauses[i] = (struct findings_span){ (int64_t) (PAUSES - i) * 1000000000, (int64_t) (PAUSES - i) * 1000000000 + 1000000 };
+        pauses[PAUSES] = (struct findings_span){ 500000000, 400000000 };                 /* ends before it starts */
+        pauses[PAUSES + 1] = (struct findings_span){ 2000000000, 2040000000 };           /* holds the 1 ms at 2 s */
+        pauses[PAUSES + 2] = (struct findings_span){ INT64_MAX - 1000, INT64_MAX };
+        const struct timeline_record r[] = {
+                { .scheduled_ns = INT64_MIN, .done_ns = INT64_MAX, .status = 200 },      /* latency past int64 */
+                { .scheduled_ns = 0, .done_ns = INT64_MAX, .status = 200 },               /* all of the clock */
+                { .scheduled_ns = 2000000000, .done_ns = 2100000000, .status = 200 },     /* 40 of 100 ms paused */
+                { .scheduled_ns = 3000000000, .done_ns = 3100000000, .status = 200 },     /* 1 of 100 ms */
+                { .scheduled_ns = INT64_MAX - 2000, .done_ns = INT64_MAX, .status = 200 }, /* half paused */
+        };
+        struct findings_tail_scan scan;
+        assert_int_equal(findings_tail_begin(&scan, 1000, pauses, PAUSES + 3, NULL, 0, false), 0);
+        findings_tail_feed(&scan, r, ELEMENTSOF(r));
+        findings_tail_done(&scan);
+        assert_int_equal(scan.result.tail, 4);
+        assert_int_equal(scan.result.in_pause, 2);
+        free(pauses);
 }
 
 /* ---- injector ---- */
@@ -974,7 +1004,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_difference_level), cmocka_unit_test(test_difference_approximate),
                 cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
-                cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
+                cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan), cmocka_unit_test(test_tail_scan_hostile),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
                 cmocka_unit_test(test_injector_hosts),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
                 cmocka_unit_test(test_governor_frequency), cmocka_unit_test(test_interference), cmocka_unit_test(test_memory),
