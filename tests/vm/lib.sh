@@ -75,18 +75,22 @@ vm_copy_libs() {
 # console ends (the guest panicked and QEMU exited) or VM_REPORT_GRACE seconds have passed, then
 # stops PID; VM_REPORT_LINE is set to that line's number in LOG, 0 without a report.
 vm_watch_console() {
-    local log=$1 pid=$2 line n=0 deadline=0 left
+    local log=$1 pid=$2 line n=0 deadline=0 left st timed_out=0
     VM_REPORT_LINE=0
     while :; do
         line=
+        st=0
         if [ "$VM_REPORT_LINE" -eq 0 ]; then
-            IFS= read -r line || { [ -n "$line" ] && printf '%s\n' "$line"; break; }
+            IFS= read -r line || st=$?
         else
             left=$((deadline - EPOCHSECONDS))
-            [ $left -gt 0 ] || break
-            IFS= read -r -t "$left" line || { [ -n "$line" ] && printf '%s\n' "$line"; break; }
+            [ $left -gt 0 ] || { timed_out=1; break; }
+            IFS= read -r -t "$left" line || st=$?
+            [ $st -le 128 ] || timed_out=1
         fi
         line=${line%$'\r'}
+        [ $st -eq 0 ] || [ -z "$line" ] || printf '%s\n' "$line"
+        [ $st -eq 0 ] || break
         printf '%s\n' "$line"
         n=$((n + 1))
         if [ "$VM_REPORT_LINE" -eq 0 ] && [[ $line =~ $VM_KERNEL_REPORT ]]; then
@@ -94,8 +98,10 @@ vm_watch_console() {
             deadline=$((EPOCHSECONDS + VM_REPORT_GRACE))
         fi
     done > "$log"
-    if [ "$VM_REPORT_LINE" -gt 0 ] && kill "$pid" 2>/dev/null; then
+    # Not at the console's end: the guest runs on after its report.
+    if [ $timed_out -eq 1 ]; then
         vm_log "stopping the guest $VM_REPORT_GRACE s after its kernel's report"
+        kill "$pid" 2>/dev/null || true
     fi
 }
 

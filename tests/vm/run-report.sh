@@ -51,11 +51,15 @@ report_checks() {
 
 VM_TIMEOUT=600
 VM_REPORT_GRACE=10
-guest lockup 'echo "<0>watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [init:1]" > /dev/kmsg
+guest lockup 'cd /proc/sys/kernel
+echo "GUEST: softlockup_panic $(cat softlockup_panic), softlockup_all_cpu_backtrace $(cat softlockup_all_cpu_backtrace), panic_on_rcu_stall $(cat panic_on_rcu_stall), panic $(cat panic), printk $(cut -f1 printk)"
+echo "<0>watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [init:1]" > /dev/kmsg
 echo l > /proc/sysrq-trigger
 echo "GUEST: reported; waiting for the host to stop me"
 while :; do sleep 3600; done'
 report_checks lockup "soft lockup - CPU#0 stuck for 22s"
+check "lockup: VM_KERNEL_ARGS took: a lockup or stall panics with every CPU's stack, then resets" \
+    grep -q "GUEST: softlockup_panic 1, softlockup_all_cpu_backtrace 1, panic_on_rcu_stall 1, panic -1, printk 5" "$LOG"
 check "lockup: the guest ran on after the report, until the watch stopped it" \
     grep -q "waiting for the host to stop me" "$LOG"
 check "lockup: the watch stopped the guest" grep -q "^vm: stopping the guest" "$WORK/lockup.boot"
