@@ -11,6 +11,24 @@ VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_SMP=${VM_SMP:-2}
 VM_MEM=${VM_MEM:-1024}
 VM_CACHE=${SLICELAB_VM_CACHE:-/var/cache/slicelab-vm}
+# After a kernel report, how long the host reads on for its stack before it stops the guest.
+VM_REPORT_GRACE=${VM_REPORT_GRACE:-30}
+
+# Every guest kernel's command line, after the caller's own arguments. Debian's kernel prints a
+# soft lockup's or an RCU stall's stack at the default message level (4), which `quiet` keeps
+# off the console (it shows levels below 4): loglevel=5 lets it through, boot stays quiet. A soft
+# lockup or an RCU stall then prints every CPU's backtrace and panics; panic=-1 reboots, which
+# QEMU's -no-reboot turns into an exit, so a stuck guest ends with its stack instead of waiting
+# for VM_TIMEOUT.
+VM_KERNEL_ARGS="console=ttyS0 quiet loglevel=5 softlockup_all_cpu_backtrace=1 softlockup_panic=1"
+VM_KERNEL_ARGS+=" sysctl.kernel.panic_on_rcu_stall=1 panic=-1"
+
+# The kernel's own lines that say the guest is stuck or broken, matched after the printk
+# timestamp (Debian's kernel has CONFIG_PRINTK_TIME) so that what a test prints cannot match;
+# anywhere in the line, which may begin with what the guest's userspace left unfinished:
+# "watchdog: BUG: soft lockup", "rcu: INFO: rcu_preempt self-detected stall on CPU",
+# "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks", "Kernel panic - not syncing", an oops.
+VM_KERNEL_REPORT='\[ *[0-9]+\.[0-9]+\] (.*BUG: |.*Kernel panic - not syncing|Oops|general protection fault|rcu: INFO: rcu_[a-z_]+ (self-)?detected stall)'
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { vm_log "FAIL: $*"; exit 1; }
@@ -52,18 +70,65 @@ vm_copy_libs() {
     done
 }
 
+# vm_watch_console LOG PID: copies the console from stdin into LOG line by line as the guest
+# writes it. At the first kernel report (VM_KERNEL_REPORT) it reads on for the stack until the
+# console ends (the guest panicked and QEMU exited) or VM_REPORT_GRACE seconds have passed, then
+# stops PID; VM_REPORT_LINE is set to that line's number in LOG, 0 without a report.
+vm_watch_console() {
+    local log=$1 pid=$2 line n=0 deadline=0 left st timed_out=0
+    VM_REPORT_LINE=0
+    while :; do
+        line=
+        st=0
+        if [ "$VM_REPORT_LINE" -eq 0 ]; then
+            IFS= read -r line || st=$?
+        else
+            left=$((deadline - EPOCHSECONDS))
+            [ $left -gt 0 ] || { timed_out=1; break; }
+            IFS= read -r -t "$left" line || st=$?
+            [ $st -le 128 ] || timed_out=1
+        fi
+        line=${line%$'\r'}
+        [ $st -eq 0 ] || [ -z "$line" ] || printf '%s\n' "$line"
+        [ $st -eq 0 ] || break
+        printf '%s\n' "$line"
+        n=$((n + 1))
+        if [ "$VM_REPORT_LINE" -eq 0 ] && [[ $line =~ $VM_KERNEL_REPORT ]]; then
+            VM_REPORT_LINE=$n
+            deadline=$((EPOCHSECONDS + VM_REPORT_GRACE))
+        fi
+    done > "$log"
+    # Not at the console's end: the guest runs on after its report.
+    if [ $timed_out -eq 1 ]; then
+        vm_log "stopping the guest $VM_REPORT_GRACE s after its kernel's report"
+        kill "$pid" 2>/dev/null || true
+    fi
+}
+
 # vm_boot LOG QEMU-ARGS...: boots with the console in LOG; returns 0 = passed, 1 = failed,
-# 2 = no verdict (call as `vm_boot ... || rc=$?` under set -e). Prints the wall time.
+# 2 = no verdict (call as `vm_boot ... || rc=$?` under set -e). Prints the wall time. A kernel
+# report on the console is no verdict, whatever the guest says after it (VM_REPORT_LINE tells
+# vm_verdict where it is).
 vm_boot() {
-    local log=$1 rc start end
+    local log=$1 rc start end qemu
     shift
     start=$(date +%s.%N)
     rc=0
+    rm -f "$log.fifo"
+    mkfifo "$log.fifo" || { vm_log "cannot make the console's fifo $log.fifo"; return 2; }
     timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -m "$VM_MEM" -smp "$VM_SMP" \
         -nographic -no-reboot -nic none -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        "$@" < /dev/null > "$log" 2>&1 || rc=$?
+        "$@" < /dev/null > "$log.fifo" 2>&1 &
+    qemu=$!
+    vm_watch_console "$log" "$qemu" < "$log.fifo"
+    wait "$qemu" || rc=$?
+    rm -f "$log.fifo"
     end=$(date +%s.%N)
     vm_log "qemu exit $rc after $(awk "BEGIN { printf \"%.1f\", $end - $start }") s wall"
+    if [ "$VM_REPORT_LINE" -gt 0 ]; then
+        vm_log "the guest kernel reported: $(sed -n "${VM_REPORT_LINE}p" "$log")"
+        return 2
+    fi
     case $rc in
         1) return 0 ;;
         3) return 1 ;;
@@ -90,6 +155,11 @@ WantedBy=multi-user.target
 UNIT
     ln -sf /etc/systemd/system/slicelab-vmtest.service \
         "$rootfs/etc/systemd/system/multi-user.target.wants/slicelab-vmtest.service"
+}
+
+# vm_pack_initramfs DIR OUT: DIR as a gzipped cpio initramfs in OUT.
+vm_pack_initramfs() {
+    (cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) > "$2"
 }
 
 # vm_root_initramfs OUT KVER: a busybox initramfs in OUT that loads the three drivers the root
@@ -134,7 +204,7 @@ mount --move /dev /newroot/dev
 exec switch_root /newroot /sbin/init
 INIT
     chmod +x "$dir/init"
-    (cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+    vm_pack_initramfs "$dir" "$out"
     rm -rf "$dir"
 }
 
@@ -146,13 +216,21 @@ vm_boot_systemd() {
     vm_root_initramfs "$work/initramfs.cpio.gz" "$kver" || { vm_log "no initramfs"; return 2; }
     vm_boot "$log" -kernel "/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio.gz" \
         -drive file="$work/rootfs.img",format=raw,if=virtio \
-        -append "root=/dev/vda rw console=ttyS0 $args panic=-1 quiet"
+        -append "root=/dev/vda rw $args $VM_KERNEL_ARGS"
 }
 
 # vm_verdict RC LOG NAME: print the console and exit with the test's result.
 vm_verdict() {
     local rc=$1 log=$2 name=$3
     sed 's/^/guest: /' "$log"
+    if [ "${VM_REPORT_LINE:-0}" -gt 0 ]; then
+        # Again at the end, where a reader of the test's output looks first: the report, the
+        # lines before it and the stacks after it (up to 300 lines).
+        vm_log "the guest kernel's report (console line $VM_REPORT_LINE) and what followed it:"
+        sed -n "$((VM_REPORT_LINE > 10 ? VM_REPORT_LINE - 10 : 1)),$((VM_REPORT_LINE + 300))p" "$log" |
+            sed 's/^/report: /'
+        vm_die "$name: the guest kernel reported: $(sed -n "${VM_REPORT_LINE}p" "$log")"
+    fi
     case $rc in
         0) vm_log "$name: PASS"; exit 0 ;;
         1) vm_die "$name: a test in the guest failed" ;;

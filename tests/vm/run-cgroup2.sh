@@ -46,9 +46,9 @@ if [ -n "$left" ]; then echo "GUEST: cgroups left behind: $left"; fail=1; fi
 verdict $fail
 INIT
 chmod +x "$ROOT/init"
-(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$WORK/initramfs.cpio.gz"
+vm_pack_initramfs "$ROOT" "$WORK/initramfs.cpio.gz"
 
 rc=0
 vm_boot "$WORK/console.log" -kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
-    -append "cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1 console=ttyS0 quiet panic=-1" || rc=$?
+    -append "cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1 $VM_KERNEL_ARGS" || rc=$?
 vm_verdict $rc "$WORK/console.log" "cgroup v2 guest"
