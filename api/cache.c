@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "api/handlers.h"
+#include "basic/hash.h"
 
 #define CACHE_SLOTS 128
 #define CACHE_KEY_MAX 160
@@ -32,15 +33,6 @@ static struct {
 static bool request_key(struct api_request *req, char key[CACHE_KEY_MAX]) {
         const char *baseline = api_query(req, "baseline");
         return snprintf(key, CACHE_KEY_MAX, "%s?%s", req->url, baseline ? baseline : "") < CACHE_KEY_MAX;
-}
-
-static uint64_t fnv1a64(const char *s, size_t n) {
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char) s[i];
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h;
 }
 
 /* If-None-Match: "*", one tag, or a comma-separated list; weak tags compare by their value. */

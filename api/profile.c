@@ -10,6 +10,7 @@
 #include "api/profile-experiment.h"
 #include "basic/fileio.h"
 #include "basic/json-util.h"
+#include "profile/profile-folded.h"
 #include "storage/db.h"
 #include "storage/experiments.h"
 #include "storage/run-profile.h"
@@ -61,18 +62,13 @@ static struct node *child_of(struct tree *t, struct node *n, const char *name, s
 }
 
 /* "a;b;c N": the samples are the leaf's self and every frame's total. */
-static void add_line(struct tree *t, const char *line, size_t len) {
-        const char *sp = memrchr(line, ' ', len);
-        if (!sp)
-                return;
-        char *end;
-        unsigned long long count = strtoull(sp + 1, &end, 10);
-        if (end != line + len || count == 0)
-                return;
+static void add_stack(struct tree *t, const struct profile_folded_line *line) {
+        const char *sp = line->stack + line->len;
+        uint64_t count = line->count;
         struct node *n = &t->root;
         n->total += count;
         unsigned depth = 0;
-        for (const char *f = line; f < sp;) {
+        for (const char *f = line->stack; f < sp;) {
                 const char *e = memchr(f, ';', (size_t) (sp - f));
                 size_t l = e ? (size_t) (e - f) : (size_t) (sp - f);
                 struct node *c = depth < t->max_depth ? child_of(t, n, f, l) : NULL;
@@ -100,12 +96,9 @@ static cJSON *node_json(const struct node *n) {
 }
 
 static void tree_add_text(struct tree *t, const char *text, size_t len) {
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;
-                add_line(t, text + pos, l);
-                pos += l + 1;
-        }
+        struct profile_folded_line l;
+        for (size_t pos = 0; profile_folded_next(text, len, &pos, &l);)
+                add_stack(t, &l);
 }
 
 /* The tree's answer ({samples, truncated, root}) into o; the tree's nodes are freed. */

@@ -15,3 +15,18 @@ struct error {
 /* Fill *err (when err is non-NULL) and return -EINVAL so callers can `return error_set(...)`. */
 int error_set(struct error *err, int status, const char *code, const char *field,
               const char *fmt, ...) _printf_(5, 6);
+
+/* As error_set, but returns the errno the failure has (either sign given, the negative one
+ * returned; 0 reads as EINVAL): a peer that cannot be reached, a file that cannot be written,
+ * a store that fails is not an invalid argument to whoever tests the errno. errnum is read before
+ * the message is made (the message may well hold strerror(errno)). */
+#define error_set_errno(err, errnum, status, code, field, ...)                                       \
+        __extension__({                                                                             \
+                int _errno_ = error_errno_negative(errnum);                                         \
+                error_set(err, status, code, field, __VA_ARGS__);                                   \
+                _errno_;                                                                            \
+        })
+
+static inline int error_errno_negative(int errnum) {
+        return errnum > 0 ? -errnum : errnum < 0 ? errnum : -EINVAL;
+}

@@ -22,7 +22,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "cgroup/cgroup.h"
-#include "daemon/profile-fold.h"
+#include "profile/profile-fold.h"
 #include "host/host-java.h"
 
 extern char **environ;

@@ -2,7 +2,7 @@
  * the SUT through the measure window, and `jcmd PID Compiler.perfmap` at its end, both spawned
  * into the run's load slice (its teardown kills whatever is left; never the SUT's CPUs or
  * memory). On collection's worker: the JVM's perf map copied into the run directory, `perf
- * script` folded into profile.folded (daemon/profile-fold.h) and the counts for metrics.profile.
+ * script` folded into profile.folded (profile/profile-fold.h) and the counts for metrics.profile.
  *
  * Files of the run directory, each created O_EXCL|O_NOFOLLOW (the directory is the run user's):
  * perf.data (perf's pipe format on perf record's stdout), perf.log, perf.map, perf-script.log,

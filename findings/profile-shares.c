@@ -6,17 +6,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
+#include "basic/intern.h"
 #include "basic/macro.h"
-#include "basic/random.h"
 #include "basic/stats.h"
+#include "profile/profile-folded.h"
 
 struct name {
-        char *text;
-        uint32_t len;
-        uint64_t hash;
+        uint32_t id;                    /* in the table of its kind: groups or frames */
         bool group;
         uint32_t last_run;              /* run + 1 of the record at last_rec; 0: none yet */
         size_t last_rec;
@@ -31,13 +28,11 @@ struct record {
 };
 
 struct profile_shares {
-        struct name *names;
+        struct name *names;             /* groups and frames in first-seen order */
         size_t n_names, cap_names;
-        struct slot {                   /* open addressing */
-                uint32_t name;          /* index + 1, 0 empty */
-                uint32_t tag;           /* the hash's high half: most misses never touch names */
-        } *table;
-        size_t table_size;
+        struct intern interned[2];      /* [group]: a group and a frame of one text are two names */
+        uint32_t *index[2];             /* [group][id]: the name's index in names */
+        size_t cap_index[2];
         struct record *records, *sorted;
         size_t n_records, cap_records;
         bool sorted_valid;
@@ -49,7 +44,6 @@ struct profile_shares {
         size_t n_runs, cap_runs, runs_of[_PROFILE_SIDE_MAX];
         double *shares[_PROFILE_SIDE_MAX];
         uint64_t stack;
-        uint64_t seed;                  /* of the name hash: frame names are the SUT's to choose */
         struct {                        /* t quantiles of the sides' degrees of freedom (n - 1) */
                 double level, t;
                 size_t n;
@@ -61,8 +55,8 @@ int profile_shares_new(struct profile_shares **ret) {
         struct profile_shares *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
-        if (getrandom(&s->seed, sizeof s->seed, GRND_NONBLOCK) != sizeof s->seed)
-                s->seed = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) s;
+        for (size_t k = 0; k < 2; k++)
+                intern_init(&s->interned[k]);
         *ret = s;
         return 0;
 }
@@ -70,10 +64,11 @@ int profile_shares_new(struct profile_shares **ret) {
 void profile_shares_free(struct profile_shares *s) {
         if (!s)
                 return;
-        for (size_t i = 0; i < s->n_names; i++)
-                free(s->names[i].text);
+        for (size_t k = 0; k < 2; k++) {
+                intern_done(&s->interned[k]);
+                free(s->index[k]);
+        }
         free(s->names);
-        free(s->table);
         free(s->records);
         free(s->sorted);
         free(s->runs);
@@ -94,60 +89,23 @@ static int grow(void **v, size_t *cap, size_t need, size_t size) {
         return 0;
 }
 
-/* Eight bytes a step (a byte a step was most of the time of adding a run), seeded. */
-static uint64_t hash(const struct profile_shares *s, const char *p, size_t len, bool group) {
-        uint64_t h = s->seed ^ len ^ (group ? UINT64_C(0xff51afd7ed558ccd) : 0), w;
-        for (; len >= 8; p += 8, len -= 8) {
-                memcpy(&w, p, 8);
-                h = splitmix64(&(uint64_t){ h ^ w });
-        }
-        w = 0;
-        memcpy(&w, p, len);
-        return splitmix64(&(uint64_t){ h ^ w });
-}
-
-static int table_rehash(struct profile_shares *s) {
-        size_t size = s->table_size ? s->table_size * 2 : 1024;
-        struct slot *t = calloc(size, sizeof *t);
-        if (!t)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->n_names; i++) {
-                uint64_t h = s->names[i].hash;
-                size_t at = h & (size - 1);
-                while (t[at].name)
-                        at = (at + 1) & (size - 1);
-                t[at] = (struct slot){ (uint32_t) i + 1, (uint32_t) (h >> 32) };
-        }
-        free(s->table);
-        s->table = t;
-        s->table_size = size;
-        return 0;
-}
-
 /* The index of a name, added on first sight; -ENOSPC past PROFILE_SHARES_NAMES_MAX. */
 static int64_t intern(struct profile_shares *s, const char *p, size_t len, bool group) {
-        if (s->n_names * 2 >= s->table_size && table_rehash(s) < 0)
-                return -ENOMEM;
-        uint64_t h = hash(s, p, len, group);
-        uint32_t tag = (uint32_t) (h >> 32);
-        size_t at = h & (s->table_size - 1);
-        for (; s->table[at].name; at = (at + 1) & (s->table_size - 1)) {
-                if (s->table[at].tag != tag)
-                        continue;
-                const struct name *n = &s->names[s->table[at].name - 1];
-                if (n->group == group && n->len == len && memcmp(n->text, p, len) == 0)
-                        return s->table[at].name - 1;
-        }
+        struct intern *t = &s->interned[group];
+        uint32_t id;
+        if (intern_find(t, p, len, &id) == 0)
+                return s->index[group][id];
         if (s->n_names >= PROFILE_SHARES_NAMES_MAX)
                 return -ENOSPC;
-        if (grow((void **) &s->names, &s->cap_names, s->n_names + 1, sizeof *s->names) < 0)
+        if (grow((void **) &s->names, &s->cap_names, s->n_names + 1, sizeof *s->names) < 0 ||
+            grow((void **) &s->index[group], &s->cap_index[group], intern_count(t) + 1, sizeof *s->index[group]) < 0)
                 return -ENOMEM;
-        char *text = strndup(p, len);
-        if (!text)
-                return -ENOMEM;
-        s->names[s->n_names] = (struct name){ .text = text, .len = (uint32_t) len, .hash = h, .group = group };
-        s->table[at] = (struct slot){ (uint32_t) ++s->n_names, tag };
-        return (int64_t) s->n_names - 1;
+        int r = intern_add(t, p, len, &id);
+        if (r < 0)
+                return r;
+        s->index[group][id] = (uint32_t) s->n_names;
+        s->names[s->n_names] = (struct name){ .id = id, .group = group };
+        return (int64_t) s->n_names++;
 }
 
 /* Adds to name's record of run (one per name and run). */
@@ -249,23 +207,12 @@ int profile_shares_add_run(struct profile_shares *s, enum profile_side side, con
         if (!prev)
                 return -ENOMEM;
         s->sorted_valid = false;
-        for (size_t pos = 0; pos < len;) {
-                const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-                size_t l = nl ? (size_t) (nl - line) : len - pos;
-                pos += l + 1;
-                const char *sp = l ? memrchr(line, ' ', l) : NULL;
-                if (!sp || sp == line || (size_t) (sp - line) + 1 >= l)
-                        continue;
-                uint64_t c = 0;
-                const char *d = sp + 1;
-                for (; d < line + l && *d >= '0' && *d <= '9' && c < UINT64_MAX / 10; d++)
-                        c = c * 10 + (uint64_t) (*d - '0');
-                if (d != line + l || c == 0)
-                        continue;
-                int r = add_stack(s, run, line, (size_t) (sp - line), c, prev);
+        struct profile_folded_line l;
+        for (size_t pos = 0; profile_folded_next(text, len, &pos, &l);) {
+                int r = add_stack(s, run, l.stack, l.len, l.count, prev);
                 if (r < 0)
                         return r;
-                samples += c;
+                samples += l.count;
         }
         s->runs[run] = (struct run){ .samples = samples, .position = (uint32_t) s->runs_of[side]++, .side = side };
         s->n_runs++;
@@ -287,7 +234,7 @@ size_t profile_shares_count(const struct profile_shares *s) {
 const char *profile_shares_name(const struct profile_shares *s, size_t i, bool *ret_group) {
         if (ret_group)
                 *ret_group = s->names[i].group;
-        return s->names[i].text;
+        return intern_name(&s->interned[s->names[i].group], s->names[i].id);
 }
 
 /* The records grouped by name (a counting sort), and the per-side share buffers. */

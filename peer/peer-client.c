@@ -134,7 +134,8 @@ int peer_load_fetch_timeline(const struct peer_config *c, const char *host, cons
                 return error_set(err, 500, "internal", NULL, "peer %s: bad timeline file name", host);
         _cleanup_close_ int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
-                return error_set(err, 500, "internal", NULL, "peer %s: cannot create %s: %s", host, tmp, strerror(errno));
+                return error_set_errno(err, errno, 500, "internal", NULL, "peer %s: cannot create %s: %s", host, tmp,
+                                       strerror(errno));
         h->sink_fd = fd;
         h->sink_max = PEER_TIMELINE_MAX;
         curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
@@ -145,9 +146,11 @@ int peer_load_fetch_timeline(const struct peer_config *c, const char *host, cons
         if (r >= 0)
                 r = peer_http_expect(h, "GET", path, 200, err);
         if (r >= 0 && fsync(fd) < 0)
-                r = error_set(err, 500, "internal", NULL, "peer %s: cannot write %s: %s", host, name, strerror(errno));
+                r = error_set_errno(err, errno, 500, "internal", NULL, "peer %s: cannot write %s: %s", host, name,
+                                    strerror(errno));
         if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
-                r = error_set(err, 500, "internal", NULL, "peer %s: cannot rename to %s: %s", host, name, strerror(errno));
+                r = error_set_errno(err, errno, 500, "internal", NULL, "peer %s: cannot rename to %s: %s", host, name,
+                                    strerror(errno));
         if (r < 0)
                 (void) unlinkat(dir_fd, tmp, 0);
         return r;

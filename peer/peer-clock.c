@@ -57,8 +57,8 @@ int peer_clock_measure(const struct peer_config *c, const char *host, unsigned s
                 r = peer_http_expect(h, "GET", "/v1/clock", 200, err);
                 int64_t peer_ns = 0;
                 if (r >= 0 && parse_monotonic(h->body, &peer_ns) < 0)
-                        r = error_set(err, 502, "peer_failed", NULL, "peer %s: GET /v1/clock: no monotonic_ns in the answer",
-                                      host);
+                        r = error_set_errno(err, EBADMSG, 502, "peer_failed", NULL,
+                                            "peer %s: GET /v1/clock: no monotonic_ns in the answer", host);
                 if (r < 0)
                         continue;
                 struct peer_clock s;

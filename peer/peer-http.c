@@ -73,13 +73,13 @@ static int http_setup(struct peer_http *h, const struct peer_config *c, const ch
         if (!peer_host_valid(host))
                 return error_set(err, 400, "invalid_host", NULL, "peer '%.64s' is not a host name or IP literal", host);
         if (!peer_host_allowed(c, host))
-                return error_set(err, 403, "peer_not_allowed", NULL, "peer %s is not matched by --peer-allow", host);
+                return error_set_errno(err, EPERM, 403, "peer_not_allowed", NULL, "peer %s is not matched by --peer-allow", host);
         int r = make_base(h, err);
         if (r < 0)
                 return r;
         CURL *curl = curl_easy_init();
         if (!curl)
-                return error_set(err, 500, "internal", NULL, "peer %s: cannot start libcurl", host);
+                return error_set_errno(err, ENOMEM, 500, "internal", NULL, "peer %s: cannot start libcurl", host);
         h->curl = curl;
         struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/json");
         if (c->token && hd) {
@@ -94,7 +94,7 @@ static int http_setup(struct peer_http *h, const struct peer_config *c, const ch
                         hd = more;
         }
         if (!hd)
-                return error_set(err, 500, "internal", NULL, "peer %s: out of memory", host);
+                return error_set_errno(err, ENOMEM, 500, "internal", NULL, "peer %s: out of memory", host);
         h->headers = hd;
         curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hd);
         curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -127,7 +127,7 @@ void peer_http_free(struct peer_http *h) {
 int peer_http_new(const struct peer_config *c, const char *host, struct peer_http **ret, struct error *err) {
         struct peer_http *h = malloc(sizeof *h);
         if (!h)
-                return error_set(err, 500, "internal", NULL, "peer %s: out of memory", host);
+                return error_set_errno(err, ENOMEM, 500, "internal", NULL, "peer %s: out of memory", host);
         int r = http_setup(h, c, host, err);
         if (r < 0) {
                 http_done(h);
@@ -136,6 +136,25 @@ int peer_http_new(const struct peer_config *c, const char *host, struct peer_htt
         }
         *ret = h;
         return 0;
+}
+
+/* Why libcurl could not make a transfer, as an errno: the system's when a connect failed. */
+static int transfer_errno(CURL *curl, CURLcode rc) {
+        long os_errno = 0;
+        if (curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK && os_errno > 0 && os_errno < 4096)
+                return -(int) os_errno;
+        switch (rc) {
+        case CURLE_OPERATION_TIMEDOUT:
+                return -ETIMEDOUT;
+        case CURLE_COULDNT_RESOLVE_HOST:
+                return -EHOSTUNREACH;
+        case CURLE_COULDNT_CONNECT:
+                return -ECONNREFUSED;
+        case CURLE_OUT_OF_MEMORY:
+                return -ENOMEM;
+        default:
+                return -EIO;
+        }
 }
 
 int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,
@@ -163,14 +182,14 @@ int peer_http_exchange(struct peer_http *h, const char *method, const char *path
         CURLcode rc = curl_easy_perform(curl);
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &h->status);
         if (h->too_big)
-                return error_set(err, 502, "peer_failed", NULL, "peer %s: %s %s: the answer is larger than allowed",
-                                 h->host, method, path);
+                return error_set_errno(err, EFBIG, 502, "peer_failed", NULL, "peer %s: %s %s: the answer is larger than allowed",
+                                       h->host, method, path);
         if (h->sink_error < 0)
-                return error_set(err, 500, "internal", NULL, "peer %s: %s %s: cannot write the answer: %s", h->host,
-                                 method, path, strerror(-h->sink_error));
+                return error_set_errno(err, h->sink_error, 500, "internal", NULL, "peer %s: %s %s: cannot write the answer: %s",
+                                       h->host, method, path, strerror(-h->sink_error));
         if (rc != CURLE_OK)
-                return error_set(err, 502, "peer_unreachable", NULL, "peer %s: %s %s: %s", h->host, method, path,
-                                 h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
+                return error_set_errno(err, transfer_errno(curl, rc), 502, "peer_unreachable", NULL, "peer %s: %s %s: %s",
+                                       h->host, method, path, h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
         return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/hash.h"
+
 static const char *content_type(const char *path) {
         static const char *const types[][2] = {
                 { ".html", "text/html; charset=utf-8" },
@@ -29,12 +31,12 @@ static int emit(FILE *out, size_t idx, const char *file) {
                 perror(file);
                 return -1;
         }
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        uint64_t h = FNV1A64_OFFSET;
         size_t n = 0;
         int c;
         fprintf(out, "static const unsigned char asset_%zu[] = {", idx);
         while ((c = fgetc(in)) != EOF) {
-                h = (h ^ (unsigned char) c) * UINT64_C(0x100000001b3);
+                h = fnv1a64_byte(h, (unsigned char) c);
                 fprintf(out, "%s%d,", n % 24 ? "" : "\n", c);
                 n++;
         }

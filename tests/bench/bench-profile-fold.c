@@ -1,4 +1,4 @@
-/* bench-profile-fold.c: how long daemon/profile-fold.c takes to collapse 1 M perf samples (issue
+/* bench-profile-fold.c: how long profile/profile-fold.c takes to collapse 1 M perf samples (issue
  * 28's goal: at most 1 s). The input is `perf script -F comm,tid,ip,sym` text as the daemon
  * reads it from its pipe, made up here: Java-like stacks 20 to 100 frames deep (or as asked)
  * that share their roots (a thread pool's worker, a servlet container, a service's layers), JIT
@@ -27,7 +27,8 @@
 
 #include "basic/fileio.h"
 #include "basic/time-util.h"
-#include "daemon/profile-fold.h"
+#include "basic/hash.h"
+#include "profile/profile-fold.h"
 
 #define METHODS 4000
 #define DISTINCT 20000                  /* distinct samples (stacks) the stream draws from */
@@ -265,10 +266,7 @@ static struct span time_fold(const struct pool *p, const struct profile_map *map
         r = profile_folder_write(fo, o, SIZE_MAX);
         fclose(o);
         *ret_write = span_since(t2, c2);
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ (unsigned char) out[i]) * UINT64_C(1099511628211);
-        *ret_digest = h;
+        *ret_digest = fnv1a64(out, len);
         free(out);
         if (r < 0)
                 die("profile_folder_write", r);

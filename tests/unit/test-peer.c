@@ -1,11 +1,19 @@
 /* test-peer.c: the pure parts of peer/: which hosts --peer-allow lets through, what a host name
- * may be, and the midpoint estimate of one clock exchange (its sign, its rounding, its bound). */
+ * may be, and the midpoint estimate of one clock exchange (its sign, its rounding, its bound);
+ * and the errno a failure returns beside its error (a peer that refuses the connection is not an
+ * invalid argument). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "peer/peer-client.h"
 
@@ -71,11 +79,45 @@ static void test_clock_sample(void **state) {
         assert_int_equal(c.offset_ns, 5);
 }
 
+/* A port of 127.0.0.1 bound and not listening: a connection to it is refused while fd is open. */
+static int refusing_port(int *ret_fd) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (struct sockaddr *) &a, sizeof a), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *) &a, &len), 0);
+        *ret_fd = fd;
+        return ntohs(a.sin_port);
+}
+
+static void test_errnos(void **state) {
+        assert_int_equal(peer_global_init(), 0);
+        int fd;
+        char url[64];
+        snprintf(url, sizeof url, "http://{host}:%d", refusing_port(&fd));
+        char *loopback[] = { "127.0.0.1", NULL };
+        const struct peer_config c = { .url_template = url, .allow = loopback };
+        struct error err = { 0 };
+        assert_int_equal(peer_load_renew(&c, "127.0.0.1", "load-1", &err), -ECONNREFUSED);
+        assert_int_equal(err.status, 502);
+        assert_string_equal(err.code, "peer_unreachable");
+        err = (struct error){ 0 };
+        assert_int_equal(peer_load_renew(&c, "127.0.0.2", "load-1", &err), -EPERM);
+        assert_int_equal(err.status, 403);
+        /* what is an invalid argument stays one */
+        err = (struct error){ 0 };
+        assert_int_equal(peer_load_renew(&c, "a b", "load-1", &err), -EINVAL);
+        assert_int_equal(err.status, 400);
+        close(fd);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_allowed),
                 cmocka_unit_test(test_host_valid),
                 cmocka_unit_test(test_clock_sample),
+                cmocka_unit_test(test_errnos),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,15 @@
 /* profile-fold.c: perf script's samples folded into counted stacks by thread group (see
  * profile-fold.h): a perf map lookup, the group rules and a hash table of distinct stacks. */
-#include "daemon/profile-fold.h"
+#include "profile/profile-fold.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+
+#include "basic/hash.h"
+#include "basic/intern.h"
 
 #define KERNEL_IP_MIN UINT64_C(0xffff800000000000)
 
@@ -193,12 +196,7 @@ struct profile_folder {
         size_t top, n_frames;           /* n_frames: read, the ones dropped beyond the bound too */
         uint64_t hash;                  /* of the frames read, leaf to root (stack_hash()'s order) */
         bool all_kernel;
-        /* interned names: id -> name; name -> id by open addressing (slot holds id + 1) */
-        char **names;
-        uint32_t *name_lens;
-        size_t n_names, names_cap;
-        uint32_t *name_slots;
-        size_t name_slots_cap;
+        struct intern names;            /* the frames' and groups' names, by id */
         uint32_t group_ids[_PROFILE_GROUP_MAX], truncated_id, no_stack_id, too_many_id;
         /* every ip seen: open addressing, a power of two, at most half full */
         struct ip_slot *ips;
@@ -213,13 +211,6 @@ struct profile_folder {
         size_t arena_len, arena_cap;
         struct profile_fold_stats stats;
 };
-
-static uint64_t hash_bytes(const char *s, size_t len) {
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ (unsigned char) s[i]) * UINT64_C(1099511628211);
-        return h;
-}
 
 /* A stack's hash is taken from its last id to its first, so that the sample being read
  * hashes its frames as they come (leaf first): no second pass over them. */
@@ -243,63 +234,10 @@ static uint64_t stack_hash(const uint32_t *ids, size_t n) {
         return stack_hash_final(h, n);
 }
 
-static uint32_t *name_slot(struct profile_folder *f, const char *s, size_t len, uint64_t h) {
-        size_t i = h & (f->name_slots_cap - 1);
-        for (; f->name_slots[i]; i = (i + 1) & (f->name_slots_cap - 1)) {
-                uint32_t id = f->name_slots[i] - 1;
-                if (f->name_lens[id] == len && memcmp(f->names[id], s, len) == 0)
-                        break;
-        }
-        return &f->name_slots[i];
-}
-
-static int names_grow(struct profile_folder *f) {
-        size_t cap = f->name_slots_cap ? f->name_slots_cap * 2 : 4096;
-        uint32_t *slots = calloc(cap, sizeof *slots);
-        if (!slots)
-                return -ENOMEM;
-        free(f->name_slots);
-        f->name_slots = slots;
-        f->name_slots_cap = cap;
-        for (size_t id = 0; id < f->n_names; id++)
-                *name_slot(f, f->names[id], f->name_lens[id], hash_bytes(f->names[id], f->name_lens[id])) = (uint32_t) id + 1;
-        return 0;
-}
-
 /* The id of name s[0, len) (no ';' or control character in it), added when new. */
 static int intern(struct profile_folder *f, const char *s, size_t len, uint32_t *ret) {
-        uint64_t h = hash_bytes(s, len);
-        uint32_t *slot = name_slot(f, s, len, h);
-        if (*slot) {
-                *ret = *slot - 1;
-                return 0;
-        }
-        if ((f->n_names + 1) * 2 > f->name_slots_cap) {
-                int r = names_grow(f);
-                if (r < 0)
-                        return r;
-                slot = name_slot(f, s, len, h);
-        }
-        if (f->n_names == f->names_cap) {
-                size_t cap = f->names_cap ? f->names_cap * 2 : 1024;
-                char **names = reallocarray(f->names, cap, sizeof *names);
-                if (!names)
-                        return -ENOMEM;
-                f->names = names;
-                uint32_t *lens = reallocarray(f->name_lens, cap, sizeof *lens);
-                if (!lens)
-                        return -ENOMEM;
-                f->name_lens = lens;
-                f->names_cap = cap;
-        }
-        char *copy = strndup(s, len);
-        if (!copy)
-                return -ENOMEM;
-        f->names[f->n_names] = copy;
-        f->name_lens[f->n_names] = (uint32_t) len;
-        *slot = (uint32_t) ++f->n_names;
-        *ret = *slot - 1;
-        return 0;
+        int r = intern_add(&f->names, s, len, ret);
+        return r < 0 ? r : 0;
 }
 
 /* A name that cannot break the format: ';' separates frames, the last ' ' the count. */
@@ -376,11 +314,12 @@ int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_f
                 return -ENOMEM;
         f->jvm = jvm;
         f->map = map;
+        intern_init(&f->names);
         f->table_cap = 4096;
         f->table = calloc(f->table_cap, sizeof *f->table);
         f->arena_len = 1; /* offset 0 is an empty slot's */
         f->map_ids = map && map->n > 0 ? calloc(map->n, sizeof *f->map_ids) : NULL;
-        if (!f->table || (map && map->n > 0 && !f->map_ids) || ips_alloc(f, IP_SLOTS_MIN) < 0 || names_grow(f) < 0)
+        if (!f->table || (map && map->n > 0 && !f->map_ids) || ips_alloc(f, IP_SLOTS_MIN) < 0)
                 return -ENOMEM;
         int r = 0;
         for (enum profile_group g = 0; r >= 0 && g < _PROFILE_GROUP_MAX; g++)
@@ -400,11 +339,7 @@ int profile_folder_new(bool jvm, const struct profile_map *map, struct profile_f
 struct profile_folder *profile_folder_free(struct profile_folder *f) {
         if (!f)
                 return NULL;
-        for (size_t i = 0; i < f->n_names; i++)
-                free(f->names[i]);
-        free(f->names);
-        free(f->name_lens);
-        free(f->name_slots);
+        intern_done(&f->names);
         free(f->table);
         free(f->arena);
         free(f->ips);
@@ -519,12 +454,12 @@ static int frame_id(struct profile_folder *f, uint64_t ip, const char *name, siz
                         *ret = c->id;
                         return 0;
                 }
-                const char *known = f->names[c->id];
-                size_t i = 0;
-                if (f->name_lens[c->id] == MIN(len, (size_t) NAME_BYTES_MAX))
-                        while (i < f->name_lens[c->id] && known[i] == sanitized(name[i]))
+                const char *known = intern_name(&f->names, c->id);
+                size_t i = 0, known_len = intern_len(&f->names, c->id);
+                if (known_len == MIN(len, (size_t) NAME_BYTES_MAX))
+                        while (i < known_len && known[i] == sanitized(name[i]))
                                 i++;
-                if (i == f->name_lens[c->id] && i > 0) {
+                if (i == known_len && i > 0) {
                         *ret = c->id;
                         return 0;
                 }
@@ -605,7 +540,7 @@ static int add_frame(struct profile_folder *f, const char *line, size_t len) {
 /* The group of the thread named comm, remembered per name: a sample's header costs a hash of
  * its name, not the group rules' prefixes. */
 static enum profile_group comm_group(struct profile_folder *f, const char *comm, size_t len) {
-        struct comm_slot *s = &f->comms[hash_bytes(comm, len) & (COMM_SLOTS - 1)];
+        struct comm_slot *s = &f->comms[fnv1a64(comm, len) & (COMM_SLOTS - 1)];
         if (!s->used || strcmp(s->comm, comm) != 0) {
                 memcpy(s->comm, comm, len + 1);
                 s->used = true;
@@ -726,7 +661,8 @@ static bool line_ahead_known(struct profile_folder *f, const struct line_ahead *
         const struct ip_slot *c = ip_slot(f, l->ip);
         size_t len = (size_t) (l->nl - l->name);
         bool same = c->kind == IP_UNKNOWN ? len == strlen("[unknown]") && memcmp(l->name, "[unknown]", len) == 0
-                  : c->kind == IP_NAMED   ? len == f->name_lens[c->id] && memcmp(l->name, f->names[c->id], len) == 0
+                  : c->kind == IP_NAMED   ? len == intern_len(&f->names, c->id) &&
+                                                    memcmp(l->name, intern_name(&f->names, c->id), len) == 0
                                           : false;
         if (same)
                 push_frame(f, c->id, l->ip);
@@ -813,7 +749,7 @@ int profile_folder_write(struct profile_folder *f, FILE *out, size_t max_bytes) 
         size_t n = 0, bytes = 0, text_len = 0;
         for (size_t i = 0; i < f->table_cap; i++)
                 for (size_t k = 0; f->table[i].off && k < f->table[i].n; k++)
-                        text_len += f->name_lens[f->arena[f->table[i].off + k]] + 1;
+                        text_len += intern_len(&f->names, f->arena[f->table[i].off + k]) + 1;
         _cleanup_free_ char *text = malloc(text_len + 1);
         _cleanup_free_ struct folded_line *lines = calloc(f->n_stacks + 1, sizeof *lines);
         if (!text || !lines)
@@ -826,8 +762,8 @@ int profile_folder_write(struct profile_folder *f, FILE *out, size_t max_bytes) 
                 lines[n++] = (struct folded_line){ p, s->count };
                 for (size_t k = 0; k < s->n; k++) {
                         uint32_t id = f->arena[s->off + k];
-                        memcpy(p, f->names[id], f->name_lens[id]);
-                        p += f->name_lens[id];
+                        memcpy(p, intern_name(&f->names, id), intern_len(&f->names, id));
+                        p += intern_len(&f->names, id);
                         *p++ = k + 1 < s->n ? ';' : '\0';
                 }
         }

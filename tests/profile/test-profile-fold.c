@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "basic/fileio.h"
-#include "daemon/profile-fold.h"
+#include "profile/profile-fold.h"
 
 static char *fold_fixture(const char *script, const char *map_path, bool jvm, struct profile_fold_stats *st) {
         char path[4096];
         _cleanup_(profile_map_freep) struct profile_map *map = NULL;
         if (map_path) {
-                snprintf(path, sizeof path, "%s/tests/daemon/fixtures/%s", getenv("SLICELAB_SRC"), map_path);
+                snprintf(path, sizeof path, "%s/tests/profile/fixtures/%s", getenv("SLICELAB_SRC"), map_path);
                 _cleanup_free_ char *text = NULL;
                 size_t len = 0;
                 assert_int_equal(read_file_bounded(path, PROFILE_MAP_BYTES_MAX, &text, &len), 0);
@@ -22,7 +22,7 @@ static char *fold_fixture(const char *script, const char *map_path, bool jvm, st
         }
         _cleanup_(profile_folder_freep) struct profile_folder *f = NULL;
         assert_int_equal(profile_folder_new(jvm, map, &f), 0);
-        snprintf(path, sizeof path, "%s/tests/daemon/fixtures/%s", getenv("SLICELAB_SRC"), script);
+        snprintf(path, sizeof path, "%s/tests/profile/fixtures/%s", getenv("SLICELAB_SRC"), script);
         FILE *in = fopen(path, "re");
         assert_non_null(in);
         assert_int_equal(profile_folder_read(f, in), 0);
