@@ -9,6 +9,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/load-hosts.h"
 #include "client/run-failures.h"
 
 #define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
@@ -210,6 +211,7 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
                " a value is not above 0; * = the 95%% interval of the ratio excludes 1; ~ = that interval is approximate:\n"
                " fewer than 5 iterations on a side and sides of different sizes)\n");
         json_print_capacity(cJSON_GetObjectItemCaseSensitive(report, "cells"));
+        load_hosts_print_summary(h, runs);
         const cJSON *findings = cJSON_GetObjectItemCaseSensitive(report, "findings");
         if (cJSON_GetArraySize(findings) > 0) {
                 printf("\nfindings:\n");

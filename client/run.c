@@ -1,7 +1,7 @@
 /* run.c: `slicelab run RUN`: one run as a person reads it: where it stands and why (state,
  * reason and message), every state it went through with its time, how its processes ended, its
- * warnings and its headline metrics, a capacity search's result among them. --json gives the
- * daemon's JSON. */
+ * warnings and its headline metrics, a capacity search's result among them, and its load hosts.
+ * --json gives the daemon's JSON. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
+#include "client/load-hosts.h"
 
 static void print_states(const cJSON *run) {
         const cJSON *s, *states = cJSON_GetObjectItemCaseSensitive(run, "states");
@@ -109,6 +110,8 @@ static void show_run(const cJSON *run) {
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(run, "warnings"))
                 printf("warning: %s\n", str_or(cJSON_GetStringValue(w), "?"));
         print_metrics(cJSON_GetObjectItemCaseSensitive(run, "metrics"));
+        load_hosts_print_table(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "metrics"), "load"), "hosts"));
 }
 
 int cmd_run(struct http *h, const struct client_options *o, const char *run) {

@@ -152,6 +152,20 @@ EOF
 requests=$(jq -r .metrics.requests "$TEST_TMP/run.json")
 check_eq "its tags scheduled and submit each count the merged run's requests" "scheduled $requests submit $requests" "$counts"
 
+# The client shows the hosts as the JSON has them: `slicelab run` a row per host with its
+# requests and offset, `slicelab report` the cell that ran with load hosts.
+out=$("$BUILD/client/slicelab" --url "$DAEMON_URL" run "$RUN")
+for i in 0 1; do
+        want=$(jq -r ".metrics.load.hosts[$i] | \"\(.host) \(.state) \(.offset_ns / 1e9 | floor)\"" "$TEST_TMP/run.json")
+        row=$(awk -v h="$(jq -r ".metrics.load.hosts[$i].host" "$TEST_TMP/run.json")" '$1 == h' <<<"$out")
+        check_eq "slicelab run's row of host $((i + 1)): its state and whole seconds of offset" "$want" \
+                "$(awk '{ split($3, s, "."); print $1, $2, s[1] + 0 }' <<<"$row")"
+        check_eq "and its requests, as the JSON's" "$(jq -r ".metrics.load.hosts[$i].requests" "$TEST_TMP/run.json")" \
+                "$(awk '{ print $9 }' <<<"$row")"
+done
+check_match "slicelab report names the cell that ran with load hosts" "load from load hosts \\($H1, $H2\\) in cells one" \
+        "$("$BUILD/client/slicelab" --url "$DAEMON_URL" report "$EXP_ID")"
+
 # ---- a peer unreachable at preflight ------------------------------------------------------------
 ip -n "$(netns_name 2)" link set eth0 down
 post_experiment "$(experiment unreachable 2)"
