@@ -10,6 +10,7 @@
 
 #include "basic/hash.h"
 #include "basic/intern.h"
+#include "profile/frame-names.h"
 
 #define KERNEL_IP_MIN UINT64_C(0xffff800000000000)
 
@@ -250,12 +251,15 @@ static void sanitize(char *s) {
                 *s = sanitized(*s);
 }
 
+/* A frame's name as it is kept: safe for the format, and the same in every JVM
+ * (profile/frame-names.h). A renamed frame's ip no longer matches its name in place, so such
+ * frames take this path on every sample; they are few. */
 static int intern_sanitized(struct profile_folder *f, const char *s, size_t len, uint32_t *ret) {
-        char buf[NAME_BYTES_MAX];
+        char buf[NAME_BYTES_MAX], stable[NAME_BYTES_MAX];
         len = MIN(len, sizeof buf);
         for (size_t i = 0; i < len; i++)
                 buf[i] = sanitized(s[i]);
-        return intern(f, buf, len, ret);
+        return intern(f, stable, frame_name_normalize(buf, len, stable), ret);
 }
 
 static int ips_alloc(struct profile_folder *f, size_t cap) {

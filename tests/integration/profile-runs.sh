@@ -127,6 +127,23 @@ check "its causes are the gc findings of cell gc ($GC_IDS), when there are" json
         "$GC_IDS - (.causes // []) == [] and (.causes | type) == \"array\"" "$GC_FINDING"
 check_eq "no profile finding for the A/A copy" "" \
         "$(jq -r '.findings[] | select(.kind == "profile" and (.cells | index("twin"))) | .claim' <<<"$FINDINGS")"
+# JVM-generated frames have one name in every run: no hidden class's address or lambda counter
+# in any run's profile, and the SUT's handler lambda (slicelab.sut.Main's, in every request's
+# path, where the JIT has not inlined it) one frame over the plain cell's runs (with its address,
+# each JVM's was a name of its own).
+generated= with_handler=0
+: >"$TEST_TMP/handlers"
+for run in $(curl -s "$DAEMON_URL/v1/experiments/$DIFF_EXP/runs" | jq -r '.runs[] | select(.cell == "plain") | .id'); do
+        folded="$DAEMON_STATE/runs/$run/profile.folded"
+        generated+=$(grep -oE '[^;]*(/0x[0-9a-fA-F]+|\$\$Lambda\$[0-9]+)[^;]*' "$folded" | head -3)
+        names=$(tr ';' '\n' <"$folded" | sed 's/ [0-9]*$//' | grep -F 'slicelab.sut.Main$$Lambda' | sort -u)
+        [ -n "$names" ] && with_handler=$((with_handler + 1)) && echo "$names" >>"$TEST_TMP/handlers"
+done
+handlers=$(sort -u "$TEST_TMP/handlers")
+echo "# the handler lambda's frames in $with_handler plain runs: $(tr '\n' ' ' <<<"$handlers")"
+check_eq "no frame keeps a hidden class's address or a lambda's counter" "" "$generated"
+check "the handler lambda is one frame in the runs that sampled it ($with_handler of 3)" \
+        test "$with_handler" -ge 1 -a "$(grep -c . <<<"$handlers")" = 1
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=nope"
 check_eq "an unknown cell is 400 naming it" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 api GET "/v1/experiments/$DIFF_EXP/profile?cell=plain&baseline=plain"
