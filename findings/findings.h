@@ -3,7 +3,7 @@
  * and what one streaming pass over each run's timeline found about its slowest requests
  * (findings-tail.c). findings-load.h fills the input from the store (the one part of findings/
  * that sees storage/); unit tests fill it from fixtures. The rules, their thresholds and their
- * evidence are documented in the README ("Findings"). */
+ * evidence are documented in docs/findings.md. */
 #pragma once
 
 #include <cjson/cJSON.h>

@@ -2,6 +2,7 @@
 #include "storage/db.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,15 +10,23 @@
 #include "storage/schema.h"
 
 #define POOL_MAX 32
-#define STMT_CACHE 48
 #define BUSY_TIMEOUT_MS 10000
+/* The cache grows with the statements the program has and never evicts: a caller may hold any
+ * statement it was given until its cleanup, so finalising one to make room would free it under
+ * that caller. The bound only catches a caller that passes SQL built at run time. */
+#define STMT_CACHE_INITIAL 64
+#define STMT_CACHE_MAX 4096
+
+struct stmt_slot {
+        const char *sql;
+        sqlite3_stmt *stmt;
+};
 
 struct db_conn {
         sqlite3 *db;
-        struct {
-                const char *sql;
-                sqlite3_stmt *stmt;
-        } cache[STMT_CACHE];
+        struct stmt_slot *cache; /* open addressing on the SQL's address, a power of two long */
+        size_t cache_size;
+        size_t cache_used;
 };
 
 struct storage {
@@ -127,29 +136,53 @@ int db_row_text(struct db_conn *c, const char *sql, const char *text, sqlite3_st
         return 0;
 }
 
+static size_t stmt_slot_of(const struct stmt_slot *cache, size_t size, const char *sql) {
+        /* Fibonacci hashing: the product's high bits mix all of the address, whose low bits
+         * (alignment) say little. */
+        size_t i = (size_t) (((uint64_t) (uintptr_t) sql * 0x9e3779b97f4a7c15ull) >> 32);
+        for (i &= size - 1; cache[i].sql && cache[i].sql != sql; i = (i + 1) & (size - 1))
+                ;
+        return i;
+}
+
+static int stmt_cache_grow(struct db_conn *c) {
+        size_t size = c->cache_size ? c->cache_size * 2 : STMT_CACHE_INITIAL;
+        if (size > STMT_CACHE_MAX)
+                return log_error_errno(-E2BIG, "storage: more than %d distinct statements on one connection; "
+                                               "is SQL built at run time passed to db_stmt()?", STMT_CACHE_MAX / 2);
+        struct stmt_slot *cache = calloc(size, sizeof *cache);
+        if (!cache)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->cache_size; i++)
+                if (c->cache[i].sql)
+                        cache[stmt_slot_of(cache, size, c->cache[i].sql)] = c->cache[i];
+        free(c->cache);
+        c->cache = cache;
+        c->cache_size = size;
+        return 0;
+}
+
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret) {
-        size_t free_slot = STMT_CACHE;
-        for (size_t i = 0; i < STMT_CACHE; i++) {
-                if (c->cache[i].sql == sql) {
-                        *ret = c->cache[i].stmt;
+        if (c->cache_size) {
+                struct stmt_slot *slot = &c->cache[stmt_slot_of(c->cache, c->cache_size, sql)];
+                if (slot->sql) {
+                        *ret = slot->stmt;
                         return 0;
                 }
-                if (!c->cache[i].sql && free_slot == STMT_CACHE)
-                        free_slot = i;
+        }
+        /* Keep the table at most half full, so that probes stay short. */
+        if (2 * (c->cache_used + 1) > c->cache_size) {
+                int r = stmt_cache_grow(c);
+                if (r < 0)
+                        return r;
         }
         sqlite3_stmt *stmt;
         int rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
         if (rc != SQLITE_OK)
                 return log_error_errno(sqlite_to_errno(rc), "sqlite prepare: %s",
                                        sqlite3_errmsg(c->db));
-        if (free_slot == STMT_CACHE) {
-                /* Full: evict slot 0; the cache only ever holds the project's fixed statements,
-                 * so this does not happen unless the statement count outgrows STMT_CACHE. */
-                sqlite3_finalize(c->cache[0].stmt);
-                free_slot = 0;
-        }
-        c->cache[free_slot].sql = sql;
-        c->cache[free_slot].stmt = stmt;
+        c->cache[stmt_slot_of(c->cache, c->cache_size, sql)] = (struct stmt_slot){ .sql = sql, .stmt = stmt };
+        c->cache_used++;
         *ret = stmt;
         return 0;
 }
@@ -203,8 +236,9 @@ int db_replace_run_rows(struct db_conn *c, const char *delete_sql, const char *i
 static void conn_free(struct db_conn *c) {
         if (!c)
                 return;
-        for (size_t i = 0; i < STMT_CACHE; i++)
+        for (size_t i = 0; i < c->cache_size; i++)
                 sqlite3_finalize(c->cache[i].stmt);
+        free(c->cache);
         sqlite3_close_v2(c->db);
         free(c);
 }

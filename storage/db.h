@@ -63,7 +63,9 @@ static inline int db_lease_take(struct storage *s, struct db_lease *l) {
 int sqlite_to_errno(int rc);
 
 /* A prepared statement from the connection's cache, keyed by the identity of the SQL string
- * (pass string literals). Release with the cleanup, which resets it and clears its bindings. */
+ * (pass string literals or other static storage: the cache grows with the statements there are
+ * and never evicts one, so that a statement a caller holds stays valid). Release with the
+ * cleanup, which resets it and clears its bindings. */
 int db_stmt(struct db_conn *c, const char *sql, sqlite3_stmt **ret);
 /* db_stmt() with ?1 bound to text: most reads are "... WHERE id = ?". */
 int db_stmt_text(struct db_conn *c, const char *sql, const char *text, sqlite3_stmt **ret);

@@ -149,5 +149,47 @@ for run in $RUNS; do
         same "/v1/runs/$run/logs/load"
 done
 
+# --- every GET route of openapi.yaml, twice, on the results daemon ---------------------------------
+# Sequential requests borrow the same pool connection, so this prepares every statement the reads
+# use on one connection (a fixed statement cache once freed a statement a reader still held).
+route_paths() { # route_paths TEMPLATE: the concrete paths that exercise one GET route
+        local run=${RUNS%%$'\n'*}
+        case $1 in
+        /v1/health | /v1/host | /v1/clock | /metrics) echo "$1" ;;
+        /v1/experiments) printf '%s\n' "$1" "$1?status=succeeded&limit=1" "$1?label=app=sut" ;;
+        /v1/experiments/{id}) echo "/v1/experiments/$EXP" ;;
+        /v1/experiments/{id}/runs) printf '%s\n' "/v1/experiments/$EXP/runs" "/v1/experiments/$EXP/runs?limit=1" ;;
+        /v1/experiments/{id}/report | /v1/experiments/{id}/findings)
+                printf '%s\n' "${1/\{id\}/$EXP}" "${1/\{id\}/$EXP}?baseline=B" ;;
+        /v1/experiments/{id}/bundle) echo "/v1/experiments/$EXP/bundle" ;;
+        /v1/experiments/{id}/profile) echo "/v1/experiments/$EXP/profile?cell=B&baseline=A" ;;
+        /v1/experiments/{id}/profile/tree) echo "/v1/experiments/$EXP/profile/tree?cell=A" ;;
+        /v1/compare) echo "/v1/compare?a=$EXP:A&b=$EXP:B" ;;
+        /v1/series) printf '%s\n' "/v1/series?label=app=sut" "/v1/series?label=app=sut&cell=B&metric=p99_ms" ;;
+        /v1/runs/{id}/logs/{stream}) printf '%s\n' "/v1/runs/$run/logs/sut" "/v1/runs/$run/logs/load?tail=5" ;;
+        /v1/runs/{id}/timeline)
+                printf '%s\n' "/v1/runs/$run/timeline" "/v1/runs/$run/timeline?phase=all&limit=10" "/v1/runs/$run/timeline?from_ms=0&to_ms=500" ;;
+        /v1/runs/{id}/timeline/buckets) echo "/v1/runs/$run/timeline/buckets?width_ms=100&phase=all" ;;
+        /v1/runs/{id}*) echo "${1/\{id\}/$run}" ;;
+        /v1/loads/{id}*) echo "${1/\{id\}/00000000000000000000000000}" ;; # none here: a 404 answers
+        *) return 1 ;;
+        esac
+}
+get_routes=$(awk '/^  \//{ p = $1 } /^    get:/{ sub(":$", "", p); print p }' "$SRC/openapi.yaml")
+unknown=
+answers=
+for pass in 1 2; do
+        for route in $get_routes; do
+                paths=$(route_paths "$route") || { unknown+="$route "; continue; }
+                for path in $paths; do
+                        code=$(curl -s -o /dev/null --max-time 60 -w '%{http_code}' "$RESULTS_DAEMON_URL$path")
+                        if [ "$code" -ge 500 ] || [ "$code" = 000 ]; then answers+="$pass $path: $code"$'\n'; fi
+                done
+        done
+done
+check_eq "the test knows a path for every GET route of openapi.yaml" "" "$unknown"
+check_eq "every GET route answers, twice, without a 5xx" "" "$answers"
+check "and the daemon still serves" curl -sf -o /dev/null --max-time 10 "$RESULTS_DAEMON_URL/v1/health"
+
 daemon_stop_all LAB RESULTS
 finish

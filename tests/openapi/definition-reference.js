@@ -1,9 +1,9 @@
-// definition-reference.js: the README's reference of the experiment definition, one row per
-// field with its type, default and rule, made from openapi.yaml's ExperimentDefinition (the
+// definition-reference.js: docs/definition.md's reference of the experiment definition, one row
+// per field with its type, default and rule, made from openapi.yaml's ExperimentDefinition (the
 // authority), so that the two cannot drift.
-//   node definition-reference.js          check: README.md's table is the one made now (exit 1 if not)
-//   node definition-reference.js --write  rewrite README.md's table
-// The table sits between the README's two marker lines BEGIN and END below.
+//   node definition-reference.js          check: the document's table is the one made now (exit 1 if not)
+//   node definition-reference.js --write  rewrite the document's table
+// The table sits between the document's two marker lines BEGIN and END below.
 'use strict';
 
 const fs = require('fs');
@@ -12,6 +12,7 @@ const { loadDoc, deref, defaultDocPath } = require('./oas');
 
 const BEGIN = '<!-- definition reference: made from openapi.yaml by tests/openapi/definition-reference.js --write -->';
 const END = '<!-- end of the definition reference -->';
+const DOC = 'docs/definition.md';
 
 // A property's schema with its $ref followed; a description beside the $ref wins.
 function resolve(doc, schema) {
@@ -96,28 +97,28 @@ function table(doc) {
 
 function main() {
   const src = process.env.SLICELAB_SRC || path.join(__dirname, '..', '..');
-  const readmePath = path.join(src, 'README.md');
-  const readme = fs.readFileSync(readmePath, 'utf8');
-  const a = readme.indexOf(BEGIN), b = readme.indexOf(END);
+  const docPath = path.join(src, DOC);
+  const text = fs.readFileSync(docPath, 'utf8');
+  const a = text.indexOf(BEGIN), b = text.indexOf(END);
   if (a < 0 || b < a) {
-    console.error(`README.md: no definition reference between the lines\n  ${BEGIN}\n  ${END}`);
+    console.error(`${DOC}: no definition reference between the lines\n  ${BEGIN}\n  ${END}`);
     process.exit(1);
   }
   const made = BEGIN + '\n' + table(loadDoc(defaultDocPath())) + '\n';
-  const now = readme.slice(a, b);
+  const now = text.slice(a, b);
   if (process.argv[2] === '--write') {
-    fs.writeFileSync(readmePath, readme.slice(0, a) + made + readme.slice(b));
+    fs.writeFileSync(docPath, text.slice(0, a) + made + text.slice(b));
     return;
   }
   if (now !== made) {
     const have = now.split('\n'), want = made.split('\n');
     const i = want.findIndex((l, k) => l !== have[k]);
-    console.error('README.md: the definition reference is not the one openapi.yaml makes ' +
+    console.error(`${DOC}: the definition reference is not the one openapi.yaml makes ` +
       '(node tests/openapi/definition-reference.js --write):');
-    console.error(`  first difference, line ${i + 1} of the table:\n  README:  ${have[i]}\n  openapi: ${want[i]}`);
+    console.error(`  first difference, line ${i + 1} of the table:\n  ${DOC}:  ${have[i]}\n  openapi: ${want[i]}`);
     process.exit(1);
   }
-  console.log(`README.md's definition reference matches openapi.yaml (${fieldCount(made)} fields)`);
+  console.log(`${DOC}'s definition reference matches openapi.yaml (${fieldCount(made)} fields)`);
 }
 
 function fieldCount(made) {

@@ -247,6 +247,43 @@ static void test_release_resets_a_forgotten_statement(void **state) {
         storage_close(s);
 }
 
+/* More distinct statements than any fixed cache would hold, while the first is still held and
+ * mid-read: the cache must neither evict it (a use after free, under ASan) nor lose its row. The
+ * texts live in static storage, as the literals of the store's callers do. */
+#define MANY_STATEMENTS 300
+static char many_sql[MANY_STATEMENTS][32];
+
+static void test_statement_cache_keeps_held_statements(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "many.db");
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        for (size_t i = 0; i < MANY_STATEMENTS; i++)
+                snprintf(many_sql[i], sizeof many_sql[i], "SELECT %zu", i);
+        sqlite3_stmt *held = NULL;
+        assert_int_equal(db_stmt(c, many_sql[0], &held), 0);
+        assert_int_equal(db_step(held), 1);
+        for (size_t i = 1; i < MANY_STATEMENTS; i++) {
+                sqlite3_stmt *st _cleanup_stmt_ = NULL;
+                assert_int_equal(db_stmt(c, many_sql[i], &st), 0);
+                assert_int_equal(db_step(st), 1);
+                assert_int_equal(sqlite3_column_int64(st, 0), (int64_t) i);
+        }
+        assert_int_equal(sqlite3_column_int64(held, 0), 0);
+        assert_int_equal(db_step(held), 0);
+        /* Asked again, each text gives the statement prepared the first time. */
+        for (size_t i = 0; i < MANY_STATEMENTS; i++) {
+                sqlite3_stmt *a, *b;
+                assert_int_equal(db_stmt(c, many_sql[i], &a), 0);
+                assert_int_equal(db_stmt(c, many_sql[i], &b), 0);
+                assert_ptr_equal(a, b);
+                assert_string_equal(sqlite3_sql(a), many_sql[i]);
+        }
+        db_stmt_resetp(&held);
+        storage_release(s, c);
+        storage_close(s);
+}
+
 static int64_t count_of(struct db_conn *c, const char *sql) {
         sqlite3_stmt *st _cleanup_stmt_ = NULL;
         assert_int_equal(db_stmt(c, sql, &st), 0);
@@ -405,6 +442,7 @@ int main(void) {
                 cmocka_unit_test(test_pool_under_concurrent_writers),
                 cmocka_unit_test(test_pool_bounded_wait),
                 cmocka_unit_test(test_release_resets_a_forgotten_statement),
+                cmocka_unit_test(test_statement_cache_keeps_held_statements),
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
                 cmocka_unit_test(test_cancel_names_the_runs_it_stops),
                 cmocka_unit_test(test_label_filter),
