@@ -24,6 +24,7 @@
 
 #include "api/handlers.h"
 #include "basic/bundle-format.h"
+#include "basic/json-check.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/utf8.h"
@@ -34,6 +35,8 @@
 #include "storage/run-profile.h"
 
 #define ORIGIN_HOST_MAX 255
+#define META_DEPTH_MAX 8
+#define META_VALUES_MAX 1024
 #define STAGE_NAME_LEN 32
 #define STAGE_PREFIX "import-"
 
@@ -54,6 +57,13 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
         struct bundle_entry e;
         if (bundle_next(buf, len, &pos, &e) <= 0 || strcmp(e.name, "bundle.json") != 0)
                 return error_set(err, 400, "invalid_bundle", "bundle", "the first entry is not bundle.json");
+        /* What the export writes is 3 deep: cJSON is handed only strict JSON, of that shape. */
+        struct json_check_result why;
+        if (json_check((const char *) e.data, (size_t) e.len, META_DEPTH_MAX, META_VALUES_MAX, &why) < 0)
+                return why.fault == JSON_CHECK_SYNTAX
+                               ? error_set(err, 400, "invalid_bundle", "bundle", "entry bundle.json: not JSON: %s at byte %zu",
+                                           why.what, why.at)
+                               : invalid(err, "deeper or larger than a bundle.json is");
         _cleanup_json_ cJSON *meta = cJSON_ParseWithLength((const char *) e.data, e.len);
         const cJSON *origin = cJSON_GetObjectItemCaseSensitive(meta, "origin");
         const cJSON *experiment = cJSON_GetObjectItemCaseSensitive(meta, "experiment");
@@ -192,7 +202,8 @@ static int stage_file(int state_fd, const char *stage, const struct bundle_entry
         /* A file of a run the rows did not bring would land in another run's directory. */
         ssize_t run_index = run_of_bundle(o, run_id);
         if (run_index < 0)
-                return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: no run %s in the bundle's rows (which come before the files)",
+                return error_set(err, 400, "invalid_bundle", "bundle",
+                                 "entry %s: no run %s in the bundle's rows (which come before the files)",
                                  e->name, run_id);
         if (++files[run_index] > API_RUN_FILES_MAX)
                 return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: more than the %d files a run's directory sends",

@@ -230,7 +230,8 @@ int bundle_check_cell(_unused_ struct db_conn *c, struct bundle_rows_owner *o, c
                       const struct bundle_row_at *at, struct error *err) {
         int64_t idx = v[COL_CELL_IDX].i;
         if (idx != (int64_t) o->n_cells || (size_t) idx >= o->def.n_cells)
-                return bundle_row_error(err, at, "idx", "is %" PRId64 " where %zu comes next: the definition's %zu cells come in order, each once",
+                return bundle_row_error(err, at, "idx",
+                                        "is %" PRId64 " where %zu comes next: the definition's %zu cells come in order, each once",
                                         idx, o->n_cells, o->def.n_cells);
         if (!bundle_value_is(&v[COL_CELL_NAME], o->def.cell_names[idx]))
                 return bundle_row_error(err, at, "name", "must be the name of the definition's cell %" PRId64, idx);
@@ -322,13 +323,16 @@ static int check_block(struct db_conn *c, const char *last_sql, const struct bun
         int64_t next = r > 0 ? sqlite3_column_int64(s, 0) + sqlite3_column_int64(s, 1) : 0;
         int64_t first_seq = b[COL_BLOCK_FIRST_SEQ].i;
         if (first_seq != next)
-                return bundle_row_error(err, at, "first_seq", "is %" PRId64 " where %" PRId64 " comes next: a run's blocks are contiguous from 0, in order",
+                return bundle_row_error(err, at, "first_seq",
+                                        "is %" PRId64 " where %" PRId64 " comes next: a run's blocks are contiguous from 0, in order",
                                         first_seq, next);
         if (r > 0 && sqlite3_column_int64(s, 1) != REQUESTS_BLOCK_RECORDS)
-                return bundle_row_error(err, at, "first_seq", "follows a block of %" PRId64 " records: only a run's last block holds fewer than %d",
+                return bundle_row_error(err, at, "first_seq",
+                                        "follows a block of %" PRId64 " records: only a run's last block holds fewer than %d",
                                         (int64_t) sqlite3_column_int64(s, 1), REQUESTS_BLOCK_RECORDS);
         if (r > 0 && b[COL_BLOCK_FIRST_SCHEDULED].i < sqlite3_column_int64(s, 2))
-                return bundle_row_error(err, at, "first_scheduled_ns", "is before the previous block's last: a run's records are in scheduled order");
+                return bundle_row_error(err, at, "first_scheduled_ns",
+                                        "is before the previous block's last: a run's records are in scheduled order");
         return 0;
 }
 
@@ -375,7 +379,8 @@ int bundle_check_event(struct db_conn *c, _unused_ struct bundle_rows_owner *o, 
                 return r;
         int64_t next = r > 0 && sqlite3_column_type(s, 0) != SQLITE_NULL ? sqlite3_column_int64(s, 0) + 1 : 0;
         if (v[COL_EVENT_SEQ].i != next)
-                return bundle_row_error(err, at, "seq", "is %" PRId64 " where %" PRId64 " comes next: a run's transitions are numbered from 0, in order",
+                return bundle_row_error(err, at, "seq",
+                                        "is %" PRId64 " where %" PRId64 " comes next: a run's transitions are numbered from 0, in order",
                                         v[COL_EVENT_SEQ].i, next);
         if (next == 0 && !bundle_value_is(&v[COL_EVENT_STATE], "queued"))
                 return bundle_row_error(err, at, "state", "must be queued: a run's first transition is its queueing");
@@ -407,7 +412,8 @@ int bundle_check_complete(struct db_conn *c, const struct bundle_rows_owner *o, 
         size_t runs = o->def.n_cells * o->def.iterations;
         if (o->n_runs < runs)
                 return error_set(err, 400, "invalid_bundle", "runs",
-                                 "the bundle holds %zu of the %zu runs its definition plans (every run of a finished experiment is kept, ended)",
+                                 "the bundle holds %zu of the %zu runs its definition plans"
+                                 " (every run of a finished experiment is kept, ended)",
                                  o->n_runs, runs);
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_row_text(c, sql, o->experiment_id, &s);

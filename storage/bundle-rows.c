@@ -444,7 +444,8 @@ int bundle_rows_load(struct db_conn *c, const char *entry_name, const uint8_t *d
         size_t index = (size_t) (t - tables);
         if (index < o->next_table)
                 return error_set(err, 400, "invalid_bundle", t->name,
-                                 "entry %s: after the rows of %s: the tables come in the format's order (experiments, cells, runs, then the runs' rows)",
+                                 "entry %s: after the rows of %s: the tables come in the format's order"
+                                 " (experiments, cells, runs, then the runs' rows)",
                                  entry_name, tables[o->next_table].name);
         o->next_table = index;
         if (t->owner == OWNER_RUN && !o->runs_sorted) {
