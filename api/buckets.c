@@ -149,10 +149,11 @@ static int window_resolve(struct api_request *req, struct timeline_cursor *c, st
                 return error_set(err, 500, "internal", NULL, "cannot read the timeline of run %s", c->run_id);
         /* The phases' bounds: warmup ends where the measure starts. */
         int64_t lo_ms = 0, hi_ms = 0;
-        if (r == 0) {
-                lo_ms = c->phases & PHASE_WARMUP ? floor_div(first_ns - c->measure_start_ns, 1000000) : 0;
-                hi_ms = c->phases & PHASE_MEASURE ? floor_div(last_ns - c->measure_start_ns, 1000000) + 1 : 0;
-        }
+        if (r == 0 && (((c->phases & PHASE_WARMUP) && timeline_ms_between(first_ns, c->measure_start_ns, &lo_ms) < 0) ||
+                       ((c->phases & PHASE_MEASURE) && timeline_ms_between(last_ns, c->measure_start_ns, &hi_ms) < 0)))
+                return timeline_cursor_inconsistent(c, err);
+        if (r == 0 && (c->phases & PHASE_MEASURE))
+                hi_ms++;
         w->empty = r == -ENODATA && from_ms == INT64_MIN && to_ms == INT64_MAX;
         if (w->width_ms == 0) /* not given: the finest width that cuts the span into BUCKETS_AUTO */
                 w->width_ms = MAX(INT64_C(1), -floor_div(-((to_ms != INT64_MAX ? to_ms : hi_ms) -
@@ -169,8 +170,10 @@ static int window_resolve(struct api_request *req, struct timeline_cursor *c, st
                                  "width_ms %" PRId64 " cuts [%" PRId64 ", %" PRId64 ") ms into %" PRId64 " buckets; at most %d: "
                                  "width_ms must be at least %" PRId64, w->width_ms, w->from_ms, w->to_ms, buckets, BUCKETS_MAX,
                                  -floor_div(-(w->to_ms - w->from_ms), BUCKETS_MAX));
-        c->from_ns = c->measure_start_ns + w->from_ms * 1000000;
-        c->to_ns = c->measure_start_ns + w->to_ms * 1000000;
+        /* Stored bounds or a measure start so far apart that no window of them fits in ns. */
+        if (timeline_ns_at(c->measure_start_ns, w->from_ms, &c->from_ns) < 0 ||
+            timeline_ns_at(c->measure_start_ns, w->to_ms, &c->to_ns) < 0)
+                return timeline_cursor_inconsistent(c, err);
         return 0;
 }
 
@@ -235,7 +238,7 @@ enum MHD_Result api_get_buckets(struct api_request *req) {
                 size_t len = 0;
                 char *text = r < 0 ? NULL : render(c, &w, &cols, &len);
                 ret = text ? api_reply_buffer_finished(req, text, len, "application/json", c->finished)
-                           : api_reply_errno(req, r < 0 ? r : -ENOMEM, "timeline");
+                           : timeline_cursor_reply_errno(req, c, r < 0 ? r : -ENOMEM);
         }
         columns_free(&cols);
         db_lease_release(&c->lease);

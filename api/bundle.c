@@ -392,7 +392,9 @@ enum MHD_Result api_get_bundle(struct api_request *req) {
                 r = run_ids(req->lease.conn, id, &s->runs);
         if (r < 0) {
                 bundle_stream_free(s);
-                return api_reply_errno(req, r, "experiment");
+                char what[64];
+                snprintf(what, sizeof what, "experiment %s", id);
+                return api_reply_errno(req, r, what);
         }
         db_lease_release(&req->lease);
         return reply_bundle(req, s, etag);

@@ -31,8 +31,11 @@ enum MHD_Result api_get_findings(struct api_request *req) {
         int r = api_findings_json(req->lease.conn, req->config->state_dir, id, baseline, &list, base, status);
         if (r == -EINVAL)
                 return api_reply_unknown_baseline(req, baseline);
-        if (r < 0)
-                return api_reply_errno(req, r, "experiment");
+        if (r < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "experiment %s", id);
+                return api_reply_errno(req, r, what);
+        }
         db_lease_release(&req->lease);
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "experiment_id", id);

@@ -27,22 +27,29 @@ static int check_intervals(struct timeline_cursor *c, int64_t interval_ms, struc
                 return 0;
         if (r < 0)
                 return error_set(err, 500, "internal", NULL, "cannot read the timeline of run %s", c->run_id);
-        int64_t intervals = MAX(last_ns - c->measure_start_ns, INT64_C(0)) / (interval_ms * 1000000) + 1;
+        /* The records lie within their blocks' bounds (storage checks each block it reads), so
+         * the last one's interval bounds the log's length. */
+        int64_t span_ms;
+        if (timeline_ms_between(last_ns, c->measure_start_ns, &span_ms) < 0)
+                return timeline_cursor_inconsistent(c, err);
+        int64_t intervals = MAX(span_ms, INT64_C(0)) / interval_ms + 1;
         if (intervals > HLOG_INTERVALS_MAX)
                 return error_set(err, 400, "invalid_parameter", "interval_ms",
                                  "interval_ms %" PRId64 " cuts the measure phase into %" PRId64 " intervals; at most %" PRId64
                                  ": interval_ms must be at least %" PRId64, interval_ms, intervals, HLOG_INTERVALS_MAX,
-                                 (last_ns - c->measure_start_ns) / 1000000 / HLOG_INTERVALS_MAX + 1);
+                                 span_ms / HLOG_INTERVALS_MAX + 1);
         return 0;
 }
 
 static int build_log(struct timeline_cursor *c, int64_t interval_ms, char **ret, size_t *ret_len) {
-        int64_t offset;
+        int64_t offset, wall_start_ns;
         int r = runs_wall_offset(c->lease.conn, c->run_id, &offset);
         if (r < 0)
                 return r;
+        if (__builtin_add_overflow(c->measure_start_ns, offset, &wall_start_ns))
+                return -EUCLEAN;
         struct hlog log;
-        r = hlog_begin(&log, c->measure_start_ns, c->measure_start_ns + offset, interval_ms * 1000000);
+        r = hlog_begin(&log, c->measure_start_ns, wall_start_ns, interval_ms * 1000000);
         if (r < 0)
                 return r;
         const struct timeline_record *rec;
@@ -80,7 +87,7 @@ enum MHD_Result api_get_histogram(struct api_request *req) {
                 size_t len = 0;
                 int r = build_log(c, interval_ms, &text, &len);
                 ret = r >= 0 ? api_reply_buffer_finished(req, text, len, "text/plain; charset=utf-8", c->finished)
-                             : api_reply_errno(req, r, "histogram");
+                             : timeline_cursor_reply_errno(req, c, r);
         }
         db_lease_release(&c->lease);
         return ret;

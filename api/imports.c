@@ -2,14 +2,17 @@
  * slicelabd) as it is. All of it is hostile input, checked before anything is stored: the framing
  * and hashes (basic/bundle-format.h), bundle.json, every row by the rules of the daemon's own
  * writes (storage/bundle-check.h; the definition by definition/'s parser, as POST
- * /v1/experiments), every file's name, run and size; the refusal is a 400 naming the entry, the
- * field and the rule, a 409 only for an id another experiment holds. The rows go in one
- * transaction (storage/bundle-rows.h), the runs' files to a directory of the
- * state dir that becomes runs/<id> only after the commit and is removed on any failure; the
- * import holds a flock() on it, so that a daemon starting later removes the stages of imports a
- * crash cut short and never one still going (api_imports_clean_stages()). The
- * experiment keeps its id; its origin (host, id) is recorded, so a second import of it stores
- * nothing and answers 200 with the same Location. */
+ * /v1/experiments), every file's name, run and size; a refusal is a 400 naming the entry, the
+ * field and the rule (a 409 is a clash: an id another experiment holds, an origin imported in
+ * other bytes). The rows go in one transaction (storage/bundle-rows.h), the runs' files to a directory of the
+ * state dir (the stage) whose run directories move into runs/ inside that transaction, just
+ * before its commit, so that the rows never show without their files; a failed commit moves
+ * them back, and the stage is removed on any failure. The import holds a flock() on the stage,
+ * so that a daemon starting later finishes the imports a crash cut short and never one still
+ * going (api_imports_clean_stages()): a stage whose files were moving is rolled back unless its
+ * rows were committed. The experiment keeps its id; its origin (host, id) is recorded with the
+ * bundle's SHA-256, so a second import of the same bytes stores nothing and answers 200 with the
+ * same Location, and other bytes of that origin are a 409. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,6 +27,8 @@
 
 #include "api/handlers.h"
 #include "basic/bundle-format.h"
+#include "basic/fault.h"
+#include "basic/fileio.h"
 #include "basic/json-check.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -33,12 +38,17 @@
 #include "storage/experiments.h"
 #include "storage/imports.h"
 #include "storage/run-profile.h"
+#include "storage/runs.h"
 
 #define ORIGIN_HOST_MAX 255
 #define META_DEPTH_MAX 8
 #define META_VALUES_MAX 1024
 #define STAGE_NAME_LEN 32
 #define STAGE_PREFIX "import-"
+/* In a stage whose run directories are moving into runs/: the experiment's id, then the runs',
+ * a line each (written as PUBLISH_MARKER ".tmp", then renamed). */
+#define PUBLISH_MARKER "publishing"
+#define PUBLISH_MARKER_MAX ((size_t) 16 << 20)
 
 /* What bundle.json says. */
 struct bundle_meta {
@@ -95,7 +105,8 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
 
 /* ---- the runs' files, staged in the state dir until the rows are committed ---------------- */
 
-/* Removes stage/<run>/<file>, stage/<run> and stage: what stage_file() makes, nothing deeper. */
+/* Removes stage/<run>/<file>, stage/<run>, the marker and stage: what stage_file() and
+ * publish() make, nothing deeper. */
 static void stage_remove(int state_fd, const char *stage) {
         int fd = openat(state_fd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
@@ -105,6 +116,10 @@ static void stage_remove(int state_fd, const char *stage) {
         while (d && (de = readdir(d))) {
                 if (de->d_name[0] == '.')
                         continue;
+                if (strncmp(de->d_name, PUBLISH_MARKER, strlen(PUBLISH_MARKER)) == 0) {
+                        unlinkat(fd, de->d_name, 0);
+                        continue;
+                }
                 int run_fd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 DIR *rd = run_fd >= 0 ? fdopendir(run_fd) : NULL;
                 struct dirent *fe;
@@ -143,7 +158,83 @@ static bool stage_name_valid(const char *name) {
                id_valid(name + strlen(STAGE_PREFIX));
 }
 
-int api_imports_clean_stages(const char *state_dir) {
+/* A stage's marker, parsed: the experiment's id and its runs' (ids[0] is the experiment's). */
+static int marker_read(int stage_fd, char (**ret)[ID_LEN + 1], size_t *ret_n) {
+        _cleanup_close_ int fd = openat(stage_fd, PUBLISH_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r = read_fd_bounded(fd, PUBLISH_MARKER_MAX, &text, &len);
+        if (r < 0)
+                return r;
+        if (len == 0 || len % (ID_LEN + 1) != 0)
+                return -EBADMSG;
+        size_t n = len / (ID_LEN + 1);
+        _cleanup_free_ char (*ids)[ID_LEN + 1] = calloc(n, sizeof *ids);
+        if (!ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const char *line = text + i * (ID_LEN + 1);
+                memcpy(ids[i], line, ID_LEN);
+                if (line[ID_LEN] != '\n' || !id_valid(ids[i]))
+                        return -EBADMSG;
+        }
+        *ret = TAKE_PTR(ids);
+        *ret_n = n;
+        return 0;
+}
+
+/* runs/<run> back to stage/<run>: a run directory an import moved before a commit that did not
+ * happen. Never one that is not the stage's: one the stage still has did not move, and one of a
+ * run the store knows is another's. */
+static int move_back(int state_fd, int stage_fd, const char *stage, const char *run, struct db_conn *c) {
+        bool known;
+        char from[ID_LEN + 8], to[STAGE_NAME_LEN + ID_LEN + 2];
+        if (faccessat(stage_fd, run, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        int r = runs_known(c, run, &known);
+        if (r < 0 || known)
+                return r;
+        snprintf(from, sizeof from, "runs/%s", run);
+        snprintf(to, sizeof to, "%s/%s", stage, run);
+        if (renameat2(state_fd, from, state_fd, to, RENAME_NOREPLACE) < 0 && errno != ENOENT)
+                return negative_errno();
+        return 0;
+}
+
+/* A stage whose files were moving when the daemon stopped: rolled back (its run directories
+ * back in the stage, to be removed with it) unless the import's rows were committed, which
+ * happens only once they all moved. 0 when the stage can go, or a negative errno (left). */
+static int stage_settle(int state_fd, int stage_fd, const char *state_dir, const char *stage, struct db_conn *c) {
+        _cleanup_free_ char (*ids)[ID_LEN + 1] = NULL;
+        size_t n;
+        bool committed;
+        int r = marker_read(stage_fd, &ids, &n);
+        if (r == -ENOENT)
+                return 0;      /* cut short before any move: nothing of it is anywhere else */
+        if (r < 0)
+                return log_warning_errno(r, "%s/%s: cannot read which import's files were moving", state_dir, stage);
+        if (!c)
+                return log_warning_errno(-ENOTCONN, "%s/%s: no store to ask whether import of %s was committed", state_dir,
+                                         stage, ids[0]);
+        if ((r = imports_known(c, ids[0], &committed)) < 0)
+                return log_warning_errno(r, "%s/%s: cannot ask the store about experiment %s", state_dir, stage, ids[0]);
+        if (committed) {
+                log_info("%s/%s: the import of experiment %s was committed with its files in place; its stage is removed",
+                         state_dir, stage, ids[0]);
+                return 0;
+        }
+        for (size_t i = 1; i < n; i++)
+                if ((r = move_back(state_fd, stage_fd, stage, ids[i], c)) < 0)
+                        return log_warning_errno(r, "%s/%s: cannot move the files of run %s back out of runs/", state_dir,
+                                                 stage, ids[i]);
+        log_info("%s/%s: the import of experiment %s was cut short before its commit; its files are moved back and removed",
+                 state_dir, stage, ids[0]);
+        return 0;
+}
+
+int api_imports_clean_stages(const char *state_dir, struct db_conn *c) {
         _cleanup_close_ int state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (state_fd < 0)
                 return negative_errno();
@@ -166,6 +257,8 @@ int api_imports_clean_stages(const char *state_dir) {
                 /* An import of another daemon on this state dir holds its stage's lock. */
                 _cleanup_close_ int lock = openat(state_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+                        continue;
+                if (stage_settle(state_fd, lock, state_dir, de->d_name, c) < 0)
                         continue;
                 stage_remove(state_fd, de->d_name);
                 if (faccessat(state_fd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
@@ -203,8 +296,7 @@ static int stage_file(int state_fd, const char *stage, const struct bundle_entry
         ssize_t run_index = run_of_bundle(o, run_id);
         if (run_index < 0)
                 return error_set(err, 400, "invalid_bundle", "bundle",
-                                 "entry %s: no run %s in the bundle's rows (which come before the files)",
-                                 e->name, run_id);
+                                 "entry %s: no run %s in the bundle's rows (which come before the files)", e->name, run_id);
         if (++files[run_index] > API_RUN_FILES_MAX)
                 return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: more than the %d files a run's directory sends",
                                  e->name, API_RUN_FILES_MAX);
@@ -223,18 +315,89 @@ static int stage_file(int state_fd, const char *stage, const struct bundle_entry
         return write_all(fd, e->data, e->len);
 }
 
-/* After the commit: stage/<run> becomes runs/<run>. */
-static void stage_publish(int state_fd, const char *stage, const struct bundle_rows_owner *o) {
-        if (mkdirat(state_fd, "runs", 0755) < 0 && errno != EEXIST)
-                log_warning_errno(negative_errno(), "import of %s: cannot make runs/", o->experiment_id);
+/* The marker of a stage whose run directories are about to move (the experiment, then the runs
+ * with files), durable before the first move. */
+static int publish_marker(int stage_fd, const struct bundle_rows_owner *o, const bool *has_files) {
+        size_t n = 1;
+        for (size_t i = 0; i < o->n_runs; i++)
+                n += has_files[i];
+        _cleanup_free_ char *text = malloc(n * (ID_LEN + 1) + 1);
+        if (!text)
+                return -ENOMEM;
+        char *p = text;
+        p += sprintf(p, "%s\n", o->experiment_id);
+        for (size_t i = 0; i < o->n_runs; i++)
+                if (has_files[i])
+                        p += sprintf(p, "%s\n", o->run_ids[i]);
+        _cleanup_close_ int fd =
+                openat(stage_fd, PUBLISH_MARKER ".tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return negative_errno();
+        int r = write_full(fd, text, (size_t) (p - text));
+        if (r < 0)
+                return r;
+        if (fsync(fd) < 0 || renameat(stage_fd, PUBLISH_MARKER ".tmp", stage_fd, PUBLISH_MARKER) < 0 || fsync(stage_fd) < 0)
+                return negative_errno();
+        return 0;
+}
+
+static void unpublish(int state_fd, const char *stage, const struct bundle_rows_owner *o, const bool *moved) {
         for (size_t i = 0; i < o->n_runs; i++) {
-                char from[STAGE_NAME_LEN + ID_LEN + 2], to[ID_LEN + 8];
-                snprintf(from, sizeof from, "%s/%s", stage, o->run_ids[i]);
-                snprintf(to, sizeof to, "runs/%s", o->run_ids[i]);
-                if (renameat(state_fd, from, state_fd, to) < 0 && errno != ENOENT)
-                        log_warning_errno(negative_errno(), "import of %s: cannot move the files of run %s into place",
+                char from[ID_LEN + 8], to[STAGE_NAME_LEN + ID_LEN + 2];
+                if (!moved[i])
+                        continue;
+                snprintf(from, sizeof from, "runs/%s", o->run_ids[i]);
+                snprintf(to, sizeof to, "%s/%s", stage, o->run_ids[i]);
+                if (renameat2(state_fd, from, state_fd, to, RENAME_NOREPLACE) < 0)
+                        log_warning_errno(negative_errno(), "import of %s: cannot move the files of run %s back out of runs/",
                                           o->experiment_id, o->run_ids[i]);
         }
+}
+
+/* The runs' directories move into runs/ inside the import's transaction, before its commit, so
+ * that the rows never show without their files. The marker first: it tells a daemon starting
+ * after a crash between the moves and the commit what to move back (stage_settle()). moved[i]:
+ * o's run i moved, for unpublish() when the commit fails; on a failure here nothing stays moved. */
+static int publish(int state_fd, int stage_fd, const char *stage, const struct bundle_rows_owner *o, bool *moved,
+                   struct error *err) {
+        _cleanup_free_ bool *has_files = calloc(MAX(o->n_runs, (size_t) 1), sizeof *has_files);
+        if (!has_files)
+                return -ENOMEM;
+        bool any = false;
+        for (size_t i = 0; i < o->n_runs; i++) {
+                struct stat st;
+                has_files[i] = fstatat(stage_fd, o->run_ids[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+                any |= has_files[i];
+        }
+        if (!any)
+                return 0;
+        int r = publish_marker(stage_fd, o, has_files);
+        if (r < 0)
+                return r;
+        if (mkdirat(state_fd, "runs", 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        for (size_t i = 0; i < o->n_runs; i++) {
+                char from[STAGE_NAME_LEN + ID_LEN + 2], to[ID_LEN + 8];
+                if (!has_files[i])
+                        continue;
+                snprintf(from, sizeof from, "%s/%s", stage, o->run_ids[i]);
+                snprintf(to, sizeof to, "runs/%s", o->run_ids[i]);
+                /* A directory of that name with no run of the store behind it is not replaced. */
+                if (renameat2(state_fd, from, state_fd, to, RENAME_NOREPLACE) < 0) {
+                        r = negative_errno();
+                        unpublish(state_fd, stage, o, moved);
+                        return error_set(err, 500, "internal", NULL, "import of %s: cannot move the files of run %s into runs/: %s",
+                                         o->experiment_id, o->run_ids[i], strerror(-r));
+                }
+                moved[i] = true;
+        }
+        _cleanup_close_ int runs_fd = openat(state_fd, "runs", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (runs_fd < 0 || fsync(runs_fd) < 0) {
+                r = negative_errno();
+                unpublish(state_fd, stage, o, moved);
+                return r;
+        }
+        return 0;
 }
 
 /* ---- the import ------------------------------------------------------------------------------ */
@@ -333,17 +496,32 @@ static int store(struct api_request *req, const uint8_t *buf, size_t len, const 
                 r = store_entries(lease.conn, buf, len, state_fd, stage, &owner, err);
         if (r >= 0)
                 r = imports_record(lease.conn, m->id, &origin);
+        _cleanup_free_ bool *moved = r >= 0 ? calloc(MAX(owner.n_runs, (size_t) 1), sizeof *moved) : NULL;
+        if (r >= 0 && !moved)
+                r = -ENOMEM;
         if (r >= 0)
+                r = publish(state_fd, stage_lock, stage, &owner, moved, err);
+        if (r >= 0) {
+                fault_point("import-before-commit");
                 r = db_txn_commit(&txn);
-        if (r >= 0)
-                stage_publish(state_fd, stage, &owner);
+                if (r < 0)
+                        unpublish(state_fd, stage, &owner, moved);
+                else
+                        fault_point("import-after-commit");
+        }
         stage_remove(state_fd, stage);
         return r;
 }
 
-/* The experiment is here already: imported from the same origin, or exported by this daemon. */
+/* The experiment is here already: imported from the same origin in the same bytes, or exported
+ * by this daemon. Other bytes of an origin imported before are a 409: the store keeps the first. */
 static int already_here(struct db_conn *c, const struct bundle_meta *m, char ret_id[ID_LEN + 1], struct error *err) {
-        int r = imports_find(c, m->host, m->origin_id, ret_id);
+        char sha256[IMPORT_SHA256_HEX_LEN + 1];
+        int r = imports_find(c, m->host, m->origin_id, ret_id, sha256);
+        if (r == 0 && strcmp(sha256, m->sha256) != 0)
+                return error_set(err, 409, "conflict", "bundle",
+                                 "experiment %s of %s is stored here (as %s) from a bundle of other bytes (sha256 %s); this one "
+                                 "(sha256 %s) is not stored", m->origin_id, m->host, ret_id, sha256, m->sha256);
         if (r != -ENOENT)
                 return r < 0 ? r : 1;
         _cleanup_json_ cJSON *exp = NULL;
@@ -422,6 +600,8 @@ enum MHD_Result api_post_import(struct api_request *req) {
                 db_lease_release(&lease);
                 if (k > 0)
                         return reply_imported(req, 200, existing);
+                if (k < 0 && again.status) /* the winner's bundle was other bytes */
+                        return api_reply_error(req, &again);
         }
         if (r < 0)
                 return err.status ? api_reply_error(req, &err) : api_reply_errno(req, r, "import");

@@ -97,8 +97,20 @@ enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const
         return api_reply_error(req, &err);
 }
 
+int api_error_inconsistent(struct error *err, const char *what) {
+        error_set(err, 500, "stored_data_inconsistent", NULL,
+                  "%s: the stored data is inconsistent (figures no slicelabd writes); the daemon's log names the rows",
+                  what);
+        return -EUCLEAN;
+}
+
 enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what) {
         switch (r) {
+        case -EUCLEAN: {
+                struct error err = { 0 };
+                api_error_inconsistent(&err, what);
+                return api_reply_error(req, &err);
+        }
         case -ENOENT:
                 return api_reply_errorf(req, 404, "not_found", NULL, "%s not found", what);
         case -EBUSY:

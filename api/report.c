@@ -8,6 +8,7 @@
  * averaged in. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "storage/db.h"
@@ -90,8 +91,11 @@ enum MHD_Result api_get_report(struct api_request *req) {
         int r = api_report_json(req->lease.conn, req->config->state_dir, id, baseline, &body, &finished);
         if (r == -EINVAL)
                 return api_reply_unknown_baseline(req, baseline);
-        if (r < 0)
-                return api_reply_errno(req, r, "experiment");
+        if (r < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "experiment %s", id);
+                return api_reply_errno(req, r, what);
+        }
         db_lease_release(&req->lease);
         return api_reply_json_cached(req, body, finished);
 }

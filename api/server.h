@@ -46,9 +46,12 @@ struct api_server;
 
 int api_server_start(const struct api_config *config, struct api_server **ret);
 /* Removes the stages (<state dir>/import-<id>) of imports a crash cut short, at the daemon's
- * start: directories of that name only, never through a link, never one an import holds.
- * Returns how many, or a negative errno when the state dir cannot be read. */
-int api_imports_clean_stages(const char *state_dir);
+ * start: directories of that name only, never through a link, never one an import holds. A
+ * stage whose run directories were moving into runs/ is settled first with the store c: left as
+ * it is if the import's rows were committed (its files all moved before), else its files are
+ * moved back and removed with it. Returns how many, or a negative errno when the state dir
+ * cannot be read. */
+int api_imports_clean_stages(const char *state_dir, struct db_conn *c);
 /* Stop accepting new connections (the listening socket closes), keep serving open ones. */
 void api_server_quiesce(struct api_server *s);
 /* Stop all threads and free the server. */
@@ -129,7 +132,12 @@ enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const
 /* 503 pool_exhausted: no database connection came free within DB_LEASE_WAIT_MS. Every 503
  * goes out with Retry-After. Returns -EAGAIN. */
 int api_error_pool_exhausted(struct error *err);
-/* Map a negative errno from storage to 404/409/503/500 with a message (-EAGAIN: the pool). */
+/* 500 stored_data_inconsistent: what (a run, an experiment) has rows or records no slicelabd
+ * writes (a store changed behind the API, or a bundle imported before imports checked them);
+ * storage logged which. Returns -EUCLEAN. */
+int api_error_inconsistent(struct error *err, const char *what);
+/* Map a negative errno from storage to 404/409/503/500 with a message (-EAGAIN: the pool,
+ * -EUCLEAN: api_error_inconsistent()). */
 enum MHD_Result api_reply_errno(struct api_request *req, int r, const char *what);
 enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error *err,
                                    const char *const *headers);

@@ -41,6 +41,46 @@ int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record
         return 0;
 }
 
+static void cursor_what(const struct timeline_cursor *c, char what[static 64]) {
+        snprintf(what, 64, "the timeline of run %s", c->run_id);
+}
+
+int timeline_cursor_inconsistent(const struct timeline_cursor *c, struct error *err) {
+        char what[64];
+        cursor_what(c, what);
+        return api_error_inconsistent(err, what);
+}
+
+int timeline_cursor_check(struct timeline_cursor *c, struct error *err) {
+        int r = requests_check_blocks(c->lease.conn, c->run_id, c->step);
+        if (r == -EUCLEAN)
+                return timeline_cursor_inconsistent(c, err);
+        if (r < 0)
+                return error_set(err, 500, "internal", NULL, "cannot read the timeline of run %s", c->run_id);
+        return 0;
+}
+
+enum MHD_Result timeline_cursor_reply_errno(struct api_request *req, const struct timeline_cursor *c, int r) {
+        char what[64];
+        cursor_what(c, what);
+        return api_reply_errno(req, r, what);
+}
+
+int timeline_ns_at(int64_t start_ns, int64_t ms, int64_t *ret) {
+        int64_t ns;
+        if (__builtin_mul_overflow(ms, INT64_C(1000000), &ns) || __builtin_add_overflow(start_ns, ns, &ns))
+                return -EUCLEAN;
+        *ret = ns;
+        return 0;
+}
+
+int timeline_ms_between(int64_t a_ns, int64_t b_ns, int64_t *ret) {
+        int64_t d;
+        if (__builtin_sub_overflow(a_ns, b_ns, &d))
+                return -EUCLEAN;
+        *ret = d / 1000000 - (d % 1000000 < 0);
+        return 0;
+}
 
 int timeline_query_phase(struct api_request *req, unsigned *ret, struct error *err) {
         const char *phase = api_query(req, "phase");
@@ -74,5 +114,5 @@ int timeline_cursor_open(struct api_request *req, struct timeline_cursor *c, str
                 return error_set(err, 404, "not_found", NULL, "run %s has no timeline (yet)", id);
         if (r < 0)
                 return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
-        return 0;
+        return timeline_cursor_check(c, err);
 }

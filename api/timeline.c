@@ -133,9 +133,10 @@ static int open_cursor(struct api_request *req, struct timeline_cursor *c, struc
         c->measure_start_ns = start;
         if (runs_is_finished(c->lease.conn, id, &c->finished) < 0)
                 return error_set(err, 500, "internal", NULL, "cannot read run %s", id);
-        c->from_ns = c->from_ns == INT64_MIN ? INT64_MIN : start + c->from_ns * 1000000;
-        c->to_ns = c->to_ns == INT64_MAX ? INT64_MAX : start + c->to_ns * 1000000;
-        return 0;
+        if ((c->from_ns != INT64_MIN && timeline_ns_at(start, c->from_ns, &c->from_ns) < 0) ||
+            (c->to_ns != INT64_MAX && timeline_ns_at(start, c->to_ns, &c->to_ns) < 0))
+                return timeline_cursor_inconsistent(c, err);
+        return timeline_cursor_check(c, err);
 }
 
 /* ---- streams ----------------------------------------------------------------------------- */
@@ -250,7 +251,7 @@ static enum MHD_Result reply_page(struct api_request *req, struct timeline_curso
         if ((size_t) n == (size_t) limit && (r = timeline_cursor_next(c, &rec, &seq)) > 0)
                 next = seq;
         if (r < 0)
-                return api_reply_errno(req, r, "timeline");
+                return timeline_cursor_reply_errno(req, c, r);
 
         struct text t = { 0 };
         if (text_reserve(&t, 64 + n * 8 * 22 + 256) < 0)

@@ -1,7 +1,7 @@
 /* change-points.c: E-Divisive means with a permutation test over one series (see
- * change-points.h for the method). The distances to one side of a split are sums of |v - x| over
- * that side, which two Fenwick trees (count and sum of the values by rank) give in O(log n), so a
- * segment's every split is scanned in one pass instead of the O(n^2) distance matrix per split. */
+ * change-points.h for the method). A segment's every (tau, kappa) is scanned in O(len^2) time and
+ * O(len) memory: kappa by kappa, from one prefix sum of distances each, instead of a distance
+ * matrix. */
 #include "basic/change-points.h"
 
 #include <errno.h>
@@ -13,109 +13,110 @@
 #include "basic/random.h"
 #include "basic/stats.h"
 
-struct ranked {
-        double v;
-        size_t i;
-};
-
-/* Working memory of one search, sized for the whole series: segments are disjoint, so one slot
- * per value serves all of them. */
+/* Working memory of one search, sized for the whole series. */
 struct search {
         const double *x;
         size_t n;
         const struct change_points_params *p;
-        size_t *rank;           /* a value's rank within its segment */
-        double *dist_all;       /* a value's sum of distances to its whole segment */
-        double *seg_total;      /* per segment start: the sum over its pairs */
         size_t *order;          /* the arrangement scanned: original indices */
-        double *fen_cnt, *fen_sum; /* 1-based Fenwick trees over ranks */
-        struct ranked *sorted;
+        double *y;              /* one segment's values in that arrangement */
+        double *dist;           /* dist[j]: the sum of |y[k] - y[i]| over i < j, for the current k */
+        double *within_x;       /* within_x[t]: the sum over the pairs of y[0..t) */
+        double *within_x_term;  /* 2 * within_x[t] / (t - 1): X's term of Q's numerator but for n */
+        double *between;        /* between[t]: the sum of |a - b| over a in y[0..t), b in y[t..k] */
+        double *two_over;       /* two_over[j] = 2 / j */
         size_t *bounds;         /* segment starts, ascending, then n */
         size_t n_bounds;
         uint64_t rng;
 };
 
-static void fen_reset(struct search *s, size_t len) {
-        memset(s->fen_cnt, 0, (len + 1) * sizeof *s->fen_cnt);
-        memset(s->fen_sum, 0, (len + 1) * sizeof *s->fen_sum);
-}
-
-static void fen_add(struct search *s, size_t len, size_t rank, double v) {
-        for (size_t k = rank + 1; k <= len; k += k & -k) {
-                s->fen_cnt[k] += 1;
-                s->fen_sum[k] += v;
+/* dist[j] for j <= k: the distances of y[k] to y[0..j), as a prefix sum. Four at a time, so
+ * that the chain of dependent additions is one per four values, not one per value. */
+static void distance_prefix(const double *y, size_t k, double *dist) {
+        double v = y[k], run = 0;
+        size_t j = 0;
+        dist[0] = 0;
+        for (; j + 4 <= k; j += 4) {
+                double a0 = fabs(v - y[j]), a1 = fabs(v - y[j + 1]), a2 = fabs(v - y[j + 2]), a3 = fabs(v - y[j + 3]);
+                double a01 = a0 + a1;
+                dist[j + 1] = run + a0;
+                dist[j + 2] = run + a01;
+                dist[j + 3] = run + (a01 + a2);
+                run += a01 + (a2 + a3);
+                dist[j + 4] = run;
         }
+        for (; j < k; j++)
+                dist[j + 1] = dist[j] + fabs(v - y[j]);
 }
 
-/* Count and sum of the inserted values of rank below `rank`. */
-static void fen_below(const struct search *s, size_t rank, double *ret_cnt, double *ret_sum) {
-        double c = 0, sum = 0;
-        for (size_t k = rank; k > 0; k -= k & -k) {
-                c += s->fen_cnt[k];
-                sum += s->fen_sum[k];
+/* The numerator of Q for X = y[0..t) and Y = y[t..k) (row k-1's candidate t, read while row k
+ * is folded in: between[t] still holds row k-1's sum and total is the whole of y[0..k)). */
+static inline double split_numerator(const struct search *s, size_t k, double total, size_t t) {
+        double m = (double) t, n = (double) (k - t);
+        double wy = total - s->within_x[t] - s->between[t];
+        return 2 * s->between[t] - n * s->within_x_term[t] - m * wy * s->two_over[k - 1 - t];
+}
+
+/* The largest numerator of row k-1 over t in [min, k - min]; two running maxima, so that the
+ * comparisons do not wait on each other. */
+static double row_max(const struct search *s, size_t k, size_t min, double total) {
+        double a = -INFINITY, b = -INFINITY;
+        size_t t = min;
+        for (; t + 1 + min <= k; t += 2) {
+                double na = split_numerator(s, k, total, t), nb = split_numerator(s, k, total, t + 1);
+                a = na > a ? na : a;
+                b = nb > b ? nb : b;
         }
-        *ret_cnt = c;
-        *ret_sum = sum;
-}
-
-static int compare_ranked(const void *a, const void *b) {
-        const struct ranked *x = a, *y = b;
-        if (x->v != y->v)
-                return x->v < y->v ? -1 : 1;
-        return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Ranks and distance sums of segment [b, e), which do not depend on the order it is scanned in. */
-static void prepare_segment(struct search *s, size_t b, size_t e) {
-        size_t len = e - b;
-        for (size_t k = 0; k < len; k++)
-                s->sorted[k] = (struct ranked){ .v = s->x[b + k], .i = b + k };
-        qsort(s->sorted, len, sizeof *s->sorted, compare_ranked);
-        double total = 0, below = 0, pairs = 0;
-        for (size_t k = 0; k < len; k++)
-                total += s->sorted[k].v;
-        for (size_t k = 0; k < len; k++) {
-                double v = s->sorted[k].v, above = total - below - v;
-                size_t i = s->sorted[k].i;
-                s->rank[i] = k;
-                s->dist_all[i] = v * (double) k - below + above - v * (double) (len - 1 - k);
-                pairs += s->dist_all[i];
-                below += v;
+        if (t + min <= k) {
+                double na = split_numerator(s, k, total, t);
+                a = na > a ? na : a;
         }
-        s->seg_total[b] = pairs / 2;
+        return a > b ? a : b;
 }
 
-/* The best split of segment [b, e) in the arrangement s->order: its Q (-INFINITY when the segment
- * is too short) and the first index of its right side. */
+/* The first t of row k-1 whose numerator is num (only asked when the row holds the best yet). */
+static size_t row_argmax(const struct search *s, size_t k, size_t min, double total, double num) {
+        for (size_t t = min; t + min <= k; t++)
+                if (split_numerator(s, k, total, t) >= num)
+                        return t;
+        return min;
+}
+
+/* The best split of segment [b, e) in the arrangement s->order, over every left side X = y[0..t)
+ * and right side Y = y[t..k] (the paper's tau and kappa, both sides at least min_segment values):
+ * its Q (-INFINITY when the segment is too short) and b + t, the first index of the new segment.
+ * Row k adds y[k] to Y for every t at once: B[t], the between sum, grows by y[k]'s distance to
+ * y[0..t), a prefix sum of distances; Y's within sum is what the whole of y[0..k] has beyond X's
+ * and B: O(len^2) for the segment. With m = |X| and n = |Y|,
+ *   Q = m n / (m + n) * (2 B / (m n) - W_X / C(m, 2) - W_Y / C(n, 2))
+ *     = (2 B - 2 n W_X / (m - 1) - 2 m W_Y / (n - 1)) / (m + n),
+ * and m + n is the same for every t of one row, so a row compares numerators. */
 static double best_split(struct search *s, size_t b, size_t e, size_t *ret_at) {
         size_t len = e - b, min = s->p->min_segment;
-        double best = -INFINITY;
         if (len < 2 * min)
-                return best;
-        fen_reset(s, len);
-        double within_x = 0, within_y = s->seg_total[b], between = 0, cnt_x = 0, sum_x = 0;
-        for (size_t k = 0; k + min < len; k++) {
-                size_t i = s->order[b + k];
-                double v = s->x[i], cl, sl;
-                fen_below(s, s->rank[i], &cl, &sl);
-                double to_x = v * cl - sl + (sum_x - sl) - v * (cnt_x - cl);
-                double to_y = s->dist_all[i] - to_x;
-                within_x += to_x;
-                within_y -= to_y;
-                between += to_y - to_x;
-                fen_add(s, len, s->rank[i], v);
-                cnt_x += 1;
-                sum_x += v;
-
-                double m = (double) (k + 1), n = (double) (len - k - 1);
-                if (k + 1 < min)
-                        continue;
-                double energy = 2 * between / (m * n) - within_x / (m * (m - 1) / 2) - within_y / (n * (n - 1) / 2);
-                double q = m * n / (double) len * energy;
-                if (q > best) {
-                        best = q;
-                        *ret_at = b + k + 1;
+                return -INFINITY;
+        double *y = s->y, *dist = s->dist, *wx = s->within_x, *wx_term = s->within_x_term, *between = s->between;
+        for (size_t k = 0; k < len; k++) {
+                y[k] = s->x[s->order[b + k]];
+                between[k] = 0;
+        }
+        wx[0] = wx_term[0] = 0;
+        double best = -INFINITY;
+        for (size_t k = 0; k <= len; k++) {
+                if (k >= 2 * min) {
+                        double num = row_max(s, k, min, wx[k]);
+                        if (num / (double) k > best) {
+                                best = num / (double) k;
+                                *ret_at = b + row_argmax(s, k, min, wx[k], num);
+                        }
                 }
+                if (k == len)
+                        break;
+                distance_prefix(y, k, dist);
+                for (size_t t = 0; t <= k; t++)
+                        between[t] += dist[t];
+                wx[k + 1] = wx[k] + dist[k];
+                wx_term[k + 1] = k >= 1 ? wx[k + 1] * s->two_over[k] : 0;
         }
         return best;
 }
@@ -199,13 +200,13 @@ bool change_points_params_valid(const struct change_points_params *p) {
 }
 
 static void search_done(struct search *s) {
-        free(s->rank);
-        free(s->dist_all);
-        free(s->seg_total);
         free(s->order);
-        free(s->fen_cnt);
-        free(s->fen_sum);
-        free(s->sorted);
+        free(s->y);
+        free(s->dist);
+        free(s->within_x);
+        free(s->within_x_term);
+        free(s->between);
+        free(s->two_over);
         free(s->bounds);
 }
 
@@ -237,22 +238,22 @@ int change_points_find(const double *x, size_t n, const struct change_points_par
         size_t slots = n ? n : 1;
         _cleanup_(search_done) struct search s = {
                 .x = x, .n = n, .p = p, .rng = p->seed,
-                .rank = calloc(slots, sizeof(size_t)), .dist_all = calloc(slots, sizeof(double)),
-                .seg_total = calloc(slots, sizeof(double)), .order = calloc(slots, sizeof(size_t)),
-                .fen_cnt = calloc(slots + 1, sizeof(double)), .fen_sum = calloc(slots + 1, sizeof(double)),
-                .sorted = calloc(slots, sizeof(struct ranked)), .bounds = calloc(slots + 1, sizeof(size_t)),
+                .order = calloc(slots, sizeof(size_t)), .y = calloc(slots, sizeof(double)),
+                .dist = calloc(slots + 1, sizeof(double)), .within_x = calloc(slots + 1, sizeof(double)),
+                .within_x_term = calloc(slots + 1, sizeof(double)), .between = calloc(slots, sizeof(double)),
+                .two_over = calloc(slots + 1, sizeof(double)), .bounds = calloc(slots + 1, sizeof(size_t)),
         };
         /* Per index: the statistic and p-value it was accepted with. */
         _cleanup_free_ double *stat = calloc(slots, sizeof(double)), *pval = calloc(slots, sizeof(double));
-        if (!s.rank || !s.dist_all || !s.seg_total || !s.order || !s.fen_cnt || !s.fen_sum || !s.sorted || !s.bounds ||
+        if (!s.order || !s.y || !s.dist || !s.within_x || !s.within_x_term || !s.between || !s.two_over || !s.bounds ||
             !stat || !pval)
                 return -ENOMEM;
+        for (size_t j = 1; j <= n; j++)
+                s.two_over[j] = 2.0 / (double) j;
         s.bounds[0] = 0;
         s.bounds[1] = n;
         s.n_bounds = 2;
         for (;;) {
-                for (size_t k = 0; k + 1 < s.n_bounds; k++)
-                        prepare_segment(&s, s.bounds[k], s.bounds[k + 1]);
                 for (size_t i = 0; i < n; i++)
                         s.order[i] = i;
                 size_t at = 0;

@@ -4,9 +4,11 @@
  *
  * The method, fixed here because the API states it:
  * - Divergence: the energy statistic with exponent 1 between the two sides X = x[s..t) and
- *   Y = x[t..e) of a candidate split of a segment [s, e):
- *   Q = m*n/(m+n) * (2/(m*n) sum|X-Y| - sum_{i<k}|Xi-Xk| / C(m,2) - sum_{j<k}|Yj-Yk| / C(n,2)).
- *   Y runs to the end of its segment (the common simplification of the paper's kappa search).
+ *   Y = x[t..k] of a candidate split of a segment [s, e), for every candidate end k of Y up to the
+ *   segment's end (the paper's kappa: both sides bounded, so that a shift that comes back, a
+ *   stretch of 10 high values between two of 10 low ones, is found at both ends):
+ *   Q = m*n/(m+n) * (2/(m*n) sum|X-Y| - sum_{i<j}|Xi-Xj| / C(m,2) - sum_{i<j}|Yi-Yj| / C(n,2)).
+ *   The split's estimate is t of the largest Q over (t, k); the segment is divided at t.
  * - Divisive: every segment's best split (both sides at least min_segment values); the largest
  *   Q over all segments is the candidate; it is kept when its permutation p-value is at most
  *   significance, and the search goes on with the segment split in two; it stops at the first
@@ -19,8 +21,8 @@
  *   minus 1, with the report's 95% interval (basic/stats.h stats_ratio_best: geometric means and
  *   the Welch t interval of the logarithms, "log-welch", where every value is above 0; Fieller's
  *   interval of the arithmetic means otherwise).
- * Cost: a best split of a segment of n values is one pass with two Fenwick trees over the values'
- * ranks, O(n log n); a series of T values with k change points costs O(k * permutations * T log T). */
+ * Cost: a best split of a segment of n values is O(n^2) (every (t, k) once, from a prefix sum of
+ * distances per k); a series of T values with c change points costs O(c * permutations * T^2). */
 #pragma once
 
 #include <stdbool.h>

@@ -121,8 +121,8 @@ int hlog_add(struct hlog *l, const struct timeline_record *r) {
         }
         for (int t = 0; t < _HLOG_TAG_MAX; t++) {
                 int64_t ns;
-                if (latency_of(r, tag_kinds[t], &ns))
-                        hdr_record(&l->h[t], (ns + 500) / 1000);
+                if (latency_of(r, tag_kinds[t], &ns)) /* to the nearest us; negative ones count as 0 */
+                        hdr_record(&l->h[t], ns < 0 ? 0 : ns / 1000 + (ns % 1000 >= 500));
         }
         return 0;
 }

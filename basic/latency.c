@@ -24,28 +24,29 @@ uint64_t percentile_rank(enum percentile p, uint64_t n) {
 }
 
 bool latency_of(const struct timeline_record *r, enum latency_kind k, int64_t *ret) {
+        int64_t v;
+        bool counts;
         if (r->flags & TIMELINE_WARMUP)
                 return false;
+        /* A difference past int64 is no clock's (a record read from a store or a file that no
+         * injector wrote): it counts for nothing rather than wrap. */
         switch (k) {
         case LATENCY_SCHEDULED:
-                if (r->status == 0)
-                        return false;
-                *ret = r->done_ns - r->scheduled_ns;
-                return true;
+                counts = r->status != 0 && !__builtin_sub_overflow(r->done_ns, r->scheduled_ns, &v);
+                break;
         case LATENCY_SUBMIT:
-                if (r->status == 0)
-                        return false;
-                *ret = r->done_ns - r->submit_ns;
-                return true;
+                counts = r->status != 0 && !__builtin_sub_overflow(r->done_ns, r->submit_ns, &v);
+                break;
         case LATENCY_LAG:
                 /* A request never sent has no submit time (it holds the end of the run). */
-                if (r->error == TIMELINE_ERR_NOT_SENT)
-                        return false;
-                *ret = r->submit_ns - r->scheduled_ns;
-                return true;
+                counts = r->error != TIMELINE_ERR_NOT_SENT && !__builtin_sub_overflow(r->submit_ns, r->scheduled_ns, &v);
+                break;
         default:
                 return false;
         }
+        if (counts)
+                *ret = v;
+        return counts;
 }
 
 static int for_each_in_file(const struct timeline_source *src,

@@ -36,7 +36,8 @@ extern const char *const latency_kind_names[_LATENCY_MAX]; /* "scheduled", "subm
 /* Nearest rank (1-based) of a percentile among n values: ceil(n * p), at least 1. */
 uint64_t percentile_rank(enum percentile p, uint64_t n);
 
-/* The rule above: whether r counts for latency k, and its value in ns. */
+/* The rule above: whether r counts for latency k, and its value in ns (*ret untouched when it
+ * does not count; a difference that does not fit in int64 does not count). */
 bool latency_of(const struct timeline_record *r, enum latency_kind k, int64_t *ret);
 
 /* Where the records are: in memory (records != NULL), or count records at offset of fd. */

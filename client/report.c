@@ -126,7 +126,8 @@ static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
 static void print_findings(const cJSON *findings) {
         const cJSON *f;
         cJSON_ArrayForEach(f, findings) {
-                printf("[%s] %s: %s\n", json_print_str(f, "severity"), json_print_str(f, "kind"),
+                /* The id first: claims name other findings by it ("F5 (throttling) ... can explain it"). */
+                printf("%s [%s] %s: %s\n", json_print_str(f, "id"), json_print_str(f, "severity"), json_print_str(f, "kind"),
                        json_print_str(f, "claim"));
                 if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "suggestion")))
                         printf("    suggestion: %s\n", json_print_str(f, "suggestion"));

@@ -104,8 +104,7 @@ STATUS=0
 echo
 "$SL" report "$ID" || STATUS=$?
 echo
-echo; echo "Findings (why the cells differ; the evidence: $SL findings $ID --json):"
-"$SL" findings "$ID" || true
+echo "The findings above say why the cells differ; their evidence: $SL findings $ID --json"
 echo "More: slicelab report $ID --json | jq .   (slicelab --help, man slicelab; tab completes in a new bash)"
 echo "Examples and the API description: $PREFIX/$DATADIR/slicelab/ (examples/, openapi.yaml)"
 echo "slicelabd keeps running (pid $(cat /tmp/slicelabd.pid 2>/dev/null || echo '?')); stop it with: kill \$(cat /tmp/slicelabd.pid)"

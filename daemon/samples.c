@@ -78,8 +78,9 @@ static void timeline_interval(const struct timeline *t, size_t *pos, int64_t fro
                 (*pos)++;
         for (; *pos < t->n && t->records[*pos].scheduled_ns < to; (*pos)++) {
                 const struct timeline_record *r = &t->records[*pos];
-                if (r->status != 0)
-                        scratch[n++] = r->done_ns - r->scheduled_ns;
+                int64_t v; /* a latency past int64 is no clock's: left out rather than wrapped */
+                if (r->status != 0 && !__builtin_sub_overflow(r->done_ns, r->scheduled_ns, &v))
+                        scratch[n++] = v;
         }
         cJSON_AddNumberToObject(o, "requests", (double) n);
         if (n > 0 && radix_sort_i64(scratch, n) >= 0)

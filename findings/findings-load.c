@@ -5,6 +5,7 @@
 #include "findings/findings-load.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,11 @@ struct span_list {
 
 static int add_pause(int64_t start_ns, int64_t duration_ns, void *userdata) {
         struct span_list *l = userdata;
+        int64_t end_ns;
         if (duration_ns < 0)
                 return 0;
+        if (__builtin_add_overflow(start_ns, duration_ns, &end_ns))
+                end_ns = INT64_MAX;     /* no GC log says so; the scan's union takes it as it is */
         if (l->n == l->cap) {
                 size_t cap = l->cap ? l->cap * 2 : 64;
                 struct findings_span *v = realloc(l->v, cap * sizeof *v);
@@ -68,7 +72,7 @@ static int add_pause(int64_t start_ns, int64_t duration_ns, void *userdata) {
                 l->v = v;
                 l->cap = cap;
         }
-        l->v[l->n++] = (struct findings_span){ start_ns, start_ns + duration_ns };
+        l->v[l->n++] = (struct findings_span){ start_ns, end_ns };
         return 0;
 }
 
@@ -85,6 +89,14 @@ static int pause_spans(struct db_conn *c, const char *run_id, struct findings_sp
         return 0;
 }
 
+/* t_ms of a sample on the timeline's clock; false for a value no sampler writes (not a number,
+ * or past int64 nanoseconds from the measure start). */
+static bool sample_ns(const cJSON *t, int64_t measure_start_ns, int64_t *ret) {
+        if (!cJSON_IsNumber(t) || !(fabs(t->valuedouble) < 9e12)) /* ms: 285 years, and NaN fails */
+                return false;
+        return !__builtin_add_overflow(measure_start_ns, (int64_t) t->valuedouble * NSEC_PER_MSEC, ret);
+}
+
 /* The 1 s intervals in which the SUT's slice had throttled periods, on the timeline's clock. */
 static size_t throttled_spans(const cJSON *samples, int64_t measure_start_ns, struct findings_span **ret,
                               bool *ret_have) {
@@ -95,17 +107,17 @@ static size_t throttled_spans(const cJSON *samples, int64_t measure_start_ns, st
         *ret = calloc(MAX(n, (size_t) 1), sizeof **ret);
         if (!*ret)
                 return 0;
-        for (size_t i = 0; i < n; i++) {
-                const cJSON *ti = cJSON_GetArrayItem(t, (int) i), *v = cJSON_GetArrayItem(thr, (int) i);
-                if (!cJSON_IsNumber(ti) || !cJSON_IsNumber(v))
+        /* Both columns walked side by side: cJSON's arrays are lists, an index is a walk. */
+        const cJSON *ti = cJSON_IsArray(t) ? t->child : NULL, *v = cJSON_IsArray(thr) ? thr->child : NULL;
+        for (; ti && v; ti = ti->next, v = v->next) {
+                int64_t from, to;
+                if (!cJSON_IsNumber(v) || !sample_ns(ti, measure_start_ns, &from))
                         continue;
                 *ret_have = true;
-                if (v->valuedouble <= 0)
+                if (!(v->valuedouble > 0))
                         continue;
-                const cJSON *next = cJSON_GetArrayItem(t, (int) i + 1);
-                int64_t from = measure_start_ns + (int64_t) ti->valuedouble * NSEC_PER_MSEC;
-                int64_t to = cJSON_IsNumber(next) ? measure_start_ns + (int64_t) next->valuedouble * NSEC_PER_MSEC
-                                                  : from + NSEC_PER_SEC;
+                if (!ti->next || !sample_ns(ti->next, measure_start_ns, &to))
+                        to = from > INT64_MAX - NSEC_PER_SEC ? INT64_MAX : from + NSEC_PER_SEC;
                 (*ret)[k++] = (struct findings_span){ from, to };
         }
         return k;
@@ -120,7 +132,9 @@ static int feed_block(const struct timeline_record *records, size_t n, void *use
 static int scan_tail(struct db_conn *c, struct findings_run *run, struct timeline_record *block) {
         double p99_us;
         int64_t start;
-        if (!findings_metric(run, "latency_us.scheduled.p99", &p99_us) || runs_measure_start(c, run->id, &start) < 0)
+        /* A threshold beyond any latency in ns (or not a number) finds no tail: not scanned. */
+        if (!findings_metric(run, "latency_us.scheduled.p99", &p99_us) || !(fabs(p99_us) < 9e12) ||
+            runs_measure_start(c, run->id, &start) < 0)
                 return 0;
         _cleanup_free_ struct findings_span *pauses = NULL, *throttled = NULL;
         size_t n_pauses = 0;
@@ -132,9 +146,13 @@ static int scan_tail(struct db_conn *c, struct findings_run *run, struct timelin
         if (!throttled)
                 return -ENOMEM;
         struct findings_tail_scan scan;
-        findings_tail_begin(&scan, (int64_t) llround(p99_us * 1000), pauses, n_pauses, throttled, n_throttled,
-                            have_throttle);
-        if ((r = requests_stream(c, run->id, block, feed_block, &scan)) < 0)
+        r = findings_tail_begin(&scan, (int64_t) llround(p99_us * 1000), pauses, n_pauses, throttled, n_throttled,
+                                have_throttle);
+        if (r < 0)
+                return r;
+        r = requests_stream(c, run->id, block, feed_block, &scan);
+        findings_tail_done(&scan);
+        if (r < 0)
                 return r;
         run->tail = scan.result;
         return 0;
@@ -175,7 +193,8 @@ static int fill_cell(struct db_conn *c, struct findings_loaded *l, size_t idx, c
                         continue;
                 struct findings_run *run = &cell->runs[cell->n_runs++];
                 run->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "id"));
-                run->iteration = (unsigned) cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "iteration"));
+                double iteration = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "iteration"));
+                run->iteration = iteration >= 0 && iteration <= UINT_MAX ? (unsigned) iteration : 0; /* NaN too */
                 run->metrics = metrics;
                 cJSON *samples = NULL;
                 int r = samples_json(c, run->id, &samples);

@@ -115,14 +115,20 @@ struct findings_span {
 
 struct findings_tail_scan {
         int64_t threshold_ns;                   /* the run's p99 from scheduled */
-        const struct findings_span *pauses;     /* GC and safepoint pauses, by start */
-        size_t n_pauses, pause_pos;
+        struct findings_span *pauses;           /* the pauses' union: disjoint spans, in order */
+        uint64_t *covered;                      /* covered[i]: the union's time before pauses[i] */
+        size_t n_pauses;
         const struct findings_span *throttled;  /* 1 s intervals with throttled periods, in order */
         size_t n_throttled, throttled_pos;
         struct findings_tail result;
 };
 
-void findings_tail_begin(struct findings_tail_scan *s, int64_t threshold_ns, const struct findings_span *pauses,
-                         size_t n_pauses, const struct findings_span *throttled, size_t n_throttled,
-                         bool have_throttle);
+/* pauses in any order, nested or overlapping (a GC pause inside its safepoint), spans with
+ * to_ns <= from_ns ignored: the scan keeps their union, so that what a request's flight met
+ * costs a lookup, however long the flight and however many pauses there are. 0, or -ENOMEM
+ * (nothing to free); findings_tail_done() after the feeds. */
+int findings_tail_begin(struct findings_tail_scan *s, int64_t threshold_ns, const struct findings_span *pauses,
+                        size_t n_pauses, const struct findings_span *throttled, size_t n_throttled,
+                        bool have_throttle);
 void findings_tail_feed(struct findings_tail_scan *s, const struct timeline_record *r, size_t n);
+void findings_tail_done(struct findings_tail_scan *s);

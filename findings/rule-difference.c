@@ -78,7 +78,9 @@ static void report_different(cJSON *out, const struct findings_cell *cell, const
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
         findings_add_evidence(f, c->metric->path, cell, c->value, c->baseline_value);
-        findings_causes_mark(f, cell->name, c->r.approximate);
+        findings_causes_mark(f, cell->name, base->name,
+                             c->metric->higher_is_better ? FINDINGS_EFFECT_THROUGHPUT : FINDINGS_EFFECT_LATENCY, worse,
+                             c->r.approximate);
 }
 
 void findings_rule_difference(const struct findings_input *in, cJSON *out) {

@@ -133,10 +133,12 @@ static void report(cJSON *out, const struct findings_cell *cell, const struct fi
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
         add_evidence(f, cell, k, name, run_ids, n_ids);
+        bool up = d > 0;
         if (g && g->causes)
-                findings_causes_mark_kinds(f, cell->name, k->c.difference.approximate, g->causes);
+                findings_causes_mark_kinds(f, cell->name, base->name, FINDINGS_EFFECT_CPU_SHARE, up,
+                                           k->c.difference.approximate, g->causes);
         else
-                findings_causes_mark(f, cell->name, k->c.difference.approximate);
+                findings_causes_mark(f, cell->name, base->name, FINDINGS_EFFECT_CPU_SHARE, up, k->c.difference.approximate);
 }
 
 /* The profiled runs of c counted into side; their ids into ids (capacity FINDINGS_RUNS_MAX). */

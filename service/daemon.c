@@ -299,9 +299,10 @@ static void teardown(struct daemon *d) {
         sd_event_unref(d->event);
 }
 
-/* What imports a crash cut short left in the state dir; a failure to look costs only space. */
-static void clean_import_stages(const char *state_dir) {
-        int r = api_imports_clean_stages(state_dir);
+/* What imports a crash cut short left in the state dir, settled with the store before the API
+ * serves; a failure to look costs only space. */
+static void clean_import_stages(const char *state_dir, struct db_conn *c) {
+        int r = api_imports_clean_stages(state_dir, c);
         if (r < 0)
                 log_warning_errno(r, "%s: cannot look for the stages of imports cut short", state_dir);
         else if (r > 0)
@@ -335,9 +336,9 @@ int daemon_run(const struct options *o) {
         if (r >= 0)
                 r = state_dir_token(o->state_dir, token);
         if (r >= 0)
-                clean_import_stages(o->state_dir);
-        if (r >= 0)
                 r = open_storage(&d);
+        if (r >= 0)
+                clean_import_stages(o->state_dir, d.loop_db);
         if (r >= 0) {
                 d.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
                 if (d.wake_fd < 0)

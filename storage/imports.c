@@ -8,8 +8,9 @@
 #include "basic/time-util.h"
 #include "storage/row-json.h"
 
-int imports_find(struct db_conn *c, const char *origin_host, const char *origin_id, char ret_id[ID_LEN + 1]) {
-        static const char sql[] = "SELECT experiment_id FROM imports WHERE origin_host = ?1 AND origin_id = ?2";
+int imports_find(struct db_conn *c, const char *origin_host, const char *origin_id, char ret_id[ID_LEN + 1],
+                 char ret_sha256[IMPORT_SHA256_HEX_LEN + 1]) {
+        static const char sql[] = "SELECT experiment_id, bundle_sha256 FROM imports WHERE origin_host = ?1 AND origin_id = ?2";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, origin_host, &s);
         if (r >= 0)
@@ -20,10 +21,21 @@ int imports_find(struct db_conn *c, const char *origin_host, const char *origin_
                 return r;
         if (r == 0)
                 return -ENOENT;
-        const char *id = (const char *) sqlite3_column_text(s, 0);
-        if (!id || strlen(id) != ID_LEN)
+        const char *id = (const char *) sqlite3_column_text(s, 0), *sha = (const char *) sqlite3_column_text(s, 1);
+        if (!id || strlen(id) != ID_LEN || !sha || strlen(sha) != IMPORT_SHA256_HEX_LEN)
                 return -ENODATA;
         memcpy(ret_id, id, ID_LEN + 1);
+        if (ret_sha256)
+                memcpy(ret_sha256, sha, IMPORT_SHA256_HEX_LEN + 1);
+        return 0;
+}
+
+int imports_known(struct db_conn *c, const char *experiment_id, bool *ret) {
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, "SELECT 1 FROM imports WHERE experiment_id = ?1", experiment_id, &s);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        *ret = r == 0;
         return 0;
 }
 

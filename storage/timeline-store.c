@@ -4,8 +4,10 @@
 #include "basic/json-util.h"
 
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <string.h>
 
+#include "basic/log.h"
 #include "storage/row-json.h"
 
 /* What the inserts of db_replace_run_rows() write: n items of an array. */
@@ -81,14 +83,55 @@ int gc_events_store(struct db_conn *c, const char *run_id, const struct gc_event
         return db_replace_run_rows(c, sql_clear, sql, run_id, insert_gc_events, &rows);
 }
 
+/* What a block must be for a reader to trust its figures: first_seq >= 0 with first_seq + count
+ * representable, 1..REQUESTS_BLOCK_RECORDS records of exactly count records' bytes, in scheduled
+ * order from first_scheduled_ns to last_scheduled_ns (so that the blocks' bounds, which
+ * requests_span() and the time windows read, bound every record). requests_insert_blocks()
+ * writes nothing else; a row that breaks a rule was changed behind the daemon's back, and is
+ * -EUCLEAN, logged with its run and first_seq, rather than a sequence that wraps or a copy
+ * past the buffer. s's columns from col: first_seq, count, first_scheduled_ns,
+ * last_scheduled_ns, records. Copies the records into buf; returns their number. */
+static int block_read(sqlite3_stmt *s, int col, const char *table, const char *run_id,
+                      struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq) {
+        int64_t first_seq = sqlite3_column_int64(s, col), count = sqlite3_column_int64(s, col + 1);
+        int64_t first_ns = sqlite3_column_int64(s, col + 2), last_ns = sqlite3_column_int64(s, col + 3), end;
+        const void *blob = sqlite3_column_blob(s, col + 4);
+        int bytes = sqlite3_column_bytes(s, col + 4);
+        const char *why = NULL;
+        if (sqlite3_column_type(s, col) != SQLITE_INTEGER || sqlite3_column_type(s, col + 1) != SQLITE_INTEGER)
+                why = "first_seq or count is not an integer";
+        else if (first_seq < 0 || __builtin_add_overflow(first_seq, count, &end))
+                why = "first_seq is negative or first_seq + count overflows";
+        else if (count <= 0 || count > REQUESTS_BLOCK_RECORDS)
+                why = "count is not 1 to a block's records (REQUESTS_BLOCK_RECORDS)";
+        else if (!blob || (int64_t) bytes != count * (int64_t) sizeof *buf)
+                why = "records is not count records of 40 bytes";
+        if (!why) {
+                /* copied first: SQLite's buffer need not be aligned for the records' int64 fields */
+                memcpy(buf, blob, (size_t) bytes);
+                if (buf[0].scheduled_ns != first_ns || buf[count - 1].scheduled_ns != last_ns)
+                        why = "first_scheduled_ns or last_scheduled_ns is not its records'";
+                for (int64_t i = 1; !why && i < count; i++)
+                        if (buf[i].scheduled_ns < buf[i - 1].scheduled_ns)
+                                why = "its records are not in scheduled order";
+        }
+        if (why) {
+                log_error("run %s: the %s block at first_seq %" PRId64 " (count %" PRId64 ", %d bytes) is inconsistent: %s",
+                          run_id, table, first_seq, count, bytes, why);
+                return -EUCLEAN;
+        }
+        *ret_first_seq = first_seq;
+        return (int) count;
+}
+
 int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t seq, int64_t min_scheduled_ns,
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq) {
         static const char sql_run[] =
-                "SELECT first_seq, count, records FROM requests"
+                "SELECT first_seq, count, first_scheduled_ns, last_scheduled_ns, records FROM requests"
                 " WHERE run_id = ?1 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
                 " ORDER BY first_seq LIMIT 1";
         static const char sql_step[] =
-                "SELECT first_seq, count, records FROM step_requests"
+                "SELECT first_seq, count, first_scheduled_ns, last_scheduled_ns, records FROM step_requests"
                 " WHERE run_id = ?1 AND step = ?5 AND first_seq > ?2 - ?4 AND first_seq + count > ?2 AND last_scheduled_ns >= ?3"
                 " ORDER BY first_seq LIMIT 1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
@@ -104,14 +147,42 @@ int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t s
         sqlite3_bind_int64(s, 4, REQUESTS_BLOCK_RECORDS);
         if ((r = db_step(s)) <= 0)
                 return r;
-        int64_t count = sqlite3_column_int64(s, 1);
-        int bytes = sqlite3_column_bytes(s, 2);
-        const void *blob = sqlite3_column_blob(s, 2);
-        if (count <= 0 || count > REQUESTS_BLOCK_RECORDS || bytes != (int) (count * (int64_t) sizeof *buf) || !blob)
-                return -EBADMSG;
-        memcpy(buf, blob, (size_t) bytes);
-        *ret_first_seq = sqlite3_column_int64(s, 0);
-        return (int) count;
+        int64_t first_seq;
+        int n = block_read(s, 0, step < 0 ? "requests" : "step_requests", run_id, buf, &first_seq);
+        if (n < 0)
+                return n;
+        /* SQL's sums turn real past INT64_MAX: only the block's own figures, checked, say that
+         * it holds seq or a later record, which is what keeps a reader moving forward. */
+        if (first_seq + n <= seq) {
+                log_error("run %s: the block at first_seq %" PRId64 " is inconsistent: it ends before seq %" PRId64 " yet was found for it",
+                          run_id, first_seq, seq);
+                return -EUCLEAN;
+        }
+        *ret_first_seq = first_seq;
+        return n;
+}
+
+int requests_check_blocks(struct db_conn *c, const char *run_id, int step) {
+        /* The blocks the lookups by seq pass over without reading them; their records would be
+         * missing from a timeline that says nothing. One pass over the keys, not the records. */
+#define BAD_BLOCK " AND (typeof(first_seq) != 'integer' OR typeof(count) != 'integer' OR first_seq < 0" \
+                  " OR count < 1 OR count > ?2 OR first_seq > 9223372036854775807 - count) LIMIT 1"
+        static const char sql_run[] = "SELECT first_seq, count FROM requests WHERE run_id = ?1" BAD_BLOCK;
+        static const char sql_step[] = "SELECT first_seq, count FROM step_requests WHERE run_id = ?1 AND step = ?3" BAD_BLOCK;
+#undef BAD_BLOCK
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, step < 0 ? sql_run : sql_step, run_id, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 2, REQUESTS_BLOCK_RECORDS);
+        if (step >= 0)
+                sqlite3_bind_int(s, 3, step);
+        if ((r = db_step(s)) <= 0)
+                return r;
+        log_error("run %s: the %s block at first_seq %s (count %s) is inconsistent: first_seq is negative, count is not 1 to"
+                  " a block's records or their sum overflows", run_id, step < 0 ? "requests" : "step_requests",
+                  (const char *) sqlite3_column_text(s, 0), (const char *) sqlite3_column_text(s, 1));
+        return -EUCLEAN;
 }
 
 int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, int64_t *ret_last_ns) {
@@ -127,20 +198,18 @@ int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, 
 
 int requests_stream(struct db_conn *c, const char *run_id, struct timeline_record buf[REQUESTS_BLOCK_RECORDS],
                     int (*fn)(const struct timeline_record *records, size_t n, void *userdata), void *userdata) {
-        static const char sql[] = "SELECT count, records FROM requests WHERE run_id = ? ORDER BY first_seq";
+        static const char sql[] = "SELECT first_seq, count, first_scheduled_ns, last_scheduled_ns, records FROM requests"
+                                  " WHERE run_id = ? ORDER BY first_seq";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, run_id, &s);
         if (r < 0)
                 return r;
         while ((r = db_step(s)) > 0) {
-                int64_t count = sqlite3_column_int64(s, 0);
-                const void *blob = sqlite3_column_blob(s, 1);
-                int bytes = sqlite3_column_bytes(s, 1);
-                if (count <= 0 || count > REQUESTS_BLOCK_RECORDS || bytes != (int) (count * (int64_t) sizeof *buf) || !blob)
-                        return -EBADMSG;
-                /* copied: SQLite's buffer need not be aligned for the records' int64 fields */
-                memcpy(buf, blob, (size_t) bytes);
-                if ((r = fn(buf, (size_t) count, userdata)) < 0)
+                int64_t first_seq;
+                int n = block_read(s, 0, "requests", run_id, buf, &first_seq);
+                if (n < 0)
+                        return n;
+                if ((r = fn(buf, (size_t) n, userdata)) < 0)
                         return r;
         }
         return r;

@@ -30,9 +30,17 @@ int requests_insert_blocks(sqlite3_stmt *insert, int first_param, const struct t
 /* The block holding the first record at or after seq whose block may contain a scheduled time
  * >= min_scheduled_ns, of the run's timeline (step < 0) or of a capacity step's. Copies up to
  * REQUESTS_BLOCK_RECORDS records into buf; 0 = no more. Returns the number of records copied,
- * *ret_first_seq the seq of buf[0]. */
+ * *ret_first_seq the seq of buf[0]; the block ends after seq (*ret_first_seq + n > seq, no
+ * overflow), so a reader that goes on from its end always moves forward. -EUCLEAN (logged) for
+ * a block no daemon writes: see block_read() in timeline-store.c for the rules. */
 int requests_block_at(struct db_conn *c, const char *run_id, int step, int64_t seq, int64_t min_scheduled_ns,
                       struct timeline_record buf[REQUESTS_BLOCK_RECORDS], int64_t *ret_first_seq);
+
+/* -EUCLEAN (logged) when a block of the run's timeline (step < 0) or of a capacity step's has a
+ * first_seq or count that requests_block_at() would pass over without reading it (negative,
+ * not 1..REQUESTS_BLOCK_RECORDS, or a sum that overflows), so that a reader does not serve a
+ * timeline with records missing as if it were whole; 0 otherwise. */
+int requests_check_blocks(struct db_conn *c, const char *run_id, int step);
 
 /* The first and last scheduled_ns of the run's stored records (of every phase); -ENODATA when
  * it has none. Read from the blocks' bounds, not the records. */
@@ -40,7 +48,8 @@ int requests_span(struct db_conn *c, const char *run_id, int64_t *ret_first_ns, 
 
 /* Every stored record of the run in seq order, one block at a time copied into buf and handed
  * to fn (one query for the whole run: a reader that wants all of it, as findings do, pays no
- * per-block lookup). Stops at fn's first negative return, which it returns; 0 at the end. */
+ * per-block lookup). Stops at fn's first negative return, which it returns; 0 at the end;
+ * -EUCLEAN at an inconsistent block, as requests_block_at(). */
 int requests_stream(struct db_conn *c, const char *run_id, struct timeline_record buf[REQUESTS_BLOCK_RECORDS],
                     int (*fn)(const struct timeline_record *records, size_t n, void *userdata), void *userdata);
 

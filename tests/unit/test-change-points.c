@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,12 +162,108 @@ static void test_refusals(void **state) {
         assert_int_equal(n, 77);
 }
 
+/* A shift that comes back: 10 x 100, 10 x 120, 10 x 100, noise-free, has a change at both ends;
+ * with the right side running to the segment's end it had none (p 0.051). */
+static void test_temporary_shift_noise_free(void **state) {
+        (void) state;
+        struct change_points_params p = CHANGE_POINTS_PARAMS_DEFAULT;
+        double x[30];
+        for (size_t i = 0; i < 30; i++)
+                x[i] = i >= 10 && i < 20 ? 120 : 100;
+        _cleanup_free_ struct change_point *cp = NULL;
+        assert_int_equal(find(x, 30, &p, &cp), 2);
+        assert_int_equal(cp[0].index, 10);
+        assert_int_equal(cp[1].index, 20);
+        assert_true(cp[0].shift > 0.199 && cp[0].shift < 0.201);
+        assert_true(cp[1].shift < -0.16 && cp[1].shift > -0.17);
+}
+
+/* +10% over experiments 15-24 of 40 with 2% noise, the audit's case: both ends found. */
+static void test_temporary_shift_noisy(void **state) {
+        (void) state;
+        const struct synthetic_shift shifts[] = { { 15, 1.10 }, { 25, 1 / 1.10 } };
+        unsigned ok = found_within_one(40, shifts, 2);
+        print_message("+10%% over 15-24 of 40: both ends within one in %u of %d seeds\n", ok, SEEDS);
+        assert_true(ok >= 90);
+}
+
+/* ---- the textbook E-Divisive, written from the paper's definitions -------------------------- */
+
+/* Q of X = x[s..t) and Y = x[t..e) straight from the definition: every distance summed anew. */
+static double textbook_q(const double *x, size_t s, size_t t, size_t e) {
+        double m = (double) (t - s), n = (double) (e - t), between = 0, within_x = 0, within_y = 0;
+        for (size_t i = s; i < t; i++)
+                for (size_t j = t; j < e; j++)
+                        between += fabs(x[i] - x[j]);
+        for (size_t i = s; i < t; i++)
+                for (size_t j = i + 1; j < t; j++)
+                        within_x += fabs(x[i] - x[j]);
+        for (size_t i = t; i < e; i++)
+                for (size_t j = i + 1; j < e; j++)
+                        within_y += fabs(x[i] - x[j]);
+        double energy = 2 * between / (m * n) - within_x / (m * (m - 1) / 2) - within_y / (n * (n - 1) / 2);
+        return m * n / (m + n) * energy;
+}
+
+/* The paper's estimate over a whole series: the (tau, kappa) of the largest Q. */
+static double textbook_best(const double *x, size_t len, size_t min, size_t *ret_tau) {
+        double best = -INFINITY;
+        for (size_t kappa = 2 * min; kappa <= len; kappa++)
+                for (size_t tau = min; tau + min <= kappa; tau++) {
+                        double q = textbook_q(x, 0, tau, kappa);
+                        if (q > best) {
+                                best = q;
+                                *ret_tau = tau;
+                        }
+                }
+        return best;
+}
+
+/* On series of several shapes (a step, a shift that comes back, a slope, a spike, noise alone at
+ * 10% CoV) the first change the search accepts is the textbook's estimate over the whole series:
+ * the same index and the same Q. */
+static void test_agrees_with_textbook(void **state) {
+        (void) state;
+        struct change_points_params p = CHANGE_POINTS_PARAMS_DEFAULT;
+        p.significance = 0.5; /* so that even noise gives a first change to compare */
+        const struct synthetic_shift step[] = { { 13, 1.2 } }, back[] = { { 9, 1.3 }, { 17, 1 / 1.3 } },
+                                     late[] = { { 31, 0.8 } };
+        const struct { const struct synthetic_shift *shifts; size_t n_shifts; double cov; } shapes[] = {
+                { step, 1, 0.05 }, { back, 2, 0.05 }, { late, 1, 0.05 }, { NULL, 0, 0.10 },
+        };
+        unsigned compared = 0;
+        for (size_t sh = 0; sh < ELEMENTSOF(shapes); sh++)
+                for (uint64_t seed = 1; seed <= 10; seed++) {
+                        size_t len = 24 + 3 * seed;
+                        double x[60];
+                        synthetic_series(x, len, 100, shapes[sh].cov, shapes[sh].shifts, shapes[sh].n_shifts, seed);
+                        size_t tau = 0;
+                        double q = textbook_best(x, len, p.min_segment, &tau);
+                        _cleanup_free_ struct change_point *cp = NULL;
+                        size_t n_cp = find(x, len, &p, &cp);
+                        if (n_cp == 0)
+                                continue; /* p above 0.5: nothing accepted to compare */
+                        /* The first change accepted is the best split of all of [0, len). */
+                        size_t k = 0;
+                        while (k < n_cp && cp[k].index != tau)
+                                k++;
+                        assert_true(k < n_cp);
+                        assert_true(fabs(cp[k].statistic - q) <= 1e-9 * fabs(q));
+                        compared++;
+                }
+        print_message("agreed with the textbook E-Divisive on %u series\n", compared);
+        assert_true(compared >= 30);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_single_shifts), cmocka_unit_test(test_two_shifts),
                 cmocka_unit_test(test_flat),          cmocka_unit_test(test_shift_size),
                 cmocka_unit_test(test_reproducible),  cmocka_unit_test(test_min_segment),
                 cmocka_unit_test(test_degenerate),    cmocka_unit_test(test_refusals),
+                cmocka_unit_test(test_temporary_shift_noise_free),
+                cmocka_unit_test(test_temporary_shift_noisy),
+                cmocka_unit_test(test_agrees_with_textbook),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
