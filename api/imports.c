@@ -69,8 +69,8 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
                 return error_set(err, 400, "invalid_bundle", "bundle", "the first entry is not bundle.json");
         /* What the export writes is 3 deep: cJSON is handed only strict JSON, of that shape. */
         struct json_check_result why;
-        if (json_check((const char *) e.data, (size_t) e.len, META_DEPTH_MAX, META_VALUES_MAX, &why) < 0)
-                return why.fault == JSON_CHECK_SYNTAX
+        if (json_check((const char *) e.data, (size_t) e.len, META_DEPTH_MAX, META_VALUES_MAX, NULL, &why) < 0)
+                return why.fault == JSON_CHECK_SYNTAX || why.fault == JSON_CHECK_UTF8
                                ? error_set(err, 400, "invalid_bundle", "bundle", "entry bundle.json: not JSON: %s at byte %zu",
                                            why.what, why.at)
                                : invalid(err, "deeper or larger than a bundle.json is");

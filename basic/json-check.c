@@ -1,5 +1,5 @@
-/* json-check.c: the strict RFC 8259 check (see json-check.h): one pass over the text, a bit per
- * level of nesting, no allocation. */
+/* json-check.c: the strict RFC 8259 check (see json-check.h): one pass over the text, no
+ * allocation. */
 #include "basic/json-check.h"
 
 #include <errno.h>
@@ -138,8 +138,11 @@ static int scan_string(const char *s, size_t len, size_t *i, struct json_check_r
                         while (end < len && (unsigned char) s[end] >= 0x80)
                                 end++;
                         size_t bad = utf8_invalid_offset(s + p, end - p);
-                        if (bad < end - p)
-                                return syntax(ret, p + bad, "invalid UTF-8");
+                        if (bad < end - p) {
+                                *ret = (struct json_check_result){ .fault = JSON_CHECK_UTF8, .what = "invalid UTF-8",
+                                                                   .at = p + bad };
+                                return -EINVAL;
+                        }
                         p = end;
                         continue;
                 }
@@ -180,26 +183,23 @@ static bool is_space(char c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Level d (1-based) of the nesting is an object. */
-static bool level_is_object(const uint64_t *levels, unsigned d) {
-        return levels[d / 64] & (UINT64_C(1) << (d % 64));
+/* A fault at byte at, with where the check was. */
+static int fault(struct json_check_result *ret, enum json_check_fault f, size_t at, unsigned depth) {
+        *ret = (struct json_check_result){ .fault = f, .at = at, .depth = depth };
+        return -EINVAL;
 }
 
-static void level_set(uint64_t *levels, unsigned d, bool object) {
-        if (object)
-                levels[d / 64] |= UINT64_C(1) << (d % 64);
-        else
-                levels[d / 64] &= ~(UINT64_C(1) << (d % 64));
-}
-
-int json_check(const char *s, size_t len, unsigned depth_max, size_t values_max, struct json_check_result *ret) {
-        uint64_t levels[JSON_CHECK_DEPTH_LIMIT / 64 + 1] = { 0 };
+int json_check(const char *s, size_t len, unsigned depth_max, size_t values_max, struct json_check_level *levels,
+               struct json_check_result *ret) {
+        struct json_check_level own[JSON_CHECK_DEPTH_LIMIT + 1];
+        struct json_check_level *lv = levels ? levels : own;
         enum expect expect = EXPECT_VALUE;
         unsigned depth = 0;
         size_t values = 0;
-        int r;
+        int r = -EINVAL;
 
         depth_max = MIN(depth_max, (unsigned) JSON_CHECK_DEPTH_LIMIT);
+        lv[0] = (struct json_check_level){ 0 };
         for (size_t i = 0; i < len;) {
                 char c = s[i];
 
@@ -208,71 +208,79 @@ int json_check(const char *s, size_t len, unsigned depth_max, size_t values_max,
                         continue;
                 }
                 if (expect == EXPECT_END)
-                        return syntax(ret, i, "data after the JSON value");
-                if (expect == EXPECT_COLON) {
+                        r = syntax(ret, i, "data after the JSON value");
+                else if (expect == EXPECT_COLON) {
                         if (c != ':')
-                                return syntax(ret, i, "expected ':'");
+                                r = syntax(ret, i, "expected ':'");
+                        else {
+                                i++;
+                                expect = EXPECT_VALUE;
+                                continue;
+                        }
+                } else if (expect == EXPECT_COMMA_OR_CLOSE && c == ',') {
                         i++;
-                        expect = EXPECT_VALUE;
+                        if (!lv[depth].in_object)
+                                lv[depth].index++;
+                        expect = lv[depth].in_object ? EXPECT_KEY : EXPECT_VALUE;
                         continue;
-                }
-                if (expect == EXPECT_COMMA_OR_CLOSE && c == ',') {
-                        i++;
-                        expect = level_is_object(levels, depth) ? EXPECT_KEY : EXPECT_VALUE;
-                        continue;
-                }
-                if ((c == '}' && (expect == EXPECT_KEY_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && level_is_object(levels, depth)))) ||
-                    (c == ']' && (expect == EXPECT_VALUE_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && !level_is_object(levels, depth))))) {
+                } else if ((c == '}' && (expect == EXPECT_KEY_OR_CLOSE ||
+                                         (expect == EXPECT_COMMA_OR_CLOSE && lv[depth].in_object))) ||
+                           (c == ']' && (expect == EXPECT_VALUE_OR_CLOSE ||
+                                         (expect == EXPECT_COMMA_OR_CLOSE && !lv[depth].in_object)))) {
                         i++;
                         depth--;
                         expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
                         continue;
-                }
-                if (expect == EXPECT_COMMA_OR_CLOSE)
-                        return syntax(ret, i, "expected ',' or the end of the container");
-
+                } else if (expect == EXPECT_COMMA_OR_CLOSE)
+                        r = syntax(ret, i, "expected ',' or the end of the container");
                 /* a key or a value */
-                if (++values > values_max) {
-                        *ret = (struct json_check_result){ .fault = JSON_CHECK_TOO_MANY, .at = i };
-                        return -EINVAL;
-                }
-                if (expect == EXPECT_KEY || expect == EXPECT_KEY_OR_CLOSE) {
+                else if (++values > values_max)
+                        r = fault(ret, JSON_CHECK_TOO_MANY, i, depth);
+                else if (expect == EXPECT_KEY || expect == EXPECT_KEY_OR_CLOSE) {
                         if (c != '"')
-                                return syntax(ret, i, "expected a key string");
-                        i++;
-                        if ((r = scan_string(s, len, &i, ret)) < 0)
-                                return r;
-                        expect = EXPECT_COLON;
-                        continue;
-                }
-                if (c == '{' || c == '[') {
-                        if (depth >= depth_max) {
-                                *ret = (struct json_check_result){ .fault = JSON_CHECK_TOO_DEEP, .at = i };
-                                return -EINVAL;
+                                r = syntax(ret, i, "expected a key string");
+                        else {
+                                lv[depth].key_at = ++i;
+                                if ((r = scan_string(s, len, &i, ret)) >= 0) {
+                                        lv[depth].key_len = i - 1 - lv[depth].key_at;
+                                        expect = EXPECT_COLON;
+                                        continue;
+                                }
+                                ret->in_key = true;
                         }
-                        level_set(levels, ++depth, c == '{');
-                        i++;
-                        expect = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
-                        continue;
+                } else if (c == '{' || c == '[') {
+                        if (depth >= depth_max)
+                                r = fault(ret, JSON_CHECK_TOO_DEEP, i, depth);
+                        else {
+                                lv[++depth] = (struct json_check_level){ .in_object = c == '{' };
+                                i++;
+                                expect = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+                                continue;
+                        }
+                } else {
+                        if (c == '"') {
+                                i++;
+                                r = scan_string(s, len, &i, ret);
+                        } else if (c == '-' || (c >= '0' && c <= '9'))
+                                r = scan_number(s, len, &i, ret);
+                        else if (c == 't' || c == 'f' || c == 'n')
+                                r = scan_literal(s, len, &i, ret);
+                        else if ((unsigned char) c < 0x20 || (unsigned char) c >= 0x7f)
+                                r = syntax(ret, i, (unsigned char) c < 0x80 ? "control character" : "byte outside a string");
+                        else
+                                r = syntax(ret, i, "expected a value");
+                        if (r >= 0) {
+                                expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+                                continue;
+                        }
                 }
-                if (c == '"') {
-                        i++;
-                        r = scan_string(s, len, &i, ret);
-                } else if (c == '-' || (c >= '0' && c <= '9'))
-                        r = scan_number(s, len, &i, ret);
-                else if (c == 't' || c == 'f' || c == 'n')
-                        r = scan_literal(s, len, &i, ret);
-                else if ((unsigned char) c < 0x20 || (unsigned char) c >= 0x7f)
-                        r = syntax(ret, i, (unsigned char) c < 0x80 ? "control character" : "byte outside a string");
-                else
-                        r = syntax(ret, i, "expected a value");
-                if (r < 0)
-                        return r;
-                expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+                ret->depth = depth;
+                return r;
         }
-        if (expect != EXPECT_END)
-                return syntax(ret, len, "unexpected end of the text");
+        if (expect != EXPECT_END) {
+                syntax(ret, len, "unexpected end of the text");
+                ret->depth = depth;
+                return -EINVAL;
+        }
         return 0;
 }

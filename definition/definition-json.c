@@ -160,7 +160,7 @@ void def_format_double(char *buf, size_t size, double v) {
  * in a global, which concurrent API threads would race on. */
 int def_json_prescan(const char *s, size_t len, struct error *err) {
         struct json_check_result why;
-        if (json_check(s, len, DEFINITION_DEPTH_MAX, DEF_VALUES_MAX, &why) >= 0)
+        if (json_check(s, len, DEFINITION_DEPTH_MAX, DEF_VALUES_MAX, NULL, &why) >= 0)
                 return 0;
         switch (why.fault) {
         case JSON_CHECK_TOO_DEEP:

@@ -119,7 +119,7 @@ static int check_json(const struct bundle_column *col, const struct bundle_value
         if (v->len > (uint64_t) col->max)
                 return bundle_row_error(err, at, col->name, "must be at most %" PRId64 " bytes of JSON, not %zu", col->max, v->len);
         struct json_check_result why;
-        if (json_check((const char *) v->p, v->len, BUNDLE_JSON_DEPTH_MAX, BUNDLE_JSON_VALUES_MAX, &why) < 0)
+        if (json_check((const char *) v->p, v->len, BUNDLE_JSON_DEPTH_MAX, BUNDLE_JSON_VALUES_MAX, NULL, &why) < 0)
                 switch (why.fault) {
                 case JSON_CHECK_TOO_DEEP:
                         return bundle_row_error(err, at, col->name, "nests JSON objects and arrays more than %d deep",

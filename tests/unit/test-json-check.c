@@ -11,7 +11,7 @@
 #include "basic/macro.h"
 
 static int check(const char *s, struct json_check_result *why) {
-        return json_check(s, strlen(s), 64, 1000, why);
+        return json_check(s, strlen(s), 64, 1000, NULL, why);
 }
 
 static void test_valid(void **state) {
@@ -42,15 +42,15 @@ static void test_invalid(void **state) {
                 struct json_check_result why = { 0 };
                 if (check(cases[i].text, &why) != -EINVAL)
                         fail_msg("took %s", cases[i].text);
-                assert_int_equal(why.fault, JSON_CHECK_SYNTAX);
+                assert_int_equal(why.fault, strstr(why.what, "UTF-8") ? JSON_CHECK_UTF8 : JSON_CHECK_SYNTAX);
                 assert_non_null(why.what);
                 if (why.at != cases[i].at)
                         fail_msg("%s: %s at %zu, not %zu", cases[i].text, why.what, why.at, cases[i].at);
         }
         /* A NUL byte inside the length is a control byte, not the end. */
         struct json_check_result why;
-        assert_int_equal(json_check("[1]\0", 4, 64, 1000, &why), -EINVAL);
-        assert_int_equal(json_check("\"a\0\"", 4, 64, 1000, &why), -EINVAL);
+        assert_int_equal(json_check("[1]\0", 4, 64, 1000, NULL, &why), -EINVAL);
+        assert_int_equal(json_check("\"a\0\"", 4, 64, 1000, NULL, &why), -EINVAL);
 }
 
 static char *nested(size_t depth) {
@@ -65,15 +65,40 @@ static char *nested(size_t depth) {
 static void test_bounds(void **state) {
         struct json_check_result why;
         _cleanup_free_ char *at_limit = nested(64), *over = nested(65), *deep = nested(5000);
-        assert_int_equal(json_check(at_limit, strlen(at_limit), 64, 1000, &why), 0);
-        assert_int_equal(json_check(over, strlen(over), 64, 1000, &why), -EINVAL);
+        assert_int_equal(json_check(at_limit, strlen(at_limit), 64, 1000, NULL, &why), 0);
+        assert_int_equal(json_check(over, strlen(over), 64, 1000, NULL, &why), -EINVAL);
         assert_int_equal(why.fault, JSON_CHECK_TOO_DEEP);
-        assert_int_equal(json_check(deep, strlen(deep), 5000, 10000, &why), -EINVAL);
+        assert_int_equal(json_check(deep, strlen(deep), 5000, 10000, NULL, &why), -EINVAL);
         assert_int_equal(why.fault, JSON_CHECK_TOO_DEEP); /* at most JSON_CHECK_DEPTH_LIMIT, whatever is asked */
-        assert_int_equal(json_check("[1,2,3]", 7, 8, 4, &why), 0);
-        assert_int_equal(json_check("[1,2,3,4]", 9, 8, 4, &why), -EINVAL);
+        assert_int_equal(json_check("[1,2,3]", 7, 8, 4, NULL, &why), 0);
+        assert_int_equal(json_check("[1,2,3,4]", 9, 8, 4, NULL, &why), -EINVAL);
         assert_int_equal(why.fault, JSON_CHECK_TOO_MANY);
-        assert_int_equal(json_check("{\"a\":1,\"b\":2}", 13, 8, 4, &why), -EINVAL); /* keys count */
+        assert_int_equal(json_check("{\"a\":1,\"b\":2}", 13, 8, 4, NULL, &why), -EINVAL); /* keys count */
+}
+
+/* Where a fault is: the levels say the member's key or the element's index at each depth. */
+static void test_levels(void **state) {
+        static const char text[] = "{\"sut\":{\"env\":{\"K\":\"v\"}},\"cells\":[{},{\"name\":\"\xff\"}]}";
+        struct json_check_level lv[9];
+        struct json_check_result why;
+        assert_int_equal(json_check(text, strlen(text), 8, 1000, lv, &why), -EINVAL);
+        assert_int_equal(why.fault, JSON_CHECK_UTF8);
+        assert_false(why.in_key);
+        assert_int_equal(why.depth, 3);
+        assert_true(lv[1].in_object);
+        assert_int_equal(lv[1].key_len, 5);
+        assert_memory_equal(text + lv[1].key_at, "cells", 5);
+        assert_false(lv[2].in_object);
+        assert_int_equal(lv[2].index, 1);
+        assert_true(lv[3].in_object);
+        assert_memory_equal(text + lv[3].key_at, "name", 4);
+        assert_int_equal(why.at, strchr(text, '\xff') - text);
+
+        static const char key[] = "[{\"a\":1,\"\xc3\":2}]";
+        assert_int_equal(json_check(key, strlen(key), 8, 1000, lv, &why), -EINVAL);
+        assert_int_equal(why.fault, JSON_CHECK_UTF8);
+        assert_true(why.in_key);
+        assert_int_equal(why.depth, 2);
 }
 
 int main(void) {
@@ -81,6 +106,7 @@ int main(void) {
                 cmocka_unit_test(test_valid),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_bounds),
+                cmocka_unit_test(test_levels),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
