@@ -23,8 +23,6 @@
 
 #define BUNDLE_STREAM_CHUNK (256 * 1024)
 #define ROWS_ENTRY_BYTES (1024 * 1024)
-#define RUN_FILES_MAX 256
-#define RUN_FILE_NAME_MAX 64
 
 enum phase { PHASE_TABLES, PHASE_FILES, PHASE_END, PHASE_DONE };
 
@@ -44,7 +42,7 @@ struct bundle_stream {
         unsigned chunk;
         cJSON *runs;                    /* the runs' ids, for their files */
         size_t run;
-        char (*files)[RUN_FILE_NAME_MAX + 1];
+        char (*files)[API_RUN_FILE_NAME_MAX + 1];
         size_t n_files, file;
         int dir_fd, fd;                 /* the run's directory, the file being sent */
         uint64_t file_left;
@@ -134,10 +132,8 @@ static int produce_rows(struct bundle_stream *s) {
         return emit_entry(s, name, rows.data, rows.len);
 }
 
-/* The names a run directory's files may have in a bundle: no dot first, no slash, short. */
-static bool file_name_valid(const char *n) {
-        size_t len = strlen(n);
-        return len > 0 && len <= RUN_FILE_NAME_MAX && n[0] != '.' &&
+bool api_run_file_name_valid(const char *n, size_t len) {
+        return len > 0 && len <= API_RUN_FILE_NAME_MAX && n[0] != '.' &&
                strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
@@ -172,10 +168,10 @@ static int next_run_dir(struct bundle_stream *s) {
                 return -errno;
         }
         struct dirent *de;
-        while ((de = readdir(d)) && s->n_files < RUN_FILES_MAX) {
-                if (!file_name_valid(de->d_name))
+        while ((de = readdir(d)) && s->n_files < API_RUN_FILES_MAX) {
+                if (!api_run_file_name_valid(de->d_name, strlen(de->d_name)))
                         continue;
-                /* file_name_valid() bounded its length */
+                /* api_run_file_name_valid() bounded its length */
                 memcpy(s->files[s->n_files++], de->d_name, strlen(de->d_name) + 1);
         }
         closedir(d);
@@ -386,7 +382,7 @@ enum MHD_Result api_get_bundle(struct api_request *req) {
         char path[4096];
         snprintf(path, sizeof path, "%s/runs", req->config->state_dir);
         s->runs_dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        s->files = calloc(RUN_FILES_MAX, sizeof *s->files);
+        s->files = calloc(API_RUN_FILES_MAX, sizeof *s->files);
         sha256_init(&s->whole);
         uint8_t header[BUNDLE_HEADER_LEN];
         r = s->files ? emit(s, header, bundle_put_header(header)) : -ENOMEM;

@@ -64,4 +64,10 @@ enum MHD_Result api_get_steps(struct api_request *req);
 enum MHD_Result api_get_bundle(struct api_request *req);
 /* This host's name, as bundles name their origin. */
 void api_host_name(char *buf, size_t size);
+/* The files of a run's directory a bundle carries: at most API_RUN_FILES_MAX per run, named by
+ * api_run_file_name_valid() (no dot first, no slash, [A-Za-z0-9._-], at most 64 bytes). The
+ * export sends no other, the import takes no other. */
+#define API_RUN_FILES_MAX 256
+#define API_RUN_FILE_NAME_MAX 64
+bool api_run_file_name_valid(const char *name, size_t len);
 enum MHD_Result api_post_import(struct api_request *req);

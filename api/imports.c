@@ -1,6 +1,10 @@
 /* imports.c: POST /v1/imports: stores a bundle (GET /v1/experiments/{id}/bundle of any
- * slicelabd) as it is. All of it is checked before anything is stored (basic/bundle-format.h);
- * the rows go in one transaction (storage/bundle-rows.h), the runs' files to a directory of the
+ * slicelabd) as it is. All of it is hostile input, checked before anything is stored: the framing
+ * and hashes (basic/bundle-format.h), bundle.json, every row by the rules of the daemon's own
+ * writes (storage/bundle-check.h; the definition by definition/'s parser, as POST
+ * /v1/experiments), every file's name, run and size; a refusal is a 400 naming the entry, the
+ * field and the rule (a 409 is a clash: an id another experiment holds, an origin imported in
+ * other bytes). The rows go in one transaction (storage/bundle-rows.h), the runs' files to a directory of the
  * state dir (the stage) whose run directories move into runs/ inside that transaction, just
  * before its commit, so that the rows never show without their files; a failed commit moves
  * them back, and the stage is removed on any failure. The import holds a flock() on the stage,
@@ -25,14 +29,20 @@
 #include "basic/bundle-format.h"
 #include "basic/fault.h"
 #include "basic/fileio.h"
+#include "basic/json-check.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/utf8.h"
+#include "definition/definition.h"
 #include "storage/bundle-rows.h"
 #include "storage/experiments.h"
 #include "storage/imports.h"
+#include "storage/run-profile.h"
 #include "storage/runs.h"
 
 #define ORIGIN_HOST_MAX 255
+#define META_DEPTH_MAX 8
+#define META_VALUES_MAX 1024
 #define STAGE_NAME_LEN 32
 #define STAGE_PREFIX "import-"
 /* In a stage whose run directories are moving into runs/: the experiment's id, then the runs',
@@ -57,6 +67,13 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
         struct bundle_entry e;
         if (bundle_next(buf, len, &pos, &e) <= 0 || strcmp(e.name, "bundle.json") != 0)
                 return error_set(err, 400, "invalid_bundle", "bundle", "the first entry is not bundle.json");
+        /* What the export writes is 3 deep: cJSON is handed only strict JSON, of that shape. */
+        struct json_check_result why;
+        if (json_check((const char *) e.data, (size_t) e.len, META_DEPTH_MAX, META_VALUES_MAX, NULL, &why) < 0)
+                return why.fault == JSON_CHECK_SYNTAX || why.fault == JSON_CHECK_UTF8
+                               ? error_set(err, 400, "invalid_bundle", "bundle", "entry bundle.json: not JSON: %s at byte %zu",
+                                           why.what, why.at)
+                               : invalid(err, "deeper or larger than a bundle.json is");
         _cleanup_json_ cJSON *meta = cJSON_ParseWithLength((const char *) e.data, e.len);
         const cJSON *origin = cJSON_GetObjectItemCaseSensitive(meta, "origin");
         const cJSON *experiment = cJSON_GetObjectItemCaseSensitive(meta, "experiment");
@@ -66,7 +83,9 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
         if (!meta)
                 return invalid(err, "not JSON");
         if (!host || !host[0] || strlen(host) > ORIGIN_HOST_MAX)
-                return invalid(err, "origin.host must be a string of 1 to 255 characters");
+                return invalid(err, "origin.host must be a string of 1 to 255 bytes");
+        if (!utf8_valid(host, strlen(host)))
+                return invalid(err, "origin.host is not UTF-8");
         for (const char *p = host; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
                         return invalid(err, "origin.host holds a control character");
@@ -85,11 +104,6 @@ static int read_meta(const uint8_t *buf, size_t len, struct bundle_meta *m, stru
 }
 
 /* ---- the runs' files, staged in the state dir until the rows are committed ---------------- */
-
-static bool file_name_valid(const char *n, size_t len) {
-        return len > 0 && len <= 64 && n[0] != '.' &&
-               strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
-}
 
 /* Removes stage/<run>/<file>, stage/<run>, the marker and stage: what stage_file() and
  * publish() make, nothing deeper. */
@@ -257,17 +271,39 @@ int api_imports_clean_stages(const char *state_dir, struct db_conn *c) {
         return removed;
 }
 
-/* "runs/<run id>/<file>" into stage/<run id>/<file>. */
-static int stage_file(int state_fd, const char *stage, const struct bundle_entry *e, struct error *err) {
+/* The run's index in the bundle's runs, or -1. */
+static ssize_t run_of_bundle(const struct bundle_rows_owner *o, const char *run_id) {
+        for (size_t i = 0; i < o->n_runs; i++)
+                if (strcmp(o->run_ids[i], run_id) == 0)
+                        return (ssize_t) i;
+        return -1;
+}
+
+/* "runs/<run id>/<file>" of a run the rows brought (they come first) into stage/<run id>/<file>;
+ * files[] counts each run's. */
+static int stage_file(int state_fd, const char *stage, const struct bundle_entry *e, const struct bundle_rows_owner *o,
+                      unsigned *files, struct error *err) {
         const char *run = e->name + strlen("runs/");
         const char *slash = strchr(run, '/');
-        if (!slash || slash - run != ID_LEN || !file_name_valid(slash + 1, strlen(slash + 1)))
+        if (!slash || slash - run != ID_LEN || !api_run_file_name_valid(slash + 1, strlen(slash + 1)))
                 return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not runs/<run id>/<file name>", e->name);
         char run_id[ID_LEN + 1], path[STAGE_NAME_LEN + ID_LEN + 80];
         memcpy(run_id, run, ID_LEN);
         run_id[ID_LEN] = '\0';
         if (!id_valid(run_id))
                 return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not runs/<run id>/<file name>", e->name);
+        /* A file of a run the rows did not bring would land in another run's directory. */
+        ssize_t run_index = run_of_bundle(o, run_id);
+        if (run_index < 0)
+                return error_set(err, 400, "invalid_bundle", "bundle",
+                                 "entry %s: no run %s in the bundle's rows (which come before the files)", e->name, run_id);
+        if (++files[run_index] > API_RUN_FILES_MAX)
+                return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: more than the %d files a run's directory sends",
+                                 e->name, API_RUN_FILES_MAX);
+        /* The readers take at most what collection writes. */
+        if (strcmp(slash + 1, "profile.folded") == 0 && e->len > RUN_PROFILE_BYTES_MAX)
+                return error_set(err, 400, "invalid_bundle", "bundle", "entry %s: %" PRIu64 " bytes, more than the %u of a profile",
+                                 e->name, e->len, RUN_PROFILE_BYTES_MAX);
         snprintf(path, sizeof path, "%s/%s", stage, run_id);
         if (mkdirat(state_fd, path, 0755) < 0 && errno != EEXIST)
                 return negative_errno();
@@ -277,13 +313,6 @@ static int stage_file(int state_fd, const char *stage, const struct bundle_entry
                 return errno == EEXIST ? error_set(err, 400, "invalid_bundle", "bundle", "entry %s: twice in the bundle", e->name)
                                        : negative_errno();
         return write_all(fd, e->data, e->len);
-}
-
-static bool run_of_bundle(const struct bundle_rows_owner *o, const char *run_id) {
-        for (size_t i = 0; i < o->n_runs; i++)
-                if (strcmp(o->run_ids[i], run_id) == 0)
-                        return true;
-        return false;
 }
 
 /* The marker of a stage whose run directories are about to move (the experiment, then the runs
@@ -386,13 +415,18 @@ static int store_entries(struct db_conn *c, const uint8_t *buf, size_t len, int 
                          struct bundle_rows_owner *o, struct error *err) {
         size_t pos = 0;
         struct bundle_entry e;
+        _cleanup_free_ unsigned *files = NULL;  /* per run, from the first file on: the rows are in */
         int r;
         while ((r = bundle_next(buf, len, &pos, &e)) > 0) {
                 if (strncmp(e.name, "tables/", 7) == 0)
-                        r = bundle_rows_load(c, e.name, e.data, (size_t) e.len, o, err);
-                else if (strncmp(e.name, "runs/", 5) == 0)
-                        r = stage_file(state_fd, stage, &e, err);
-                else if (!known_document(e.name))
+                        r = files ? error_set(err, 400, "invalid_bundle", "bundle", "entry %s: after the runs' files: the rows come first",
+                                              e.name)
+                                  : bundle_rows_load(c, e.name, e.data, (size_t) e.len, o, err);
+                else if (strncmp(e.name, "runs/", 5) == 0) {
+                        if (!files && !(files = calloc(MAX(o->n_runs, (size_t) 1), sizeof *files)))
+                                return -ENOMEM;
+                        r = stage_file(state_fd, stage, &e, o, files, err);
+                } else if (!known_document(e.name))
                         r = error_set(err, 400, "invalid_bundle", "bundle", "entry %s: not an entry of format version %d",
                                       e.name, BUNDLE_VERSION);
                 if (r < 0)
@@ -400,21 +434,34 @@ static int store_entries(struct db_conn *c, const uint8_t *buf, size_t len, int 
         }
         if (r < 0)
                 return r;
-        /* A file of a run the rows did not bring would land in another run's directory. */
-        DIR *d = NULL;
-        int fd = openat(state_fd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0 && !(d = fdopendir(fd)))
-                close(fd);
-        struct dirent *de;
-        while (d && (de = readdir(d)))
-                if (de->d_name[0] != '.' && !run_of_bundle(o, de->d_name)) {
-                        closedir(d);
-                        return error_set(err, 400, "invalid_bundle", "bundle", "entry runs/%s/...: no run %s in the bundle's rows",
-                                         de->d_name, de->d_name);
-                }
-        if (d)
-                closedir(d);
         return bundle_rows_check(c, o, err);
+}
+
+/* What the bundle's definition says its rows are: it is parsed as POST /v1/experiments parses one,
+ * without this host's limits (it ran on another). */
+static int import_definition(const char *json, size_t len, struct bundle_rows_definition *ret, struct error *err) {
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        int r = definition_parse(json, len, NULL, &d, err);
+        if (r < 0)
+                return r;
+        struct bundle_rows_definition def = {
+                .name = strdup(d->name),
+                .order = definition_names_order(d->order),
+                .has_seed = d->has_seed,
+                .seed = d->seed,
+                .cell_names = calloc(d->n_cells, sizeof(char *)),
+                .n_cells = d->n_cells,
+                .iterations = d->iterations,
+        };
+        bool ok = def.name && def.cell_names;
+        for (size_t i = 0; ok && i < d->n_cells; i++)
+                ok = (def.cell_names[i] = strdup(d->cells[i].name)) != NULL;
+        if (!ok) {
+                bundle_rows_definition_done(&def);
+                return -ENOMEM;
+        }
+        *ret = def;
+        return 0;
 }
 
 static int store(struct api_request *req, const uint8_t *buf, size_t len, const struct bundle_meta *m,
@@ -438,6 +485,7 @@ static int store(struct api_request *req, const uint8_t *buf, size_t len, const 
         }
         _cleanup_(bundle_rows_owner_done) struct bundle_rows_owner owner = { 0 };
         snprintf(owner.experiment_id, sizeof owner.experiment_id, "%s", m->id);
+        owner.read_definition = import_definition;
         struct db_lease lease _cleanup_lease_ = { 0 };
         struct db_txn txn _cleanup_txn_ = { 0 };
         const struct import_origin origin = { .host = m->host, .id = m->origin_id, .bundle_sha256 = m->sha256 };

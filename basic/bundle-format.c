@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "basic/macro.h"
+#include "basic/utf8.h"
 
 int bundle_buf_put(struct bundle_buf *b, const void *p, size_t n) {
         if (b->len + n > b->cap) {
@@ -124,8 +125,13 @@ static int parse_entry(const uint8_t *buf, size_t len, size_t *pos, struct bundl
                 return error_set(err, 400, "invalid_bundle", "bundle", "truncated at byte %zu: an entry's head is cut", p);
         memcpy(e->name, buf + p + 3, n);
         e->name[n] = '\0';
-        if (memchr(e->name, '\0', n))
-                return error_set(err, 400, "invalid_bundle", "bundle", "entry at byte %zu: its name holds a NUL byte", p);
+        /* Names are echoed in refusals (JSON) and become file names: text, nothing else. */
+        for (size_t i = 0; i < n; i++)
+                if ((uint8_t) e->name[i] < 0x20 || e->name[i] == 0x7f)
+                        return error_set(err, 400, "invalid_bundle", "bundle", "entry at byte %zu: its name holds a control character",
+                                         p);
+        if (!utf8_valid(e->name, n))
+                return error_set(err, 400, "invalid_bundle", "bundle", "entry at byte %zu: its name is not UTF-8", p);
         e->len = bundle_get_u64(buf + p + 3 + n);
         p += 3 + n + 8;
         if (e->len > len - p || len - p - e->len < BUNDLE_HASH_LEN)

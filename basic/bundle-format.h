@@ -3,7 +3,7 @@
  * closed by an end marker holding the entry count and the SHA-256 of everything before it.
  *
  *   header   "SLBUNDLE" (8 bytes), u32 format version
- *   entry    'E', u16 name length, name (UTF-8, no NUL), u64 length, the bytes, SHA-256 of the bytes
+ *   entry    'E', u16 name length, name (UTF-8, no control character), u64 length, the bytes, SHA-256 of the bytes
  *   end      'Z', u64 number of entries, SHA-256 of every byte of the bundle before this hash
  *            except the entries' bytes (the header, each entry's head and hash, 'Z' and the count)
  *
@@ -54,7 +54,8 @@ size_t bundle_put_end(uint8_t *buf, uint64_t entries, struct sha256_ctx *whole);
 
 /* Reading a bundle held in memory. bundle_check() verifies all of it before anything is used:
  * the magic, the version (a newer one: 400 field "bundle.version"), every entry's framing and
- * hash (400 naming the entry: "entry runs/x/timeline.bin: sha256 mismatch"), the end marker,
+ * hash (400 naming the entry: "entry runs/x/timeline.bin: sha256 mismatch"), every name UTF-8
+ * without control characters, the end marker,
  * its count and the whole hash, and that nothing follows it. */
 int bundle_check(const uint8_t *buf, size_t len, struct error *err);
 

@@ -40,10 +40,9 @@ bool def_is_integral(double d);
  * for finite v. */
 void def_format_double(char *buf, size_t size, double v);
 
-/* The body is one RFC 8259 JSON value, checked more strictly than cJSON does: strict UTF-8, no
- * control bytes outside JSON whitespace, none in strings, no \u0000 (cJSON would cut the string
- * there), RFC 8259 numbers (cJSON takes "01" and "1."), no byte-order mark, nesting depth <=
- * DEFINITION_DEPTH_MAX (which also bounds cJSON's recursion), a bounded number of values. */
+/* The body is one RFC 8259 JSON value by json_check() (basic/json-check.h), nested at most
+ * DEFINITION_DEPTH_MAX deep (which also bounds cJSON's recursion), with a bounded number of
+ * values: 400 invalid_json, too_deep or too_many_values. */
 int def_json_prescan(const char *s, size_t len, struct error *err);
 
 /* Decode one UTF-8 sequence strictly (no overlongs, surrogates or > U+10FFFF); bytes used, or

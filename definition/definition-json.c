@@ -1,12 +1,12 @@
 /* definition-json.c: the JSON layer of the definition parser: a strict pre-scan of the raw body
  * for what cJSON lets through, and typed access to cJSON values that reports the JSON path and
  * the value seen on every rejection. */
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/json-check.h"
 #include "definition/definition-internal.h"
 
 /* Bound on JSON values in a body, so a 1 MiB body of [0,0,...] cannot cost hundreds of MiB of
@@ -156,240 +156,20 @@ void def_format_double(char *buf, size_t size, double v) {
         }
 }
 
-static int prescan_error(struct error *err, size_t at, const char *what) {
-        return def_error(err, "invalid_json", "", "body is not valid JSON: %s at byte %zu", what, at);
-}
-
-/* RFC 8259 number at s[*i]; cJSON would also take "01" and "1." via strtod. */
-static int prescan_number(const char *s, size_t len, size_t *i, struct error *err) {
-        size_t p = *i, start = *i;
-#define DIGIT(k) ((k) < len && s[k] >= '0' && s[k] <= '9')
-        if (s[p] == '-')
-                p++;
-        if (!DIGIT(p))
-                return prescan_error(err, start, "malformed number");
-        if (s[p] == '0')
-                p++;
-        else
-                while (DIGIT(p))
-                        p++;
-        if (p < len && s[p] == '.') {
-                p++;
-                if (!DIGIT(p))
-                        return prescan_error(err, start, "malformed number");
-                while (DIGIT(p))
-                        p++;
-        }
-        if (p < len && (s[p] == 'e' || s[p] == 'E')) {
-                p++;
-                if (p < len && (s[p] == '+' || s[p] == '-'))
-                        p++;
-                if (!DIGIT(p))
-                        return prescan_error(err, start, "malformed number");
-                while (DIGIT(p))
-                        p++;
-        }
-        if (p < len && strchr("0123456789.eE+-", s[p]))
-                return prescan_error(err, start, "malformed number");
-        /* cJSON reads at most 63 characters of a number */
-        if (p - start > 40)
-                return prescan_error(err, start, "number longer than 40 characters");
-#undef DIGIT
-        *i = p;
-        return 0;
-}
-
-/* \uXXXX at s[p]: the UTF-16 code unit, or -1. */
-static int hex4(const char *s, size_t len, size_t p) {
-        int v = 0;
-        if (p + 6 > len || s[p] != '\\' || s[p + 1] != 'u')
-                return -1;
-        for (size_t k = p + 2; k < p + 6; k++) {
-                int d = isdigit((unsigned char) s[k]) ? s[k] - '0'
-                        : isxdigit((unsigned char) s[k]) ? (tolower((unsigned char) s[k]) - 'a' + 10)
-                                                         : -1;
-                if (d < 0)
-                        return -1;
-                v = v * 16 + d;
-        }
-        return v;
-}
-
-/* The escape at s[p] == '\\'; its length, or 0. cJSON decodes \u escapes with bad hex digits
- * as NUL and would cut the string there, so they, \u0000 and unpaired surrogates are refused
- * here. */
-static size_t escape_length(const char *s, size_t len, size_t p, const char **why) {
-        if (p + 1 < len && strchr("\"\\/bfnrt", s[p + 1]) && s[p + 1] != '\0')
-                return 2;
-        int u = hex4(s, len, p);
-        if (u < 0) {
-                *why = "invalid escape in a string";
-                return 0;
-        }
-        if (u == 0) {
-                *why = "\\u0000 in a string";
-                return 0;
-        }
-        if (u >= 0xdc00 && u <= 0xdfff) {
-                *why = "unpaired surrogate in a string";
-                return 0;
-        }
-        if (u >= 0xd800 && u <= 0xdbff) {
-                int low = hex4(s, len, p + 6);
-                if (low < 0xdc00 || low > 0xdfff) {
-                        *why = "unpaired surrogate in a string";
-                        return 0;
-                }
-                return 12;
-        }
-        return 6;
-}
-
-/* The string starting after the opening quote at s[*i]; leaves *i after the closing quote. */
-static int prescan_string(const char *s, size_t len, size_t *i, struct error *err) {
-        size_t p = *i;
-        while (p < len) {
-                unsigned char c = (unsigned char) s[p];
-                if (c == '"') {
-                        *i = p + 1;
-                        return 0;
-                }
-                if (c < 0x20)
-                        return prescan_error(err, p, "control character in a string");
-                if (c == '\\') {
-                        const char *why = NULL;
-                        size_t n = escape_length(s, len, p, &why);
-                        if (n == 0)
-                                return prescan_error(err, p, why);
-                        p += n;
-                        continue;
-                }
-                if (c >= 0x80) {
-                        uint32_t cp;
-                        int n = def_utf8_decode((const unsigned char *) s + p, len - p, &cp);
-                        if (n < 0)
-                                return prescan_error(err, p, "invalid UTF-8");
-                        p += (size_t) n;
-                        continue;
-                }
-                p++;
-        }
-        return prescan_error(err, p, "unterminated string");
-}
-
-/* What the validator expects next. */
-enum expect {
-        EXPECT_VALUE,
-        EXPECT_VALUE_OR_CLOSE,  /* after '[' */
-        EXPECT_KEY_OR_CLOSE,    /* after '{' */
-        EXPECT_KEY,             /* after ',' in an object */
-        EXPECT_COLON,
-        EXPECT_COMMA_OR_CLOSE,  /* after a value inside a container */
-        EXPECT_END,             /* after the top-level value */
-};
-
-static bool is_space(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int prescan_literal(const char *s, size_t len, size_t *i, struct error *err) {
-        static const char *const literals[] = { "true", "false", "null" };
-        for (size_t k = 0; k < ELEMENTSOF(literals); k++) {
-                size_t n = strlen(literals[k]);
-                if (len - *i >= n && memcmp(s + *i, literals[k], n) == 0 &&
-                    (len - *i == n || !isalnum((unsigned char) s[*i + n]))) {
-                        *i += n;
-                        return 0;
-                }
-        }
-        return prescan_error(err, *i, "expected a value");
-}
-
-/* A whole RFC 8259 grammar check, so that cJSON is only handed bodies it will accept: it keeps
- * the position of its last failure in a global, which concurrent API threads would race on. */
+/* cJSON is only handed bodies that pass json_check(): it keeps the position of its last failure
+ * in a global, which concurrent API threads would race on. */
 int def_json_prescan(const char *s, size_t len, struct error *err) {
-        bool in_object[DEFINITION_DEPTH_MAX + 1] = { 0 };
-        enum expect expect = EXPECT_VALUE;
-        unsigned depth = 0;
-        size_t values = 0;
-        int r;
-
-        for (size_t i = 0; i < len;) {
-                char c = s[i];
-
-                if (is_space(c)) {
-                        i++;
-                        continue;
-                }
-                if (expect == EXPECT_END)
-                        return prescan_error(err, i, "data after the JSON value");
-                if (expect == EXPECT_COLON) {
-                        if (c != ':')
-                                return prescan_error(err, i, "expected ':'");
-                        i++;
-                        expect = EXPECT_VALUE;
-                        continue;
-                }
-                if (expect == EXPECT_COMMA_OR_CLOSE && c == ',') {
-                        i++;
-                        expect = in_object[depth] ? EXPECT_KEY : EXPECT_VALUE;
-                        continue;
-                }
-                if ((c == '}' && (expect == EXPECT_KEY_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && in_object[depth]))) ||
-                    (c == ']' && (expect == EXPECT_VALUE_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && !in_object[depth])))) {
-                        i++;
-                        depth--;
-                        expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
-                        continue;
-                }
-                if (expect == EXPECT_COMMA_OR_CLOSE)
-                        return prescan_error(err, i, "expected ',' or the end of the container");
-
-                /* a key or a value */
-                if (++values > DEF_VALUES_MAX)
-                        return def_error(err, "too_many_values", "", "body has more than %d JSON values",
-                                         DEF_VALUES_MAX);
-                if (expect == EXPECT_KEY || expect == EXPECT_KEY_OR_CLOSE) {
-                        if (c != '"')
-                                return prescan_error(err, i, "expected a key string");
-                        i++;
-                        r = prescan_string(s, len, &i, err);
-                        if (r < 0)
-                                return r;
-                        expect = EXPECT_COLON;
-                        continue;
-                }
-                if (c == '{' || c == '[') {
-                        if (depth == DEFINITION_DEPTH_MAX)
-                                return def_error(err, "too_deep", "",
-                                                 "body nests objects and arrays more than %d deep",
-                                                 DEFINITION_DEPTH_MAX);
-                        in_object[++depth] = c == '{';
-                        i++;
-                        expect = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
-                        continue;
-                }
-                if (c == '"') {
-                        i++;
-                        r = prescan_string(s, len, &i, err);
-                } else if (c == '-' || (c >= '0' && c <= '9'))
-                        r = prescan_number(s, len, &i, err);
-                else if (c == 't' || c == 'f' || c == 'n')
-                        r = prescan_literal(s, len, &i, err);
-                else if ((unsigned char) c < 0x20 || (unsigned char) c >= 0x7f)
-                        r = prescan_error(err, i, (unsigned char) c < 0x80 ? "control character"
-                                                                          : "byte outside a string");
-                else
-                        r = prescan_error(err, i, "expected a value");
-                if (r < 0)
-                        return r;
-                expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+        struct json_check_result why;
+        if (json_check(s, len, DEFINITION_DEPTH_MAX, DEF_VALUES_MAX, NULL, &why) >= 0)
+                return 0;
+        switch (why.fault) {
+        case JSON_CHECK_TOO_DEEP:
+                return def_error(err, "too_deep", "", "body nests objects and arrays more than %d deep", DEFINITION_DEPTH_MAX);
+        case JSON_CHECK_TOO_MANY:
+                return def_error(err, "too_many_values", "", "body has more than %d JSON values", DEF_VALUES_MAX);
+        default:
+                return def_error(err, "invalid_json", "", "body is not valid JSON: %s at byte %zu", why.what, why.at);
         }
-        if (expect != EXPECT_END)
-                return prescan_error(err, len, "unexpected end of body");
-        return 0;
 }
 
 int def_check_members(const cJSON *obj, const char *path, const char *const *known, size_t n_known,

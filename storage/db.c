@@ -48,7 +48,11 @@ int sqlite_to_errno(int rc) {
         case SQLITE_LOCKED:
                 return -EBUSY;
         case SQLITE_CONSTRAINT:
-                return -EEXIST;
+                /* Only a key that is taken is a clash (a 409 where the API says so); a CHECK, NOT
+                 * NULL or foreign key failure is a value that breaks a rule of the schema. */
+                return rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_ROWID
+                               ? -EEXIST
+                               : -EINVAL;
         case SQLITE_NOMEM:
                 return -ENOMEM;
         case SQLITE_FULL:

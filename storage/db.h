@@ -56,8 +56,10 @@ static inline int db_lease_take(struct storage *s, struct db_lease *l) {
         return storage_acquire_within(s, DB_LEASE_WAIT_MS, &l->conn);
 }
 
-/* Map a SQLite result code to a negative errno (BUSY/LOCKED -> -EBUSY, CONSTRAINT -> -EEXIST,
- * NOTADB/CORRUPT -> -ENOTRECOVERABLE, FULL -> -ENOSPC, ...). */
+/* Map a SQLite result code (extended: the connections have them on) to a negative errno
+ * (BUSY/LOCKED -> -EBUSY, a PRIMARY KEY or UNIQUE constraint -> -EEXIST, any other constraint
+ * (CHECK, NOT NULL, FOREIGN KEY) -> -EINVAL, NOTADB/CORRUPT -> -ENOTRECOVERABLE, FULL -> -ENOSPC,
+ * ...). */
 int sqlite_to_errno(int rc);
 
 /* A prepared statement from the connection's cache, keyed by the identity of the SQL string

@@ -5,7 +5,10 @@
 # bytes there; the bundle cut at every 10% of its length, with one byte flipped, or claiming a
 # newer format version is refused naming what failed, with nothing stored (the list and the state
 # dir's files unchanged); importing twice stores once (201, then 200 with the same Location); an
-# unfinished experiment has no bundle (409); a results-only daemon runs nothing (403).
+# unfinished experiment has no bundle (409); a results-only daemon runs nothing (403). Then the
+# same export made hostile (hostile-bundles.py: the cases of issue 33 and 150 seeded mutations of
+# its rows, files and entries, every hash recomputed) is refused with a 400 naming what broke, or
+# stored and then read by every GET: never a 5xx, never a hang, the store unchanged by a refusal.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -190,6 +193,20 @@ done
 check_eq "the test knows a path for every GET route of openapi.yaml" "" "$unknown"
 check_eq "every GET route answers, twice, without a 5xx" "" "$answers"
 check "and the daemon still serves" curl -sf -o /dev/null --max-time 10 "$RESULTS_DAEMON_URL/v1/health"
+
+# --- hostile bundles ---------------------------------------------------------------------------
+# The lab's export, made hostile, into the results daemon (each with fresh ids: a new experiment).
+python3 "$SRC/tests/history/hostile-bundles.py" "$BUNDLE" --url "$RESULTS_DAEMON_URL" --token "$RESULTS_DAEMON_TOKEN" \
+        --state-dir "$RESULTS_DAEMON_STATE" --seed 33 --count 150 --max-time 60 >"$TEST_TMP/hostile" 2>&1
+status=$?
+check_eq "the hostile bundles ran to their end" "0 6" "$status $(grep -c '^\(not \)\?ok' "$TEST_TMP/hostile")"
+while IFS=$'\t' read -r verdict name details; do
+        case $verdict in
+        ok) ok "hostile bundles: $name" ;;
+        "not ok") IFS=$'\t' read -ra lines <<<"$details"; not_ok "hostile bundles: $name" "${lines[@]}" ;;
+        *) echo "# ${verdict#\# }${name:+ $name}${details:+ $details}" ;;
+        esac
+done <"$TEST_TMP/hostile"
 
 daemon_stop_all LAB RESULTS
 finish

@@ -1,6 +1,6 @@
 /* test-bundle-format.c: the bundle container. A bundle made with the writer's pieces is read back
  * entry by entry; cut at any byte, or with any one byte changed, it is refused, and the message
- * names what failed; a newer version is refused by its field. */
+ * names what failed; a newer version is refused by its field; a name that is not text is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +25,7 @@ static void put_entry(struct bundle_buf *b, struct sha256_ctx *whole, const char
         assert_int_equal(bundle_buf_put(b, digest, sizeof digest), 0);
 }
 
-static struct bundle_buf make(void) {
+static struct bundle_buf make_named(const char *name) {
         struct bundle_buf b = { 0 };
         struct sha256_ctx whole;
         uint8_t header[BUNDLE_HEADER_LEN], end[BUNDLE_END_LEN];
@@ -33,9 +33,13 @@ static struct bundle_buf make(void) {
         sha256_update(&whole, bundle_put_header(header), header);
         assert_int_equal(bundle_buf_put(&b, header, sizeof header), 0);
         put_entry(&b, &whole, "bundle.json", "{\"format\":\"slicelab-bundle\"}");
-        put_entry(&b, &whole, "runs/abcdefghijkl/sut.log", "hello\n");
+        put_entry(&b, &whole, name, "hello\n");
         assert_int_equal(bundle_buf_put(&b, end, bundle_put_end(end, 2, &whole)), 0);
         return b;
+}
+
+static struct bundle_buf make(void) {
+        return make_named("runs/abcdefghijkl/sut.log");
 }
 
 static void test_round_trip(void **state) {
@@ -93,12 +97,30 @@ static void test_newer_version(void **state) {
         assert_int_equal(bundle_check(b.data, b.len, &err), -EINVAL);
 }
 
+/* A name is text: sealed with its hashes or not, bytes that are not UTF-8 or are control
+ * characters are refused (refusals echo names, imports make files of them). */
+static void test_name_not_text(void **state) {
+        static const char *const names[] = { "runs/abcdefghijkl/\xff\xfe", "runs/abcdefghijkl/a\x1b[2J", "caf\xc3",
+                                              "tables/runs/000000\x7f" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_(bundle_buf_done) struct bundle_buf b = make_named(names[i]);
+                struct error err = { 0 };
+                assert_int_equal(bundle_check(b.data, b.len, &err), -EINVAL);
+                assert_int_equal(err.status, 400);
+                assert_non_null(strstr(err.message, "its name"));
+        }
+        _cleanup_(bundle_buf_done) struct bundle_buf b = make_named("runs/abcdefghijkl/caf\xc3\xa9.log");
+        struct error err = { 0 };
+        assert_int_equal(bundle_check(b.data, b.len, &err), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_every_cut_refused),
                 cmocka_unit_test(test_every_flip_refused),
                 cmocka_unit_test(test_newer_version),
+                cmocka_unit_test(test_name_not_text),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
