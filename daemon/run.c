@@ -25,7 +25,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/preflight.h"
-#include "daemon/run-peers.h"
+#include "daemon/load-hosts.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
@@ -80,8 +80,8 @@ struct run {
         struct capacity_steps search;
         sd_event_source *step_defer;
         struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
-        struct run_peers *remote;               /* load.hosts: the peers' loads, on a thread */
-        bool remote_done;                       /* its thread has finished (FINISHED told) */
+        struct load_hosts *hosts;               /* load.hosts: the peers' loads, on a thread */
+        bool hosts_done;                       /* its thread has finished (FINISHED told) */
         struct {                                /* a stop asked for while the worker ran */
                 bool asked;
                 int state;
@@ -382,8 +382,8 @@ static void on_collected(struct collect_worker *w, void *userdata) {
                 if (r->capacity)
                         cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_steps_metrics(&r->search));
                 cJSON *load = cJSON_GetObjectItemCaseSensitive(metrics, "load");
-                if (r->remote && cJSON_IsObject(load))
-                        cJSON_AddItemToObject(load, "hosts", run_peers_hosts_json(r->remote));
+                if (r->hosts && cJSON_IsObject(load))
+                        cJSON_AddItemToObject(load, "hosts", load_hosts_json(r->hosts));
                 run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
         }
 }
@@ -589,11 +589,11 @@ static int arm_timer_at(struct run *r, sd_event_source **s, int64_t at_ns, sd_ev
         return sd_event_add_time(r->ctx.event, s, CLOCK_MONOTONIC, (uint64_t) MAX(at_ns, 0) / 1000, 1000, cb, r);
 }
 
-static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_hosts_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
         struct run *r = userdata;
         const struct definition_load *l = &r->def->load;
         advance(r, RUN_WARMUP, "the load hosts' schedules started");
-        arm_timer_at(r, &r->phase_timer, run_peers_start_ns(r->remote) + (int64_t) l->warmup_s * NSEC_PER_SEC, on_measure);
+        arm_timer_at(r, &r->phase_timer, load_hosts_start_ns(r->hosts) + (int64_t) l->warmup_s * NSEC_PER_SEC, on_measure);
         return 0;
 }
 
@@ -601,26 +601,26 @@ static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
  * has the loads posted (STARTED: the phases follow the instant they start at on this host's
  * clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop asked
  * for meanwhile waited for it, the peers' loads are deleted). */
-static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userdata) {
+static void on_hosts(struct load_hosts *p, enum load_hosts_event ev, void *userdata) {
         struct run *r = userdata;
-        if (ev == RUN_PEERS_CHECKED) {
+        if (ev == LOAD_HOSTS_CHECKED) {
                 if (!r->stop.asked && !r->tearing_down)
                         (void) prepare_slices(r);
                 return;
         }
-        if (ev == RUN_PEERS_STARTED) {
-                run_peers_clock_warnings(p, r->warnings);
+        if (ev == LOAD_HOSTS_STARTED) {
+                load_hosts_clock_warnings(p, r->warnings);
                 if (r->stop.asked)
                         return;
-                int64_t at = run_peers_start_ns(p);
-                arm_timer_at(r, &r->phase_timer, at, r->def->load.warmup_s > 0 ? on_remote_warmup : on_measure);
+                int64_t at = load_hosts_start_ns(p);
+                arm_timer_at(r, &r->phase_timer, at, r->def->load.warmup_s > 0 ? on_hosts_warmup : on_measure);
                 log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: %zu load hosts start in %.3f s", r->id,
                          r->def->load.n_hosts, seconds_from_ns(at - now_mono_ns()));
                 return;
         }
-        r->remote_done = true;
+        r->hosts_done = true;
         const char *reason, *message;
-        int k = run_peers_result(p, &reason, &message);
+        int k = load_hosts_result(p, &reason, &message);
         if (r->stop.asked)
                 run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
         else if (k < 0)
@@ -629,8 +629,8 @@ static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userda
                 start_collect(r);
 }
 
-static void start_remote_load(struct run *r) {
-        run_peers_go(r->remote);
+static void start_hosts_load(struct run *r) {
+        load_hosts_go(r->hosts);
         arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
 }
 
@@ -644,7 +644,7 @@ static void start_load(struct run *r) {
                 return;
         }
         if (l->n_hosts > 0) {
-                start_remote_load(r);
+                start_hosts_load(r);
                 return;
         }
         int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
@@ -842,8 +842,8 @@ static int prepare(struct run *r) {
         if (r->def->load.n_hosts == 0)
                 return prepare_slices(r);
         /* In preflight: the thread checks every peer's clock; the slices and the SUT follow
-         * (RUN_PEERS_CHECKED). */
-        k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
+         * (LOAD_HOSTS_CHECKED). */
+        k = load_hosts_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_hosts, r, &r->hosts);
         if (k < 0)
                 run_fail(r, "preflight", "cannot start the load hosts' thread: %s", strerror(-k));
         return 0;
@@ -934,16 +934,16 @@ static void defer_stop(struct run *r, int state, const char *reason, const char 
         snprintf(r->stop.message, sizeof r->stop.message, "%s", message ? message : "");
         if (r->collector)
                 collect_worker_cancel(r->collector);
-        run_peers_stop(r->remote);
+        load_hosts_stop(r->hosts);
 }
 
 /* The load hosts' thread still talks to the peers: it deletes their loads before the run ends. */
-static bool remote_busy(const struct run *r) {
-        return r->remote && !r->remote_done;
+static bool hosts_busy(const struct run *r) {
+        return r->hosts && !r->hosts_done;
 }
 
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
-        if (r->tearing_down || r->collector || remote_busy(r)) {
+        if (r->tearing_down || r->collector || hosts_busy(r)) {
                 if (!r->tearing_down)
                         defer_stop(r, state, reason, message);
                 cJSON_Delete(metrics);
@@ -1015,12 +1015,12 @@ void run_free(struct run *r) {
                 collect_worker_wait(r->collector);
                 on_collected(r->collector, r);
         }
-        if (remote_busy(r)) {
+        if (hosts_busy(r)) {
                 /* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is
                  * joined here; a peer it cannot reach stops its load when the lease lapses. */
                 defer_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped");
-                r->remote = run_peers_free(r->remote);
-                r->remote_done = true;
+                r->hosts = load_hosts_free(r->hosts);
+                r->hosts_done = true;
         }
         if (!r->tearing_down)
                 run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
@@ -1030,7 +1030,7 @@ void run_free(struct run *r) {
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
-        run_peers_free(r->remote);
+        load_hosts_free(r->hosts);
         definition_free(r->def);
         capacity_steps_done(&r->search);
         cJSON_Delete(r->warnings);

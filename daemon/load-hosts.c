@@ -1,5 +1,5 @@
-/* run-peers.c: a run's load on its load hosts, on a thread of its own (see run-peers.h). */
-#include "daemon/run-peers.h"
+/* load-hosts.c: a run's load on its load hosts, on a thread of its own (see load-hosts.h). */
+#include "daemon/load-hosts.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -42,7 +42,7 @@ struct host_state {
         bool finished, fetched;
 };
 
-struct run_peers {
+struct load_hosts {
         const struct peer_config *peers;
         const struct definition *def;
         const char *run_id;
@@ -56,19 +56,19 @@ struct run_peers {
         pthread_cond_t cond;
         bool stop;                      /* under lock */
         bool go;                        /* under lock: the SUT is ready, start the loads */
-        unsigned pending;               /* under lock: 1 << enum run_peers_event not yet told */
+        unsigned pending;               /* under lock: 1 << enum load_hosts_event not yet told */
         int efd;
         sd_event_source *source;
         int result;
         char reason[32];
         char message[1024];
-        run_peers_fn cb;
+        load_hosts_fn cb;
         void *userdata;
 };
 
 /* ---- the thread's helpers ---------------------------------------------------------------- */
 
-static void post_event(struct run_peers *p, enum run_peers_event ev) {
+static void post_event(struct load_hosts *p, enum load_hosts_event ev) {
         pthread_mutex_lock(&p->lock);
         p->pending |= 1u << ev;
         pthread_mutex_unlock(&p->lock);
@@ -77,7 +77,7 @@ static void post_event(struct run_peers *p, enum run_peers_event ev) {
 }
 
 /* Sleep ms unless a stop comes first: true when the run asked to stop. */
-static bool wait_or_stop(struct run_peers *p, unsigned ms) {
+static bool wait_or_stop(struct load_hosts *p, unsigned ms) {
         struct timespec until = timespec_from_ns(now_mono_ns() + (int64_t) ms * NSEC_PER_MSEC);
         pthread_mutex_lock(&p->lock);
         while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
@@ -88,7 +88,7 @@ static bool wait_or_stop(struct run_peers *p, unsigned ms) {
 }
 
 /* Until the run says go (its SUT is ready): false when it asked to stop instead. */
-static bool wait_go(struct run_peers *p) {
+static bool wait_go(struct load_hosts *p) {
         pthread_mutex_lock(&p->lock);
         while (!p->stop && !p->go)
                 pthread_cond_wait(&p->cond, &p->lock);
@@ -97,15 +97,15 @@ static bool wait_go(struct run_peers *p) {
         return go;
 }
 
-static bool stop_asked(struct run_peers *p) {
+static bool stop_asked(struct load_hosts *p) {
         pthread_mutex_lock(&p->lock);
         bool stop = p->stop;
         pthread_mutex_unlock(&p->lock);
         return stop;
 }
 
-static int fail(struct run_peers *p, const char *reason, const char *fmt, ...) _printf_(3, 4);
-static int fail(struct run_peers *p, const char *reason, const char *fmt, ...) {
+static int fail(struct load_hosts *p, const char *reason, const char *fmt, ...) _printf_(3, 4);
+static int fail(struct load_hosts *p, const char *reason, const char *fmt, ...) {
         if (p->result < 0)
                 return p->result; /* the first cause is the run's */
         va_list ap;
@@ -137,7 +137,7 @@ static int source_address_towards(const char *host, char *buf, size_t size) {
 
 /* The body of POST /v1/loads for host i (PEERS-CONTRACT.md): the definition's load with the
  * host's rate, no hosts or cpus. */
-static char *load_body(const struct run_peers *p, size_t i, const char *coordinator) {
+static char *load_body(const struct load_hosts *p, size_t i, const char *coordinator) {
         const struct definition_load *l = &p->def->load;
         const struct host_state *h = &p->hosts[i];
         char url[DEFINITION_URL_MAX + 64], cpus[1024];
@@ -161,7 +161,7 @@ static char *load_body(const struct run_peers *p, size_t i, const char *coordina
             !cJSON_AddNumberToObject(b, "phase_ns", (double) h->part.phase_ns) ||
             !cJSON_AddNumberToObject(b, "seed", (double) h->part.seed) ||
             !cJSON_AddNumberToObject(b, "start_at_ns", (double) (p->start_ns + h->clock.offset_ns)) ||
-            !cJSON_AddNumberToObject(b, "lease_s", RUN_PEERS_LEASE_S))
+            !cJSON_AddNumberToObject(b, "lease_s", LOAD_HOSTS_LEASE_S))
                 return NULL;
         return cJSON_PrintUnformatted(b);
 }
@@ -175,12 +175,12 @@ static uint64_t seed_of(const char *run_id) {
 
 /* ---- the phases -------------------------------------------------------------------------- */
 
-static int measure_clocks(struct run_peers *p) {
+static int measure_clocks(struct load_hosts *p) {
         int64_t max_rtt = 0;
         for (size_t i = 0; i < p->n && !stop_asked(p); i++) {
                 struct error err = { 0 };
                 struct host_state *h = &p->hosts[i];
-                if (peer_clock_measure(p->peers, h->host, RUN_PEERS_CLOCK_SAMPLES, &h->clock, &err) < 0)
+                if (peer_clock_measure(p->peers, h->host, LOAD_HOSTS_CLOCK_SAMPLES, &h->clock, &err) < 0)
                         return fail(p, "preflight", "load host %s (load.hosts[%zu]) did not answer for its clock: %s", h->host,
                                     i, err.message);
                 h->has_clock = true;
@@ -190,7 +190,7 @@ static int measure_clocks(struct run_peers *p) {
         return 0;
 }
 
-static int post_loads(struct run_peers *p) {
+static int post_loads(struct load_hosts *p) {
         for (size_t i = 0; i < p->n && !stop_asked(p); i++) {
                 struct host_state *h = &p->hosts[i];
                 char coordinator[INET6_ADDRSTRLEN + 8];
@@ -217,7 +217,7 @@ static bool state_final(const char *s) {
 }
 
 /* GET the load of host i: its state (and summary once final); false when the peer did not answer. */
-static bool poll_host(struct run_peers *p, size_t i, const char **ret_message) {
+static bool poll_host(struct load_hosts *p, size_t i, const char **ret_message) {
         struct host_state *h = &p->hosts[i];
         _cleanup_free_ char *body = NULL;
         struct error err = { 0 };
@@ -243,7 +243,7 @@ static bool poll_host(struct run_peers *p, size_t i, const char **ret_message) {
 }
 
 /* Until every load has succeeded, one fails or stops answering, or the run stops. */
-static int watch(struct run_peers *p) {
+static int watch(struct load_hosts *p) {
         int64_t renewed = now_mono_ns();
         for (;;) {
                 if (wait_or_stop(p, WATCH_EVERY_MS))
@@ -259,9 +259,9 @@ static int watch(struct run_peers *p) {
                         if (!h->finished && renew && peer_load_renew(p->peers, h->host, h->id, &err) < 0)
                                 snprintf(h->last_error, sizeof h->last_error, "%s", err.message);
                         if (!h->finished && !poll_host(p, i, &message) &&
-                            now_mono_ns() - h->last_answer_ns > RUN_PEERS_LEASE_S * NSEC_PER_SEC)
+                            now_mono_ns() - h->last_answer_ns > LOAD_HOSTS_LEASE_S * NSEC_PER_SEC)
                                 return fail(p, "load_failed", "load host %s (load.hosts[%zu]) stopped answering for %d s: %s",
-                                            h->host, i, RUN_PEERS_LEASE_S, h->last_error);
+                                            h->host, i, LOAD_HOSTS_LEASE_S, h->last_error);
                         if (h->finished && strcmp(h->state, "succeeded") != 0)
                                 return fail(p, "load_failed", "load host %s (load.hosts[%zu]): its load ended %s: %s", h->host,
                                             i, h->state, message[0] ? message : h->last_error);
@@ -273,7 +273,7 @@ static int watch(struct run_peers *p) {
 }
 
 /* Every load still running is stopped. */
-static void delete_loads(struct run_peers *p) {
+static void delete_loads(struct load_hosts *p) {
         for (size_t i = 0; i < p->n; i++) {
                 struct host_state *h = &p->hosts[i];
                 struct error err = { 0 };
@@ -284,7 +284,7 @@ static void delete_loads(struct run_peers *p) {
 }
 
 /* A deleted load gets a moment to end, so that its partial timeline can be fetched. */
-static void await_partial(struct run_peers *p) {
+static void await_partial(struct load_hosts *p) {
         int64_t until = now_mono_ns() + PARTIAL_WAIT_NS;
         for (size_t i = 0; i < p->n; i++) {
                 const char *message;
@@ -298,7 +298,7 @@ static void host_file(size_t i, char *buf, size_t size) {
         snprintf(buf, size, "load-host-%zu.bin", i);
 }
 
-static int fetch_timelines(struct run_peers *p, bool must) {
+static int fetch_timelines(struct load_hosts *p, bool must) {
         _cleanup_close_ int dir_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir_fd < 0)
                 return must ? fail(p, "collect_failed", "cannot open the run directory: %s", strerror(errno)) : 0;
@@ -320,7 +320,7 @@ static int fetch_timelines(struct run_peers *p, bool must) {
         return 0;
 }
 
-static int open_host_timeline(const struct run_peers *p, size_t i, int *ret) {
+static int open_host_timeline(const struct load_hosts *p, size_t i, int *ret) {
         char name[64], path[PATH_MAX + 64];
         host_file(i, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", p->dir, name);
@@ -337,7 +337,7 @@ static int open_host_timeline(const struct run_peers *p, size_t i, int *ret) {
 
 /* The peers' timelines, each shifted by its clock's offset and marked with its host, into
  * timeline.bin, whose header is the instant the schedules started on this daemon's clock. */
-static int merge_timelines(struct run_peers *p) {
+static int merge_timelines(struct load_hosts *p) {
         _cleanup_free_ struct timeline_merge_input *in = calloc(p->n, sizeof *in);
         unsigned n = 0;
         int r = 0;
@@ -385,7 +385,7 @@ static int merge_timelines(struct run_peers *p) {
 
 /* The merged run's summary.json, as collection reads an injector's: saturated when a host was,
  * late requests by cause summed over the hosts (stall_max_ms the largest). */
-static int write_summary(struct run_peers *p) {
+static int write_summary(struct load_hosts *p) {
         static const char *const sums[] = { "requests", "server", "stalled", "injector", "stalls", "stalls_ms" };
         _cleanup_json_ cJSON *s = cJSON_CreateObject();
         cJSON *late = cJSON_CreateObject();
@@ -427,7 +427,7 @@ static int write_summary(struct run_peers *p) {
 }
 
 static void *worker_main(void *arg) {
-        struct run_peers *p = arg;
+        struct load_hosts *p = arg;
         bool even = true;
         struct definition_host_load *parts = calloc(p->n, sizeof *parts);
         int r = parts ? definition_load_split(&p->def->load, seed_of(p->run_id), parts, &even) : -ENOMEM;
@@ -441,7 +441,7 @@ static void *worker_main(void *arg) {
         if (r >= 0)
                 r = measure_clocks(p);
         if (r >= 0)
-                post_event(p, RUN_PEERS_CHECKED);
+                post_event(p, LOAD_HOSTS_CHECKED);
         if (r >= 0 && !wait_go(p))
                 r = fail(p, "cancelled", "the run was stopped");
         if (r >= 0)
@@ -449,7 +449,7 @@ static void *worker_main(void *arg) {
         if (r >= 0)
                 r = post_loads(p);
         if (r >= 0 && !stop_asked(p)) {
-                post_event(p, RUN_PEERS_STARTED);
+                post_event(p, LOAD_HOSTS_STARTED);
                 r = watch(p);
         } else if (r >= 0)
                 r = fail(p, "cancelled", "the run was stopped");
@@ -466,14 +466,14 @@ static void *worker_main(void *arg) {
                 if (r < 0)
                         fail(p, "collect_failed", "cannot merge the load hosts' timelines: %s", strerror(-r));
         }
-        post_event(p, RUN_PEERS_FINISHED);
+        post_event(p, LOAD_HOSTS_FINISHED);
         return NULL;
 }
 
 /* ---- the loop's side --------------------------------------------------------------------- */
 
 static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        struct run_peers *p = userdata;
+        struct load_hosts *p = userdata;
         uint64_t v;
         (void) !read(p->efd, &v, sizeof v);
         pthread_mutex_lock(&p->lock);
@@ -481,21 +481,21 @@ static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata
         p->pending = 0;
         pthread_mutex_unlock(&p->lock);
         /* in order, and the callback may free p only on the last */
-        if (pending & (1u << RUN_PEERS_CHECKED))
-                p->cb(p, RUN_PEERS_CHECKED, p->userdata);
-        if (pending & (1u << RUN_PEERS_STARTED))
-                p->cb(p, RUN_PEERS_STARTED, p->userdata);
-        if (pending & (1u << RUN_PEERS_FINISHED))
-                p->cb(p, RUN_PEERS_FINISHED, p->userdata);
+        if (pending & (1u << LOAD_HOSTS_CHECKED))
+                p->cb(p, LOAD_HOSTS_CHECKED, p->userdata);
+        if (pending & (1u << LOAD_HOSTS_STARTED))
+                p->cb(p, LOAD_HOSTS_STARTED, p->userdata);
+        if (pending & (1u << LOAD_HOSTS_FINISHED))
+                p->cb(p, LOAD_HOSTS_FINISHED, p->userdata);
         return 0;
 }
 
-int run_peers_start(sd_event *event, const struct peer_config *peers, const struct definition *d, const char *run_id,
-                    const char *dir, run_peers_fn cb, void *userdata, struct run_peers **ret) {
-        _cleanup_free_ struct run_peers *p = calloc(1, sizeof *p);
+int load_hosts_start(sd_event *event, const struct peer_config *peers, const struct definition *d, const char *run_id,
+                    const char *dir, load_hosts_fn cb, void *userdata, struct load_hosts **ret) {
+        _cleanup_free_ struct load_hosts *p = calloc(1, sizeof *p);
         if (!p)
                 return -ENOMEM;
-        *p = (struct run_peers){ .peers = peers, .def = d, .run_id = run_id, .n = d->load.n_hosts, .efd = -1, .cb = cb,
+        *p = (struct load_hosts){ .peers = peers, .def = d, .run_id = run_id, .n = d->load.n_hosts, .efd = -1, .cb = cb,
                                  .userdata = userdata };
         snprintf(p->dir, sizeof p->dir, "%s", dir);
         p->hosts = calloc(p->n, sizeof *p->hosts);
@@ -514,7 +514,7 @@ int run_peers_start(sd_event *event, const struct peer_config *peers, const stru
         if (r >= 0)
                 r = -pthread_create(&p->thread, NULL, worker_main, p);
         if (r < 0) {
-                run_peers_free(TAKE_PTR(p));
+                load_hosts_free(TAKE_PTR(p));
                 return r;
         }
         p->thread_started = true;
@@ -523,7 +523,7 @@ int run_peers_start(sd_event *event, const struct peer_config *peers, const stru
 }
 
 /* Set one of the flags the thread waits on, and wake it. */
-static void signal_flag(struct run_peers *p, bool *flag) {
+static void signal_flag(struct load_hosts *p, bool *flag) {
         if (!p)
                 return;
         pthread_mutex_lock(&p->lock);
@@ -532,19 +532,19 @@ static void signal_flag(struct run_peers *p, bool *flag) {
         pthread_mutex_unlock(&p->lock);
 }
 
-void run_peers_go(struct run_peers *p) {
+void load_hosts_go(struct load_hosts *p) {
         signal_flag(p, p ? &p->go : NULL);
 }
 
-void run_peers_stop(struct run_peers *p) {
+void load_hosts_stop(struct load_hosts *p) {
         signal_flag(p, p ? &p->stop : NULL);
 }
 
-struct run_peers *run_peers_free(struct run_peers *p) {
+struct load_hosts *load_hosts_free(struct load_hosts *p) {
         if (!p)
                 return NULL;
         if (p->thread_started) {
-                run_peers_stop(p);
+                load_hosts_stop(p);
                 pthread_join(p->thread, NULL);
         }
         p->source = sd_event_source_disable_unref(p->source);
@@ -561,11 +561,11 @@ struct run_peers *run_peers_free(struct run_peers *p) {
         return NULL;
 }
 
-int64_t run_peers_start_ns(const struct run_peers *p) {
+int64_t load_hosts_start_ns(const struct load_hosts *p) {
         return p->start_ns;
 }
 
-int run_peers_result(const struct run_peers *p, const char **reason, const char **message) {
+int load_hosts_result(const struct load_hosts *p, const char **reason, const char **message) {
         *reason = p->reason;
         *message = p->message;
         return p->result;
@@ -584,7 +584,7 @@ static void add_summary_number(cJSON *o, const char *name, const cJSON *summary,
                 cJSON_AddNullToObject(o, name);
 }
 
-cJSON *run_peers_hosts_json(const struct run_peers *p) {
+cJSON *load_hosts_json(const struct load_hosts *p) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < p->n; i++) {
                 const struct host_state *h = &p->hosts[i];
@@ -617,10 +617,10 @@ cJSON *run_peers_hosts_json(const struct run_peers *p) {
         return a;
 }
 
-void run_peers_clock_warnings(const struct run_peers *p, cJSON *warnings) {
+void load_hosts_clock_warnings(const struct load_hosts *p, cJSON *warnings) {
         for (size_t i = 0; i < p->n; i++) {
                 const struct host_state *h = &p->hosts[i];
-                if (!h->has_clock || h->clock.error_ns <= RUN_PEERS_CLOCK_ERROR_WARN_NS)
+                if (!h->has_clock || h->clock.error_ns <= LOAD_HOSTS_CLOCK_ERROR_WARN_NS)
                         continue;
                 char buf[512];
                 snprintf(buf, sizeof buf,
