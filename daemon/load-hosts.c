@@ -22,6 +22,7 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "basic/timeline-merge.h"
+#include "definition/definition.h"
 #include "peer/peer-client.h"
 
 #define START_AHEAD_NS (2 * NSEC_PER_SEC)       /* posting every load fits in it, on a lab's network */
@@ -42,7 +43,18 @@ struct host_state {
         bool finished, fetched;
 };
 
+enum hosts_event {
+        HOSTS_CHECKED,          /* preflight: every peer answered for its clock */
+        HOSTS_STARTED,          /* every peer has its load; start_ns is the instant */
+        HOSTS_FINISHED,         /* the thread is done: result, reason, message */
+};
+
 struct load_hosts {
+        struct load load;               /* its head */
+        sd_event_source *phase_timer;   /* warmup's and measure's starts, at start_ns */
+        bool stopped;                   /* the run ends: started is not acted on */
+        bool done;                      /* FINISHED told */
+        bool joined;
         const struct peer_config *peers;
         const struct definition *def;
         const char *run_id;
@@ -56,19 +68,17 @@ struct load_hosts {
         pthread_cond_t cond;
         bool stop;                      /* under lock */
         bool go;                        /* under lock: the SUT is ready, start the loads */
-        unsigned pending;               /* under lock: 1 << enum load_hosts_event not yet told */
+        unsigned pending;               /* under lock: 1 << enum hosts_event not yet told */
         int efd;
         sd_event_source *source;
         int result;
         char reason[32];
         char message[1024];
-        load_hosts_fn cb;
-        void *userdata;
 };
 
 /* ---- the thread's helpers ---------------------------------------------------------------- */
 
-static void post_event(struct load_hosts *p, enum load_hosts_event ev) {
+static void post_event(struct load_hosts *p, enum hosts_event ev) {
         pthread_mutex_lock(&p->lock);
         p->pending |= 1u << ev;
         pthread_mutex_unlock(&p->lock);
@@ -441,7 +451,7 @@ static void *worker_main(void *arg) {
         if (r >= 0)
                 r = measure_clocks(p);
         if (r >= 0)
-                post_event(p, LOAD_HOSTS_CHECKED);
+                post_event(p, HOSTS_CHECKED);
         if (r >= 0 && !wait_go(p))
                 r = fail(p, "cancelled", "the run was stopped");
         if (r >= 0)
@@ -449,7 +459,7 @@ static void *worker_main(void *arg) {
         if (r >= 0)
                 r = post_loads(p);
         if (r >= 0 && !stop_asked(p)) {
-                post_event(p, LOAD_HOSTS_STARTED);
+                post_event(p, HOSTS_STARTED);
                 r = watch(p);
         } else if (r >= 0)
                 r = fail(p, "cancelled", "the run was stopped");
@@ -466,12 +476,72 @@ static void *worker_main(void *arg) {
                 if (r < 0)
                         fail(p, "collect_failed", "cannot merge the load hosts' timelines: %s", strerror(-r));
         }
-        post_event(p, LOAD_HOSTS_FINISHED);
+        post_event(p, HOSTS_FINISHED);
         return NULL;
 }
 
-/* ---- the loop's side --------------------------------------------------------------------- */
+/* ---- the loop's side: the load of load.hosts (load.h) ------------------------------------- */
 
+static struct load_hosts *hosts_of(const struct load *l) {
+        return (struct load_hosts *) l;
+}
+
+static int arm_phase(struct load_hosts *p, int64_t at_ns, sd_event_time_handler_t cb) {
+        p->phase_timer = sd_event_source_disable_unref(p->phase_timer);
+        return sd_event_add_time(p->load.run->event, &p->phase_timer, CLOCK_MONOTONIC, (uint64_t) MAX(at_ns, 0) / 1000, 1000,
+                                 cb, p);
+}
+
+static int on_measure(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct load_hosts *p = userdata;
+        p->phase_timer = sd_event_source_disable_unref(p->phase_timer);
+        p->load.run->events->measure(p->load.run->userdata, NULL);
+        return 0;
+}
+
+static int on_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct load_hosts *p = userdata;
+        p->load.run->events->warmup(p->load.run->userdata, "the load hosts' schedules started");
+        arm_phase(p, p->start_ns + (int64_t) p->def->load.warmup_s * NSEC_PER_SEC, on_measure);
+        return 0;
+}
+
+/* The warnings the clocks call for (an error bound above 1 ms), once started. */
+static void clock_warnings(const struct load_hosts *p) {
+        const struct load_run *run = p->load.run;
+        for (size_t i = 0; i < p->n; i++) {
+                const struct host_state *h = &p->hosts[i];
+                if (!h->has_clock || h->clock.error_ns <= LOAD_HOSTS_CLOCK_ERROR_WARN_NS)
+                        continue;
+                char buf[512];
+                snprintf(buf, sizeof buf,
+                         "load host %s: its clock offset is known to within %.3f ms only (round trip %.3f ms): "
+                         "its requests' times on this host's clock are that uncertain",
+                         h->host, (double) h->clock.error_ns / 1e6, (double) h->clock.rtt_ns / 1e6);
+                run->events->warn(run->userdata, buf);
+        }
+}
+
+/* The schedules start at start_ns on this host's clock: warmup and measure follow from it. */
+static void on_started(struct load_hosts *p) {
+        const struct load_run *run = p->load.run;
+        clock_warnings(p);
+        if (p->stopped)
+                return;
+        arm_phase(p, p->start_ns, p->def->load.warmup_s > 0 ? on_warmup : on_measure);
+        log_full(LOG_INFO, 0, run->experiment_id, run->id, "run %s: %zu load hosts start in %.3f s", run->id, p->n,
+                 seconds_from_ns(p->start_ns - now_mono_ns()));
+}
+
+static void on_finished(struct load_hosts *p) {
+        p->done = true;
+        p->phase_timer = sd_event_source_disable_unref(p->phase_timer);
+        p->load.run->events->finished(p->load.run->userdata, p->result, p->reason, p->message);
+}
+
+/* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
+ * has the loads posted (STARTED) or is done (FINISHED: the merged timeline is the run's, or the
+ * run fails; a stop asked for meanwhile waited for it, the peers' loads are deleted). */
 static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         struct load_hosts *p = userdata;
         uint64_t v;
@@ -480,24 +550,22 @@ static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata
         unsigned pending = p->pending;
         p->pending = 0;
         pthread_mutex_unlock(&p->lock);
-        /* in order, and the callback may free p only on the last */
-        if (pending & (1u << LOAD_HOSTS_CHECKED))
-                p->cb(p, LOAD_HOSTS_CHECKED, p->userdata);
-        if (pending & (1u << LOAD_HOSTS_STARTED))
-                p->cb(p, LOAD_HOSTS_STARTED, p->userdata);
-        if (pending & (1u << LOAD_HOSTS_FINISHED))
-                p->cb(p, LOAD_HOSTS_FINISHED, p->userdata);
+        if ((pending & (1u << HOSTS_CHECKED)) && !p->stopped)
+                p->load.run->events->prepared(p->load.run->userdata);
+        if (pending & (1u << HOSTS_STARTED))
+                on_started(p);
+        if (pending & (1u << HOSTS_FINISHED))
+                on_finished(p);
         return 0;
 }
 
-int load_hosts_start(sd_event *event, const struct peer_config *peers, const struct definition *d, const char *run_id,
-                    const char *dir, load_hosts_fn cb, void *userdata, struct load_hosts **ret) {
+static int hosts_new(const struct load_run *run, struct load **ret) {
+        const struct definition *d = run->def;
         _cleanup_free_ struct load_hosts *p = calloc(1, sizeof *p);
         if (!p)
                 return -ENOMEM;
-        *p = (struct load_hosts){ .peers = peers, .def = d, .run_id = run_id, .n = d->load.n_hosts, .efd = -1, .cb = cb,
-                                 .userdata = userdata };
-        snprintf(p->dir, sizeof p->dir, "%s", dir);
+        *p = (struct load_hosts){ .peers = run->peers, .def = d, .run_id = run->id, .n = d->load.n_hosts, .efd = -1 };
+        snprintf(p->dir, sizeof p->dir, "%s", run->dir);
         p->hosts = calloc(p->n, sizeof *p->hosts);
         if (!p->hosts)
                 return -ENOMEM;
@@ -509,66 +577,68 @@ int load_hosts_start(sd_event *event, const struct peer_config *peers, const str
         pthread_cond_init(&p->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_init(&p->lock, NULL);
+        *ret = &TAKE_PTR(p)->load;
+        return 0;
+}
+
+/* In the run's preflight: the thread checks every peer's clock; prepared follows (CHECKED). */
+static int hosts_prepare(struct load *l, char *why, size_t why_size) {
+        struct load_hosts *p = hosts_of(l);
         p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        int r = p->efd < 0 ? negative_errno() : sd_event_add_io(event, &p->source, p->efd, EPOLLIN, on_event, p);
+        int r = p->efd < 0 ? negative_errno() : sd_event_add_io(l->run->event, &p->source, p->efd, EPOLLIN, on_event, p);
         if (r >= 0)
                 r = -pthread_create(&p->thread, NULL, worker_main, p);
         if (r < 0) {
-                load_hosts_free(TAKE_PTR(p));
+                snprintf(why, why_size, "cannot start the load hosts' thread: %s", strerror(-r));
                 return r;
         }
         p->thread_started = true;
-        *ret = TAKE_PTR(p);
         return 0;
 }
 
 /* Set one of the flags the thread waits on, and wake it. */
 static void signal_flag(struct load_hosts *p, bool *flag) {
-        if (!p)
-                return;
         pthread_mutex_lock(&p->lock);
         *flag = true;
         pthread_cond_broadcast(&p->cond);
         pthread_mutex_unlock(&p->lock);
 }
 
-void load_hosts_go(struct load_hosts *p) {
-        signal_flag(p, p ? &p->go : NULL);
+/* The SUT is ready: the thread starts the loads; the deadline counts from now. */
+static int hosts_start(struct load *l, char *why, size_t why_size) {
+        struct load_hosts *p = hosts_of(l);
+        signal_flag(p, &p->go);
+        l->run->events->started(l->run->userdata);
+        return 0;
 }
 
-void load_hosts_stop(struct load_hosts *p) {
-        signal_flag(p, p ? &p->stop : NULL);
+/* The thread deletes the peers' loads and finishes; returns at once. */
+static void hosts_stop(struct load *l) {
+        struct load_hosts *p = hosts_of(l);
+        p->stopped = true;
+        signal_flag(p, &p->stop);
 }
 
-struct load_hosts *load_hosts_free(struct load_hosts *p) {
-        if (!p)
-                return NULL;
-        if (p->thread_started) {
-                load_hosts_stop(p);
+/* The thread still talks to the peers: it deletes their loads before the run ends. */
+static bool hosts_busy(const struct load *l) {
+        const struct load_hosts *p = hosts_of(l);
+        return p->thread_started && !p->done;
+}
+
+/* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is joined here; a
+ * peer it cannot reach stops its load when the lease lapses. */
+static void hosts_wait(struct load *l) {
+        struct load_hosts *p = hosts_of(l);
+        hosts_stop(l);
+        if (p->thread_started && !p->joined)
                 pthread_join(p->thread, NULL);
-        }
-        p->source = sd_event_source_disable_unref(p->source);
-        if (p->efd >= 0)
-                close(p->efd);
-        for (size_t i = 0; p->hosts && i < p->n; i++) {
-                free(p->hosts[i].id);
-                cJSON_Delete(p->hosts[i].summary);
-        }
-        free(p->hosts);
-        pthread_cond_destroy(&p->cond);
-        pthread_mutex_destroy(&p->lock);
-        free(p);
-        return NULL;
+        p->joined = true;
+        p->done = true;
 }
 
-int64_t load_hosts_start_ns(const struct load_hosts *p) {
-        return p->start_ns;
-}
-
-int load_hosts_result(const struct load_hosts *p, const char **reason, const char **message) {
-        *reason = p->reason;
-        *message = p->message;
-        return p->result;
+static void hosts_reap(struct load *l) {
+        struct load_hosts *p = hosts_of(l);
+        p->phase_timer = sd_event_source_disable_unref(p->phase_timer);
 }
 
 static void add_summary_number(cJSON *o, const char *name, const cJSON *summary, const char *a, const char *b,
@@ -584,7 +654,9 @@ static void add_summary_number(cJSON *o, const char *name, const cJSON *summary,
                 cJSON_AddNullToObject(o, name);
 }
 
-cJSON *load_hosts_json(const struct load_hosts *p) {
+/* metrics.load.hosts: per host its clock (offset_ns, rtt_ns, error_ns), its load's id and state
+ * and, from its summary, requests, throughput_rps, lag_p99_us, late and saturated. */
+static cJSON *hosts_json(const struct load_hosts *p) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < p->n; i++) {
                 const struct host_state *h = &p->hosts[i];
@@ -617,16 +689,39 @@ cJSON *load_hosts_json(const struct load_hosts *p) {
         return a;
 }
 
-void load_hosts_clock_warnings(const struct load_hosts *p, cJSON *warnings) {
-        for (size_t i = 0; i < p->n; i++) {
-                const struct host_state *h = &p->hosts[i];
-                if (!h->has_clock || h->clock.error_ns <= LOAD_HOSTS_CLOCK_ERROR_WARN_NS)
-                        continue;
-                char buf[512];
-                snprintf(buf, sizeof buf,
-                         "load host %s: its clock offset is known to within %.3f ms only (round trip %.3f ms): "
-                         "its requests' times on this host's clock are that uncertain",
-                         h->host, (double) h->clock.error_ns / 1e6, (double) h->clock.rtt_ns / 1e6);
-                cJSON_AddItemToArray(warnings, cJSON_CreateString(buf));
-        }
+static void hosts_metrics(const struct load *l, cJSON *metrics) {
+        cJSON *load = cJSON_GetObjectItemCaseSensitive(metrics, "load");
+        if (cJSON_IsObject(load))
+                cJSON_AddItemToObject(load, "hosts", hosts_json(hosts_of(l)));
 }
+
+static void hosts_free(struct load *l) {
+        struct load_hosts *p = hosts_of(l);
+        hosts_wait(l);
+        hosts_reap(l);
+        p->source = sd_event_source_disable_unref(p->source);
+        if (p->efd >= 0)
+                close(p->efd);
+        for (size_t i = 0; p->hosts && i < p->n; i++) {
+                free(p->hosts[i].id);
+                cJSON_Delete(p->hosts[i].summary);
+        }
+        free(p->hosts);
+        pthread_cond_destroy(&p->cond);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+}
+
+const struct load_ops load_hosts_ops = {
+        .name = "hosts",
+        .slice = true,
+        .new = hosts_new,
+        .prepare = hosts_prepare,
+        .start = hosts_start,
+        .stop = hosts_stop,
+        .busy = hosts_busy,
+        .wait = hosts_wait,
+        .reap = hosts_reap,
+        .metrics = hosts_metrics,
+        .free = hosts_free,
+};
