@@ -20,19 +20,17 @@ void load_process_init(struct load_process *p, const struct load_run *run, load_
         p->out.pipe_fd = p->out.file.fd = -1;
 }
 
-static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+static void on_process_exit(struct child *c, void *userdata) {
         struct load_process *p = userdata;
-        child_record(&p->child, si);
-        if (p->child.code == 0) {
+        if (c->code == 0) {
                 p->on_exit(p, p->userdata);
-                return 0;
+                return;
         }
         struct child_end end;
         char message[sizeof end.how + sizeof end.tail + 64];
-        child_describe_end(&p->child, &p->out, &end);
+        child_describe_end(c, &p->out, &end);
         snprintf(message, sizeof message, "the load %s; its last output:\n%s", end.how, end.tail);
         p->run->events->finished(p->run->userdata, -ECHILD, "load_failed", message);
-        return 0;
 }
 
 int load_process_spawn(struct load_process *p, char **argv, char **env) {
@@ -56,7 +54,7 @@ int load_process_spawn(struct load_process *p, char **argv, char **env) {
                 .uid = run->uid,
                 .gid = run->gid,
         };
-        k = child_spawn(&p->child, run->event, run->cg, SLICE_LOAD, &sp, on_process_exit, p);
+        k = child_start(&p->child, run->event, run->cg, SLICE_LOAD, &sp, on_process_exit, p);
         close(out_fd);
         if (k >= 0)
                 run->events->started(run->userdata);

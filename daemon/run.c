@@ -56,7 +56,7 @@ struct run {
         regex_t ready_regex;
         bool has_ready_regex, ready;
         struct probe *probe;
-        sd_event_source *ready_timer, *deadline_timer, *grace_timer, *done_defer, *freq_timer;
+        sd_event_source *ready_timer, *deadline_timer, *done_defer, *freq_timer;
         struct host_freq_sampler *freq;
         sd_event_source *series_timer;
         struct samples series;
@@ -74,7 +74,7 @@ struct run {
         } stop;
         /* profile.cpu: perf record through measure, the JIT's perf map at its end */
         char perf_path[PATH_MAX];
-        struct profile_child perf, jcmd;
+        struct child perf, jcmd;
         struct profile_input profile;
         cJSON *warnings;
         bool tearing_down;
@@ -214,16 +214,27 @@ static void start_profile(struct run *r) {
 static void stop_sut(struct run *r);
 
 /* Both perf and jcmd have ended (or were never started): what collection reads is settled. */
-static void on_profile_child_end(struct profile_child *c, int result, void *userdata) {
+static void on_profile_child_end(struct child *c, void *userdata) {
         struct run *r = userdata;
+        int result = profile_child_result(c);
         if (c == &r->jcmd && result < 0)
                 warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
                      (int) r->profile.sut_pid, result == -ETIMEDOUT ? "killed: it overran its time" : strerror(-result));
         if (c == &r->perf)
                 r->profile.recorded = result >= 0;
-        if (profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd) || r->tearing_down)
+        if (child_pending(&r->perf) || child_pending(&r->jcmd) || r->tearing_down)
                 return;
         stop_sut(r);
+}
+
+/* Watched with its time limit (SIGKILL past it); one that cannot be watched is killed now. */
+static int watch_profile_child(struct run *r, struct child *c, int sig, uint64_t limit_us) {
+        int k = child_watch(c, r->ctx.event, on_profile_child_end, r);
+        if (k >= 0)
+                k = child_stop(c, r->ctx.event, sig, limit_us, NULL);
+        if (k < 0)
+                child_reap(c);
+        return k;
 }
 
 /* At the end of measure, while the SUT still runs: perf stops (SIGINT) and the JVM writes its
@@ -231,7 +242,7 @@ static void on_profile_child_end(struct profile_child *c, int result, void *user
  * limit; the SUT is stopped once both have ended (jcmd needs it alive). Returns whether they are
  * pending. */
 static bool stop_profile(struct run *r) {
-        if (r->perf.pidfd < 0)
+        if (!child_pending(&r->perf))
                 return false;
         r->profile = (struct profile_input){
                 .perf = r->perf_path,
@@ -240,18 +251,18 @@ static bool stop_profile(struct run *r) {
                 .jvm = r->def->sut.jvm,
                 .map_owner = r->ctx.set_user ? r->ctx.uid : geteuid(),
         };
-        profile_record_stop(&r->perf);
-        if (profile_child_watch(r->ctx.event, &r->perf, PROFILE_PERF_STOP_US, on_profile_child_end, r) < 0)
+        /* SIGINT: perf writes what it has and exits */
+        if (watch_profile_child(r, &r->perf, SIGINT, PROFILE_PERF_STOP_US) < 0)
                 warn(r, "profile: cannot watch perf record: its samples may be incomplete");
         if (r->def->sut.jvm && r->sut.running) {
                 int k = profile_perfmap_start(r->cg, r->sut.pid, r->ctx.set_user, r->ctx.uid, r->ctx.gid, &r->jcmd);
                 if (k >= 0)
-                        k = profile_child_watch(r->ctx.event, &r->jcmd, PROFILE_JCMD_WAIT_US, on_profile_child_end, r);
+                        k = watch_profile_child(r, &r->jcmd, 0, PROFILE_JCMD_WAIT_US);
                 if (k < 0)
                         warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
                              (int) r->sut.pid, strerror(-k));
         }
-        return profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd);
+        return child_pending(&r->perf) || child_pending(&r->jcmd);
 }
 
 /* Figures cover the measure phase: counters are read now and subtracted at the end. */
@@ -287,9 +298,8 @@ static void on_collected(struct collect_worker *w, void *userdata) {
 
 static void finish_collect(struct run *r) {
         /* perf and jcmd end first (on_profile_child_end() comes back here) */
-        if (r->collector || profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd))
+        if (r->collector || child_pending(&r->perf) || child_pending(&r->jcmd))
                 return;
-        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         if (r->sut.running)
                 (void) slice_kill(r->cg, SLICE_SUT);
         if (load_pid(r->load))
@@ -322,11 +332,10 @@ static void finish_collect(struct run *r) {
                 run_fail(r, "collect_failed", "cannot start collecting: %s", strerror(-k));
 }
 
-static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
+static void on_sut_overrun(struct child *c, void *userdata) {
         struct run *r = userdata;
         warn(r, "the SUT did not exit within 10 s of SIGTERM and was killed");
         finish_collect(r);
-        return 0;
 }
 
 /* Ask nicely first: a JVM flushes its GC log and hsperfdata on SIGTERM. */
@@ -335,9 +344,7 @@ static void stop_sut(struct run *r) {
                 finish_collect(r);
                 return;
         }
-        if (syscall(SYS_pidfd_send_signal, r->sut.pidfd, SIGTERM, NULL, 0) < 0)
-                log_full(LOG_WARNING, -errno, r->experiment_id, r->id, "run %s: SIGTERM to the SUT", r->id);
-        arm_timer(r, &r->grace_timer, SUT_STOP_GRACE_US, on_grace_over);
+        (void) child_stop(&r->sut, r->ctx.event, SIGTERM, SUT_STOP_GRACE_US, on_sut_overrun);
 }
 
 static void start_collect(struct run *r) {
@@ -437,18 +444,17 @@ static bool slice_saw_oom(struct run *r) {
         return slice_read_stats(r->cg, SLICE_SUT, &st) >= 0 && st.has_oom_kills && st.oom_kills > 0;
 }
 
-static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+static void on_sut_exit(struct child *c, void *userdata) {
         struct run *r = userdata;
-        child_record(&r->sut, si);
         if (r->tearing_down)
-                return 0;
+                return;
         if (r->state == RUN_COLLECTING) {
                 finish_collect(r);
-                return 0;
+                return;
         }
         /* A SUT without load is the measurement: its clean exit is the end of the run. */
         if (r->ready && r->sut.code == 0 && load_sut_exited(r->load))
-                return 0;
+                return;
         struct child_end end;
         char where[256];
         child_describe_end(&r->sut, &r->sut_err, &end);
@@ -460,7 +466,6 @@ static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) 
         else
                 run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", end.how,
                          run_state_to_string(r->state), end.tail);
-        return 0;
 }
 
 /* ---- readiness ---------------------------------------------------------------------------- */
@@ -556,7 +561,7 @@ static int start_sut(struct run *r) {
                 .gid = r->ctx.gid,
         };
         if (k >= 0)
-                k = child_spawn(&r->sut, r->ctx.event, r->cg, SLICE_SUT, &sp, on_sut_exit, r);
+                k = child_start(&r->sut, r->ctx.event, r->cg, SLICE_SUT, &sp, on_sut_exit, r);
         if (out_fd >= 0)
                 close(out_fd);
         if (err_fd >= 0)
@@ -676,7 +681,8 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
         snprintf(r->experiment_id, sizeof r->experiment_id, "%s", q->experiment_id);
         r->cell = (size_t) q->cell_idx;
         r->sut = CHILD_INIT("SUT");
-        r->perf = r->jcmd = (struct profile_child){ .pidfd = -1 };
+        r->perf = CHILD_INIT("perf");
+        r->jcmd = CHILD_INIT("jcmd");
         r->sut_out.pipe_fd = r->sut_err.pipe_fd = -1;
         r->sut_out.file.fd = r->sut_err.file.fd = -1;
         r->sut_log.fd = -1;
@@ -747,7 +753,6 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         r->tearing_down = true;
         r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
-        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         r->series_timer = sd_event_source_disable_unref(r->series_timer);
@@ -762,8 +767,8 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         }
         child_reap(&r->sut);
         load_reap(r->load);
-        profile_child_reap(&r->perf); /* killed with the load slice: only reaped here */
-        profile_child_reap(&r->jcmd);
+        child_reap(&r->perf); /* killed with the load slice: only reaped here */
+        child_reap(&r->jcmd);
         if (r->profile.perf && r->profile.jvm)
                 profile_perfmap_discard(r->profile.sut_pid, r->profile.map_owner);
         capture_close(&r->sut_out);
