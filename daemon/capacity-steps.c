@@ -1,5 +1,10 @@
-/* capacity-steps.c: a capacity search's steps within one run (see capacity-steps.h). */
-#include "daemon/capacity-steps.h"
+/* capacity-steps.c: a capacity search's steps within one run (load.mode "capacity"): which rate
+ * comes next (basic/capacity-search), each step's injector started at it as the run's load
+ * process (load-local.h), each step judged (capacity.h), stored and recorded, and at the end the
+ * step at max_rps kept as the run's timeline and summary. It is the run's load
+ * (load_capacity_ops, load.h): the run measures from the search's start, keeps its state
+ * machine and its deadline, which each step's start renews, and collects once the search is
+ * over. */
 
 #include <cjson/cJSON.h>
 #include <errno.h>

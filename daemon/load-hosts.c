@@ -4,25 +4,24 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
-#include "basic/timeline-merge.h"
-#include "definition/definition.h"
+#include "daemon/collect.h"
+#include "daemon/collect-hosts.h"
+#include "daemon/load.h"
+#include "daemon/loop-thread.h"
+#include "definition/definition-peer-load.h"
 #include "peer/peer-client.h"
 
 #define START_AHEAD_NS (2 * NSEC_PER_SEC)       /* posting every load fits in it, on a lab's network */
@@ -40,37 +39,31 @@ struct host_state {
         cJSON *summary;                 /* the injector's, once finished */
         int64_t last_answer_ns;
         char last_error[512];       /* = struct error.message */
-        bool finished, fetched;
+        bool finished;
 };
 
 enum hosts_event {
         HOSTS_CHECKED,          /* preflight: every peer answered for its clock */
         HOSTS_STARTED,          /* every peer has its load; start_ns is the instant */
-        HOSTS_FINISHED,         /* the thread is done: result, reason, message */
 };
 
 struct load_hosts {
         struct load load;               /* its head */
         sd_event_source *phase_timer;   /* warmup's and measure's starts, at start_ns */
         bool stopped;                   /* the run ends: started is not acted on */
-        bool done;                      /* FINISHED told */
-        bool joined;
+        bool done;                      /* finished told, or the thread joined */
         const struct peer_config *peers;
         const struct definition *def;
         const char *run_id;
         char dir[PATH_MAX];
         struct host_state *hosts;
         size_t n;
+        struct collect_host *collect;   /* collect_view()'s */
+        struct collect_hosts view;
         int64_t start_ns;
-        pthread_t thread;
-        bool thread_started;
-        pthread_mutex_t lock;
-        pthread_cond_t cond;
-        bool stop;                      /* under lock */
-        bool go;                        /* under lock: the SUT is ready, start the loads */
-        unsigned pending;               /* under lock: 1 << enum hosts_event not yet told */
-        int efd;
-        sd_event_source *source;
+        struct loop_thread *thread;     /* from the preflight on */
+        bool stop;                      /* under the thread's lock */
+        bool go;                        /* under the thread's lock: the SUT is ready (or a stop) */
         int result;
         char reason[32];
         char message[1024];
@@ -79,39 +72,23 @@ struct load_hosts {
 /* ---- the thread's helpers ---------------------------------------------------------------- */
 
 static void post_event(struct load_hosts *p, enum hosts_event ev) {
-        pthread_mutex_lock(&p->lock);
-        p->pending |= 1u << ev;
-        pthread_mutex_unlock(&p->lock);
-        uint64_t one = 1;
-        (void) !write(p->efd, &one, sizeof one);
+        loop_thread_post(p->thread, ev);
 }
 
 /* Sleep ms unless a stop comes first: true when the run asked to stop. */
 static bool wait_or_stop(struct load_hosts *p, unsigned ms) {
-        struct timespec until = timespec_from_ns(now_mono_ns() + (int64_t) ms * NSEC_PER_MSEC);
-        pthread_mutex_lock(&p->lock);
-        while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
-                ;
-        bool stop = p->stop;
-        pthread_mutex_unlock(&p->lock);
-        return stop;
+        return loop_thread_wait(p->thread, &p->stop, now_mono_ns() + (int64_t) ms * NSEC_PER_MSEC);
 }
 
-/* Until the run says go (its SUT is ready): false when it asked to stop instead. */
+/* Until the run says go (its SUT is ready): false when it asked to stop instead (a stop is a go
+ * too, so that this wait ends). */
 static bool wait_go(struct load_hosts *p) {
-        pthread_mutex_lock(&p->lock);
-        while (!p->stop && !p->go)
-                pthread_cond_wait(&p->cond, &p->lock);
-        bool go = !p->stop;
-        pthread_mutex_unlock(&p->lock);
-        return go;
+        loop_thread_wait(p->thread, &p->go, -1);
+        return !loop_thread_get(p->thread, &p->stop);
 }
 
 static bool stop_asked(struct load_hosts *p) {
-        pthread_mutex_lock(&p->lock);
-        bool stop = p->stop;
-        pthread_mutex_unlock(&p->lock);
-        return stop;
+        return loop_thread_get(p->thread, &p->stop);
 }
 
 static int fail(struct load_hosts *p, const char *reason, const char *fmt, ...) _printf_(3, 4);
@@ -145,37 +122,6 @@ static int source_address_towards(const char *host, char *buf, size_t size) {
         return r;
 }
 
-/* The body of POST /v1/loads for host i (PEERS-CONTRACT.md): the definition's load with the
- * host's rate, no hosts or cpus. */
-static char *load_body(const struct load_hosts *p, size_t i, const char *coordinator) {
-        const struct definition_load *l = &p->def->load;
-        const struct host_state *h = &p->hosts[i];
-        char url[DEFINITION_URL_MAX + 64], cpus[1024];
-        def_format_url(url, sizeof url, &l->target);
-        if (cpulist_format(&l->hosts[i].cpus, cpus, sizeof cpus) < 0)
-                return NULL;
-        _cleanup_json_ cJSON *b = cJSON_CreateObject();
-        cJSON *o = cJSON_AddObjectToObject(b, "load");
-        if (!o || !cJSON_AddStringToObject(b, "coordinator", coordinator) ||
-            !cJSON_AddStringToObject(b, "coordinator_run", p->run_id) || !cJSON_AddStringToObject(b, "host", h->host) ||
-            !cJSON_AddStringToObject(b, "cpus", cpus) || !cJSON_AddStringToObject(o, "target", url) ||
-            !cJSON_AddStringToObject(o, "mode", l->mode == DEFINITION_MODE_RATE ? "rate" : "max"))
-                return NULL;
-        if (l->mode == DEFINITION_MODE_RATE &&
-            (!cJSON_AddNumberToObject(o, "rate", h->part.rate) ||
-             !cJSON_AddStringToObject(o, "arrival", l->arrival == DEFINITION_ARRIVAL_POISSON ? "poisson" : "uniform")))
-                return NULL;
-        if (!cJSON_AddNumberToObject(o, "connections", l->connections) ||
-            !cJSON_AddNumberToObject(o, "timeout_ms", l->timeout_ms) || !cJSON_AddNumberToObject(o, "warmup_s", l->warmup_s) ||
-            !cJSON_AddNumberToObject(o, "measure_s", l->measure_s) ||
-            !cJSON_AddNumberToObject(b, "phase_ns", (double) h->part.phase_ns) ||
-            !cJSON_AddNumberToObject(b, "seed", (double) h->part.seed) ||
-            !cJSON_AddNumberToObject(b, "start_at_ns", (double) (p->start_ns + h->clock.offset_ns)) ||
-            !cJSON_AddNumberToObject(b, "lease_s", LOAD_HOSTS_LEASE_S))
-                return NULL;
-        return cJSON_PrintUnformatted(b);
-}
-
 static uint64_t seed_of(const char *run_id) {
         uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a: the run's id names its schedules */
         for (const char *c = run_id; *c; c++)
@@ -206,7 +152,10 @@ static int post_loads(struct load_hosts *p) {
                 char coordinator[INET6_ADDRSTRLEN + 8];
                 if (source_address_towards(h->host, coordinator, sizeof coordinator) < 0)
                         return fail(p, "preflight", "load host %s (load.hosts[%zu]): no route to it", h->host, i);
-                _cleanup_free_ char *body = load_body(p, i, coordinator);
+                const struct definition_peer_request req = { .coordinator = coordinator, .coordinator_run = p->run_id,
+                                                             .start_at_ns = p->start_ns + h->clock.offset_ns,
+                                                             .lease_s = LOAD_HOSTS_LEASE_S };
+                _cleanup_free_ char *body = definition_peer_load_body(&p->def->load, i, &h->part, &req);
                 struct error err = { 0 };
                 if (!body)
                         return fail(p, "preflight", "out of memory");
@@ -304,140 +253,29 @@ static void await_partial(struct load_hosts *p) {
         }
 }
 
-static void host_file(size_t i, char *buf, size_t size) {
-        snprintf(buf, size, "load-host-%zu.bin", i);
-}
-
-static int fetch_timelines(struct load_hosts *p, bool must) {
-        _cleanup_close_ int dir_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir_fd < 0)
-                return must ? fail(p, "collect_failed", "cannot open the run directory: %s", strerror(errno)) : 0;
+/* What collection (collect-hosts.h) or a failed run's look needs of the hosts, as they ended. */
+static const struct collect_hosts *collect_view(struct load_hosts *p) {
         for (size_t i = 0; i < p->n; i++) {
-                struct host_state *h = &p->hosts[i];
-                char name[64];
-                struct error err = { 0 };
-                host_file(i, name, sizeof name);
-                if (!h->id || !h->finished)
-                        continue;
-                if (peer_load_fetch_timeline(p->peers, h->host, h->id, dir_fd, name, &err) < 0) {
-                        if (must)
-                                return fail(p, "load_failed", "load host %s (load.hosts[%zu]): cannot fetch its timeline: %s",
-                                            h->host, i, err.message);
-                        continue;
-                }
-                h->fetched = true;
+                const struct host_state *h = &p->hosts[i];
+                p->collect[i] = (struct collect_host){ .host = h->host, .load_id = h->id, .finished = h->finished,
+                                                       .offset_ns = h->clock.offset_ns, .summary = h->summary };
         }
-        return 0;
+        p->view = (struct collect_hosts){ .peers = p->peers, .hosts = p->collect, .n = p->n, .start_ns = p->start_ns,
+                                          .warmup_s = p->def->load.warmup_s };
+        return &p->view;
 }
 
-static int open_host_timeline(const struct load_hosts *p, size_t i, int *ret) {
-        char name[64], path[PATH_MAX + 64];
-        host_file(i, name, sizeof name);
-        snprintf(path, sizeof path, "%s/%s", p->dir, name);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        struct timeline_header h;
-        if (fd < 0)
-                return negative_errno();
-        if (read_full(fd, &h, sizeof h, 0) != (ssize_t) sizeof h || memcmp(h.magic, TIMELINE_MAGIC, 4) != 0 ||
-            h.version != TIMELINE_VERSION || h.record_size != sizeof(struct timeline_record))
-                return -EBADMSG;
-        *ret = TAKE_FD(fd);
-        return 0;
+/* A failed run's hosts' timelines, fetched as far as they can be: kept for a look at what
+ * happened, never merged. */
+static void fetch_partial(struct load_hosts *p) {
+        _cleanup_free_ bool *fetched = calloc(p->n, sizeof *fetched);
+        char why[512];
+        if (fetched)
+                (void) collect_hosts_fetch(collect_view(p), p->dir, false, fetched, why, sizeof why);
 }
 
-/* The peers' timelines, each shifted by its clock's offset and marked with its host, into
- * timeline.bin, whose header is the instant the schedules started on this daemon's clock. */
-static int merge_timelines(struct load_hosts *p) {
-        _cleanup_free_ struct timeline_merge_input *in = calloc(p->n, sizeof *in);
-        unsigned n = 0;
-        int r = 0;
-        if (!in)
-                return -ENOMEM;
-        for (size_t i = 0; i < p->n && r >= 0; i++) {
-                if (!p->hosts[i].fetched)
-                        continue;
-                r = open_host_timeline(p, i, &in[n].fd);
-                if (r < 0) {
-                        fail(p, "load_failed", "load host %s (load.hosts[%zu]) sent no slicelab timeline: %s",
-                             p->hosts[i].host, i, r == -EBADMSG ? "bad header" : strerror(-r));
-                        break;
-                }
-                in[n].offset = sizeof(struct timeline_header);
-                in[n].shift_ns = p->hosts[i].clock.offset_ns;
-                in[n++].flags = timeline_host_flags((unsigned) i);
-        }
-        char tmp[PATH_MAX + 32], path[PATH_MAX + 32];
-        snprintf(tmp, sizeof tmp, "%s/timeline.bin.merging", p->dir);
-        snprintf(path, sizeof path, "%s/timeline.bin", p->dir);
-        int out = r >= 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640) : -1;
-        if (r >= 0 && out < 0)
-                r = negative_errno();
-        struct timeline_header h = timeline_header_make(p->start_ns,
-                                                        p->start_ns + (int64_t) p->def->load.warmup_s * NSEC_PER_SEC);
-        uint64_t records = 0;
-        if (r >= 0)
-                r = write_full(out, &h, sizeof h);
-        if (r >= 0)
-                r = timeline_merge(out, in, n, &records);
-        if (out >= 0 && close(out) < 0 && r >= 0)
-                r = negative_errno();
-        if (r >= 0 && rename(tmp, path) < 0)
-                r = negative_errno();
-        if (r < 0)
-                (void) unlink(tmp);
-        for (unsigned i = 0; i < n; i++)
-                close(in[i].fd);
-        if (r >= 0)
-                log_full(LOG_INFO, 0, NULL, p->run_id, "run %s: merged %llu records of %u load hosts", p->run_id,
-                         (unsigned long long) records, n);
-        return r;
-}
-
-/* The merged run's summary.json, as collection reads an injector's: saturated when a host was,
- * late requests by cause summed over the hosts (stall_max_ms the largest). */
-static int write_summary(struct load_hosts *p) {
-        static const char *const sums[] = { "requests", "server", "stalled", "injector", "stalls", "stalls_ms" };
-        _cleanup_json_ cJSON *s = cJSON_CreateObject();
-        cJSON *late = cJSON_CreateObject();
-        bool saturated = false, all_late = true;
-        double v[ELEMENTSOF(sums)] = { 0 }, threshold = 0, stall_max = 0;
-        for (size_t i = 0; i < p->n; i++) {
-                const cJSON *sum = p->hosts[i].summary;
-                saturated |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "saturated"));
-                const cJSON *l = cJSON_GetObjectItemCaseSensitive(sum, "late");
-                const cJSON *t = cJSON_GetObjectItemCaseSensitive(l, "threshold_us");
-                const cJSON *m = cJSON_GetObjectItemCaseSensitive(l, "stall_max_ms");
-                all_late &= cJSON_IsNumber(t) && cJSON_IsNumber(m);
-                for (size_t k = 0; all_late && k < ELEMENTSOF(sums); k++) {
-                        const cJSON *x = cJSON_GetObjectItemCaseSensitive(l, sums[k]);
-                        all_late &= cJSON_IsNumber(x);
-                        v[k] += all_late ? x->valuedouble : 0;
-                }
-                if (all_late) {
-                        threshold = t->valuedouble;
-                        stall_max = MAX(stall_max, m->valuedouble);
-                }
-        }
-        if (!s || !late || !cJSON_AddBoolToObject(s, "saturated", saturated)) {
-                cJSON_Delete(late);
-                return -ENOMEM;
-        }
-        if (all_late) {
-                cJSON_AddNumberToObject(late, "threshold_us", threshold);
-                for (size_t k = 0; k < ELEMENTSOF(sums); k++)
-                        cJSON_AddNumberToObject(late, sums[k], v[k]);
-                cJSON_AddNumberToObject(late, "stall_max_ms", stall_max);
-                cJSON_AddItemToObject(s, "late", late);
-        } else
-                cJSON_Delete(late);
-        _cleanup_free_ char *text = cJSON_PrintUnformatted(s);
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/summary.json", p->dir);
-        return text ? write_file_atomic(path, text, strlen(text), 0640) : -ENOMEM;
-}
-
-static void *worker_main(void *arg) {
-        struct load_hosts *p = arg;
+static void worker_main(struct loop_thread *t, void *userdata) {
+        struct load_hosts *p = userdata;
         bool even = true;
         struct definition_host_load *parts = calloc(p->n, sizeof *parts);
         int r = parts ? definition_load_split(&p->def->load, seed_of(p->run_id), parts, &even) : -ENOMEM;
@@ -468,16 +306,9 @@ static void *worker_main(void *arg) {
         else if (r < 0) {
                 delete_loads(p);
                 await_partial(p);
-                (void) fetch_timelines(p, false); /* kept for a look at what happened, never merged */
-        } else if ((r = fetch_timelines(p, true)) >= 0) {
-                r = merge_timelines(p);
-                if (r >= 0)
-                        r = write_summary(p);
-                if (r < 0)
-                        fail(p, "collect_failed", "cannot merge the load hosts' timelines: %s", strerror(-r));
+                fetch_partial(p);
         }
-        post_event(p, HOSTS_FINISHED);
-        return NULL;
+        /* a success: collection fetches and merges the timelines (collect-hosts.h) */
 }
 
 /* ---- the loop's side: the load of load.hosts (load.h) ------------------------------------- */
@@ -540,23 +371,17 @@ static void on_finished(struct load_hosts *p) {
 }
 
 /* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
- * has the loads posted (STARTED) or is done (FINISHED: the merged timeline is the run's, or the
- * run fails; a stop asked for meanwhile waited for it, the peers' loads are deleted). */
-static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+ * has the loads posted (STARTED) or is done (finished: every load succeeded and collection
+ * merges their timelines, or the run fails; a stop asked for meanwhile waited for it, the
+ * peers' loads are deleted). */
+static void on_report(struct loop_thread *t, unsigned events, bool finished, void *userdata) {
         struct load_hosts *p = userdata;
-        uint64_t v;
-        (void) !read(p->efd, &v, sizeof v);
-        pthread_mutex_lock(&p->lock);
-        unsigned pending = p->pending;
-        p->pending = 0;
-        pthread_mutex_unlock(&p->lock);
-        if ((pending & (1u << HOSTS_CHECKED)) && !p->stopped)
+        if ((events & (1u << HOSTS_CHECKED)) && !p->stopped)
                 p->load.run->events->prepared(p->load.run->userdata);
-        if (pending & (1u << HOSTS_STARTED))
+        if (events & (1u << HOSTS_STARTED))
                 on_started(p);
-        if (pending & (1u << HOSTS_FINISHED))
+        if (finished)
                 on_finished(p);
-        return 0;
 }
 
 static int hosts_new(const struct load_run *run, struct load **ret) {
@@ -564,19 +389,17 @@ static int hosts_new(const struct load_run *run, struct load **ret) {
         _cleanup_free_ struct load_hosts *p = calloc(1, sizeof *p);
         if (!p)
                 return -ENOMEM;
-        *p = (struct load_hosts){ .peers = run->peers, .def = d, .run_id = run->id, .n = d->load.n_hosts, .efd = -1 };
+        *p = (struct load_hosts){ .peers = run->peers, .def = d, .run_id = run->id, .n = d->load.n_hosts };
         snprintf(p->dir, sizeof p->dir, "%s", run->dir);
         p->hosts = calloc(p->n, sizeof *p->hosts);
-        if (!p->hosts)
+        p->collect = calloc(p->n, sizeof *p->collect);
+        if (!p->hosts || !p->collect) {
+                free(p->hosts);
+                free(p->collect);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < p->n; i++)
                 p->hosts[i].host = d->load.hosts[i].host;
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&p->cond, &ca);
-        pthread_condattr_destroy(&ca);
-        pthread_mutex_init(&p->lock, NULL);
         *ret = &TAKE_PTR(p)->load;
         return 0;
 }
@@ -584,30 +407,18 @@ static int hosts_new(const struct load_run *run, struct load **ret) {
 /* In the run's preflight: the thread checks every peer's clock; prepared follows (CHECKED). */
 static int hosts_prepare(struct load *l, char *why, size_t why_size) {
         struct load_hosts *p = hosts_of(l);
-        p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        int r = p->efd < 0 ? negative_errno() : sd_event_add_io(l->run->event, &p->source, p->efd, EPOLLIN, on_event, p);
+        int r = loop_thread_new(l->run->event, on_report, p, &p->thread);
         if (r >= 0)
-                r = -pthread_create(&p->thread, NULL, worker_main, p);
-        if (r < 0) {
+                r = loop_thread_start(p->thread, worker_main);
+        if (r < 0)
                 snprintf(why, why_size, "cannot start the load hosts' thread: %s", strerror(-r));
-                return r;
-        }
-        p->thread_started = true;
-        return 0;
-}
-
-/* Set one of the flags the thread waits on, and wake it. */
-static void signal_flag(struct load_hosts *p, bool *flag) {
-        pthread_mutex_lock(&p->lock);
-        *flag = true;
-        pthread_cond_broadcast(&p->cond);
-        pthread_mutex_unlock(&p->lock);
+        return r;
 }
 
 /* The SUT is ready: the thread starts the loads; the deadline counts from now. */
 static int hosts_start(struct load *l, char *why, size_t why_size) {
         struct load_hosts *p = hosts_of(l);
-        signal_flag(p, &p->go);
+        loop_thread_set(p->thread, &p->go);
         l->run->events->started(l->run->userdata);
         return 0;
 }
@@ -616,13 +427,16 @@ static int hosts_start(struct load *l, char *why, size_t why_size) {
 static void hosts_stop(struct load *l) {
         struct load_hosts *p = hosts_of(l);
         p->stopped = true;
-        signal_flag(p, &p->stop);
+        if (!p->thread)
+                return;
+        loop_thread_set(p->thread, &p->stop);
+        loop_thread_set(p->thread, &p->go);
 }
 
 /* The thread still talks to the peers: it deletes their loads before the run ends. */
 static bool hosts_busy(const struct load *l) {
         const struct load_hosts *p = hosts_of(l);
-        return p->thread_started && !p->done;
+        return p->thread && !p->done;
 }
 
 /* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is joined here; a
@@ -630,9 +444,8 @@ static bool hosts_busy(const struct load *l) {
 static void hosts_wait(struct load *l) {
         struct load_hosts *p = hosts_of(l);
         hosts_stop(l);
-        if (p->thread_started && !p->joined)
-                pthread_join(p->thread, NULL);
-        p->joined = true;
+        if (p->thread)
+                loop_thread_join(p->thread);
         p->done = true;
 }
 
@@ -695,20 +508,22 @@ static void hosts_metrics(const struct load *l, cJSON *metrics) {
                 cJSON_AddItemToObject(load, "hosts", hosts_json(hosts_of(l)));
 }
 
+/* The thread is over: collection fetches and merges what the peers ran. */
+static void hosts_collect(struct load *l, struct collect_input *in) {
+        in->hosts = collect_view(hosts_of(l));
+}
+
 static void hosts_free(struct load *l) {
         struct load_hosts *p = hosts_of(l);
         hosts_wait(l);
         hosts_reap(l);
-        p->source = sd_event_source_disable_unref(p->source);
-        if (p->efd >= 0)
-                close(p->efd);
+        loop_thread_free(p->thread);
         for (size_t i = 0; p->hosts && i < p->n; i++) {
                 free(p->hosts[i].id);
                 cJSON_Delete(p->hosts[i].summary);
         }
         free(p->hosts);
-        pthread_cond_destroy(&p->cond);
-        pthread_mutex_destroy(&p->lock);
+        free(p->collect);
         free(p);
 }
 
@@ -722,6 +537,7 @@ const struct load_ops load_hosts_ops = {
         .busy = hosts_busy,
         .wait = hosts_wait,
         .reap = hosts_reap,
+        .collect = hosts_collect,
         .metrics = hosts_metrics,
         .free = hosts_free,
 };

@@ -25,6 +25,3 @@ void load_process_init(struct load_process *p, const struct load_run *run, load_
 int load_process_spawn(struct load_process *p, char **argv, char **env);
 /* The slice was killed: the process reaped, its output closed. */
 void load_process_reap(struct load_process *p);
-
-/* slicelab-inject, its warmup timed from its start; or the external command, measured whole. */
-extern const struct load_ops load_local_ops;

@@ -6,13 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/capacity-steps.h"
 #include "daemon/child.h"
-#include "daemon/load-hosts.h"
-#include "daemon/load-local.h"
 #include "definition/definition.h"
-
-static const struct load_ops load_none_ops;
 
 /* The one place that knows the kinds. */
 static const struct load_ops *pick(const struct definition_load *l) {
@@ -98,6 +93,11 @@ cJSON *load_exit_json(const struct load *l) {
         return c ? child_exit_json(c) : cJSON_CreateNull();
 }
 
+void load_collect(struct load *l, struct collect_input *in) {
+        if (l->ops->collect)
+                l->ops->collect(l, in);
+}
+
 void load_metrics(const struct load *l, cJSON *metrics) {
         if (l->ops->metrics)
                 l->ops->metrics(l, metrics);
@@ -129,7 +129,7 @@ static void none_free(struct load *l) {
         free(l);
 }
 
-static const struct load_ops load_none_ops = {
+const struct load_ops load_none_ops = {
         .name = "none",
         .new = none_new,
         .start = none_start,

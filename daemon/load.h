@@ -18,6 +18,7 @@
 struct cJSON;
 struct cgroup_run;
 struct child;
+struct collect_input;
 struct db_conn;
 struct definition;
 struct peer_config;
@@ -83,6 +84,8 @@ struct load_ops {
         void (*describe)(const struct load *l, char *buf, size_t size);
         /* Its process in the load slice, for the exits and the orphan reaping. NULL: none. */
         const struct child *(*child)(const struct load *l);
+        /* Its part of what collection reads (collect.h), once finished. NULL: none. */
+        void (*collect)(struct load *l, struct collect_input *in);
         /* Its part of the run's metrics (collected): metrics.capacity, metrics.load.hosts. */
         void (*metrics)(const struct load *l, struct cJSON *metrics);
         void (*free)(struct load *l);
@@ -93,6 +96,10 @@ struct load {
         const struct load_ops *ops;
         const struct load_run *run;
 };
+
+/* The kinds (load.c picks one): no load (load.c), local (load-local.c), the capacity steps
+ * (capacity-steps.c), the load hosts (load-hosts.c). */
+extern const struct load_ops load_none_ops, load_local_ops, load_capacity_ops, load_hosts_ops;
 
 /* The run's load as its definition asks; run must outlive it. */
 int load_new(const struct load_run *run, struct load **ret);
@@ -111,5 +118,6 @@ bool load_describe(const struct load *l, char *buf, size_t size);
 pid_t load_pid(const struct load *l);
 /* Its process's exit as child_exit_json() writes it: null without one. */
 struct cJSON *load_exit_json(const struct load *l);
+void load_collect(struct load *l, struct collect_input *in);
 void load_metrics(const struct load *l, struct cJSON *metrics);
 bool load_has_slice(const struct load *l);

@@ -325,6 +325,7 @@ static void finish_collect(struct run *r) {
                 .run_id = r->id,
                 .profile = r->profile.perf ? &r->profile : NULL,
         };
+        load_collect(r->load, &in);
         /* Everything the worker reads stays as it is until it reports: the children are
          * reaped, the captures closed and the samplers stopped above. */
         int k = collect_worker_start(r->ctx.event, r->ctx.storage, r->ctx.collect_db, &in, on_collected, r, &r->collector);
