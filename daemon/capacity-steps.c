@@ -1,11 +1,17 @@
-/* capacity-steps.c: a capacity search's steps within one run (see capacity-steps.h). */
-#include "daemon/capacity-steps.h"
+/* capacity-steps.c: a capacity search's steps within one run (load.mode "capacity"): which rate
+ * comes next (basic/capacity-search), each step's injector started at it as the run's load
+ * process (load-local.h), each step judged (capacity.h), stored and recorded, and at the end the
+ * step at max_rps kept as the run's timeline and summary. It is the run's load
+ * (load_capacity_ops, load.h): the run measures from the search's start, keeps its state
+ * machine and its deadline, which each step's start renews, and collects once the search is
+ * over. */
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,8 +19,23 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/capacity.h"
+#include "daemon/load-local.h"
 #include "daemon/run-plan.h"
 #include "storage/steps.h"
+
+struct capacity_steps {
+        struct load load;               /* its head */
+        struct load_process process;    /* the current step's injector */
+        sd_event_source *step_defer;    /* its exit, judged from a deferred event */
+        struct capacity_search search;
+        double rate;                    /* the current step's */
+        cJSON *steps;                   /* each judged step's data with step, rate, met */
+        int best_step;                  /* the step at max_rps, or -1 */
+};
+
+static struct capacity_steps *steps_of(const struct load *l) {
+        return (struct capacity_steps *) l;
+}
 
 static void warnf(const struct capacity_steps *cs, const char *fmt, ...) _printf_(2, 3);
 static void warnf(const struct capacity_steps *cs, const char *fmt, ...) {
@@ -23,40 +44,25 @@ static void warnf(const struct capacity_steps *cs, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
-        cs->run.warn(cs->run.userdata, buf);
-}
-
-void capacity_steps_init(struct capacity_steps *cs, const struct capacity_steps_run *run, char *message,
-                         size_t message_size) {
-        const struct definition_load *l = &run->def->load;
-        *cs = (struct capacity_steps){ .run = *run, .best_step = -1, .steps = cJSON_CreateArray() };
-        capacity_search_init(&cs->search, l->rate_min, l->rate_max, l->precision);
-        (void) capacity_search_next(&cs->search, &cs->rate);
-        snprintf(message, message_size, "capacity search from %.6g to %.6g req/s, steps of %u s warmup + %u s measure",
-                 l->rate_min, l->rate_max, l->warmup_s, l->measure_s);
-}
-
-void capacity_steps_done(struct capacity_steps *cs) {
-        cJSON_Delete(cs->steps);
-        cs->steps = NULL;
+        cs->load.run->events->warn(cs->load.run->userdata, buf);
 }
 
 /* How the JVM stays warm between steps: it is one SUT for the whole search, and each step's
  * injector runs its own warmup phase (load.step.warmup_s, excluded from the step's figures) at
  * the step's rate before it measures, so that the JIT and the heap settle at that rate. */
-int capacity_steps_start(struct capacity_steps *cs, char *why, size_t why_size) {
+static int start_step(struct capacity_steps *cs, char *why, size_t why_size) {
         _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
         unsigned step = cs->search.steps;
-        int k = run_plan_step_argv(cs->run.def, cs->run.dir, cs->run.injector_path, step, cs->rate, &argv);
+        int k = run_plan_step_argv(cs->load.run->def, cs->load.run->dir, cs->load.run->injector_path, step, cs->rate, &argv);
         if (k >= 0)
                 k = run_plan_load_env(&env);
         if (k >= 0)
-                k = cs->run.spawn_load(cs->run.userdata, argv, env);
+                k = load_process_spawn(&cs->process, argv, env);
         if (k < 0) {
                 snprintf(why, why_size, "cannot start capacity step %u: %s", step, strerror(-k));
                 return k;
         }
-        log_full(LOG_INFO, 0, cs->run.experiment_id, cs->run.id, "run %s: capacity step %u at %.6g req/s", cs->run.id, step,
+        log_full(LOG_INFO, 0, cs->load.run->experiment_id, cs->load.run->id, "run %s: capacity step %u at %.6g req/s", cs->load.run->id, step,
                  cs->rate);
         return 0;
 }
@@ -69,8 +75,8 @@ static void keep_best_step(struct capacity_steps *cs) {
         static const char *const files[][2] = { { "timeline", ".bin" }, { "summary", ".json" } };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 const char *what = "the path is too long";
-                if (snprintf(from, sizeof from, "%s/%s-step-%d%s", cs->run.dir, files[i][0], keep, files[i][1]) < (int) sizeof from &&
-                    snprintf(to, sizeof to, "%s/%s%s", cs->run.dir, files[i][0], files[i][1]) < (int) sizeof to) {
+                if (snprintf(from, sizeof from, "%s/%s-step-%d%s", cs->load.run->dir, files[i][0], keep, files[i][1]) < (int) sizeof from &&
+                    snprintf(to, sizeof to, "%s/%s%s", cs->load.run->dir, files[i][0], files[i][1]) < (int) sizeof to) {
                         (void) unlink(to);
                         if (link(from, to) >= 0)
                                 continue;
@@ -84,8 +90,8 @@ static void keep_best_step(struct capacity_steps *cs) {
         else if (s->outcome == CAPACITY_RATE_MIN_MISSED)
                 warnf(cs, "capacity search: even rate_min (%.6g req/s) missed the SLAs; the capacity is below it, max_rps is null",
                       s->rate_min);
-        log_full(LOG_INFO, 0, cs->run.experiment_id, cs->run.id, "run %s: capacity search %s after %u steps, max_rps %.6g",
-                 cs->run.id, capacity_outcome_to_string(s->outcome), s->steps, s->max_rps);
+        log_full(LOG_INFO, 0, cs->load.run->experiment_id, cs->load.run->id, "run %s: capacity search %s after %u steps, max_rps %.6g",
+                 cs->load.run->id, capacity_outcome_to_string(s->outcome), s->steps, s->max_rps);
 }
 
 /* The judged step in the run's steps and in the store (a failure to store costs the step's
@@ -99,17 +105,20 @@ static void keep_step(struct capacity_steps *cs, unsigned step, const struct cap
         _cleanup_free_ char *data = cJSON_PrintUnformatted(judged->data);
         struct step_row row = { .step = step, .rate = judged->rate, .met = judged->met,
                                 .measure_start_ns = judged->timeline->header.measure_start_ns, .data_json = data };
-        int k = steps_store(cs->run.db, cs->run.id, &row, judged->timeline->records, judged->timeline->n);
+        int k = steps_store(cs->load.run->db, cs->load.run->id, &row, judged->timeline->records, judged->timeline->n);
         if (k < 0)
-                log_full(LOG_ERR, k, cs->run.experiment_id, cs->run.id, "run %s: cannot store capacity step %u", cs->run.id,
+                log_full(LOG_ERR, k, cs->load.run->experiment_id, cs->load.run->id, "run %s: cannot store capacity step %u", cs->load.run->id,
                          step);
 }
 
-int capacity_steps_next(struct capacity_steps *cs, char *why, size_t why_size) {
+/* The current step's injector exited 0: judge, store and record the step, then start the next
+ * (1) or end the search (0: the step at max_rps is the run's timeline and summary); -errno with
+ * why when the step left nothing to judge or the next could not start. */
+static int next_step(struct capacity_steps *cs, char *why, size_t why_size) {
         unsigned step = cs->search.steps;
         struct capacity_step judged = { 0 };
         why[0] = '\0';
-        int k = capacity_step_judge(cs->run.def, cs->run.dir, step, cs->rate, &judged, why, why_size);
+        int k = capacity_step_judge(cs->load.run->def, cs->load.run->dir, step, cs->rate, &judged, why, why_size);
         if (k < 0) {
                 if (!why[0])
                         snprintf(why, why_size, "%s", strerror(-k));
@@ -122,18 +131,99 @@ int capacity_steps_next(struct capacity_steps *cs, char *why, size_t why_size) {
         if (met && cs->search.lo == cs->rate)
                 cs->best_step = (int) step;
         if (capacity_search_next(&cs->search, &cs->rate)) {
-                k = capacity_steps_start(cs, why, why_size);
+                k = start_step(cs, why, why_size);
                 return k < 0 ? k : 1;
         }
         keep_best_step(cs);
         return 0;
 }
 
-void capacity_steps_describe_stop(const struct capacity_steps *cs, char *buf, size_t size) {
+static void steps_describe(const struct load *l, char *buf, size_t size) {
+        const struct capacity_steps *cs = steps_of(l);
         snprintf(buf, size, "capacity step %u at %.6g req/s: the search stopped (sut_died) after %u judged steps, highest rate met so far %.6g req/s",
                  cs->search.steps, cs->rate, cs->search.steps, cs->search.lo_met ? cs->search.lo : 0);
 }
 
-cJSON *capacity_steps_metrics(const struct capacity_steps *cs) {
-        return capacity_metrics(cs->run.def, &cs->search, cs->steps);
+static void steps_metrics(const struct load *l, cJSON *metrics) {
+        const struct capacity_steps *cs = steps_of(l);
+        cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_metrics(cs->load.run->def, &cs->search, cs->steps));
 }
+
+/* A step's injector finished: the search judges it and starts the next step or ends. */
+static int on_step_done(sd_event_source *src, void *userdata) {
+        struct capacity_steps *cs = userdata;
+        const struct load_run *run = cs->load.run;
+        cs->step_defer = sd_event_source_disable_unref(cs->step_defer);
+        load_process_reap(&cs->process);
+        char why[512];
+        int k = next_step(cs, why, sizeof why);
+        if (k < 0)
+                run->events->finished(run->userdata, k, "load_failed", why);
+        else if (k == 0)
+                run->events->finished(run->userdata, 0, NULL, NULL);
+        return 0;
+}
+
+/* Judged from a deferred event, never under the child source being replaced. */
+static void on_step_exit(struct load_process *p, void *userdata) {
+        struct capacity_steps *cs = userdata;
+        if (!cs->step_defer)
+                (void) sd_event_add_defer(p->run->event, &cs->step_defer, on_step_done, cs);
+}
+
+static int steps_new(const struct load_run *run, struct load **ret) {
+        struct capacity_steps *cs = calloc(1, sizeof *cs);
+        if (!cs)
+                return -ENOMEM;
+        cs->best_step = -1;
+        cs->steps = cJSON_CreateArray();
+        if (!cs->steps) {
+                free(cs);
+                return -ENOMEM;
+        }
+        load_process_init(&cs->process, run, on_step_exit, cs);
+        *ret = &cs->load;
+        return 0;
+}
+
+/* The search from its first step; the run measures from here, each step's figures its own. */
+static int steps_start(struct load *l, char *why, size_t why_size) {
+        struct capacity_steps *cs = steps_of(l);
+        const struct definition_load *d = &l->run->def->load;
+        char message[160];
+        capacity_search_init(&cs->search, d->rate_min, d->rate_max, d->precision);
+        (void) capacity_search_next(&cs->search, &cs->rate);
+        snprintf(message, sizeof message, "capacity search from %.6g to %.6g req/s, steps of %u s warmup + %u s measure",
+                 d->rate_min, d->rate_max, d->warmup_s, d->measure_s);
+        l->run->events->measure(l->run->userdata, message);
+        return start_step(cs, why, why_size);
+}
+
+static void steps_reap(struct load *l) {
+        struct capacity_steps *cs = steps_of(l);
+        cs->step_defer = sd_event_source_disable_unref(cs->step_defer);
+        load_process_reap(&cs->process);
+}
+
+static const struct child *steps_child(const struct load *l) {
+        return &steps_of(l)->process.child;
+}
+
+static void steps_free(struct load *l) {
+        struct capacity_steps *cs = steps_of(l);
+        steps_reap(l);
+        cJSON_Delete(cs->steps);
+        free(cs);
+}
+
+const struct load_ops load_capacity_ops = {
+        .name = "capacity",
+        .slice = true,
+        .new = steps_new,
+        .start = steps_start,
+        .reap = steps_reap,
+        .describe = steps_describe,
+        .child = steps_child,
+        .metrics = steps_metrics,
+        .free = steps_free,
+};

@@ -1,16 +1,14 @@
-/* collect-worker.c: collect_run() on its own thread, reporting to the loop through an eventfd. */
+/* collect-worker.c: collect_run() on its own thread (daemon/loop-thread.h). */
 #include "daemon/collect-worker.h"
 
 #include <cjson/cJSON.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "basic/macro.h"
+#include "daemon/loop-thread.h"
 #include "storage/db.h"
 
 struct collect_worker {
@@ -19,10 +17,7 @@ struct collect_worker {
         struct db_conn *db;
         bool owns_db;                   /* taken from the pool by the thread: released at the end */
         atomic_bool cancel;
-        pthread_t thread;
-        bool started, joined;
-        int efd;
-        sd_event_source *source;
+        struct loop_thread *thread;
         int result;
         cJSON *metrics, *warnings;
         char why[512];
@@ -37,8 +32,8 @@ static int on_progress(void *userdata) {
         return atomic_load(&w->cancel);
 }
 
-static void *worker_main(void *arg) {
-        struct collect_worker *w = arg;
+static void worker_main(struct loop_thread *t, void *userdata) {
+        struct collect_worker *w = userdata;
         /* Taken here, not on the loop: a pool that API streams hold waits this thread only. */
         if (!w->db) {
                 w->result = storage_acquire(w->storage, &w->db);
@@ -51,27 +46,12 @@ static void *worker_main(void *arg) {
                 sqlite3_progress_handler(db_handle(w->db), 0, NULL, NULL);
         } else
                 snprintf(w->why, sizeof w->why, "no database connection for collecting: %s", strerror(-w->result));
-        uint64_t one = 1;
-        /* An eventfd write of 8 bytes only fails on overflow, which one write cannot reach. */
-        (void) !write(w->efd, &one, sizeof one);
-        return NULL;
 }
 
-static void join(struct collect_worker *w) {
-        if (w->started && !w->joined) {
-                pthread_join(w->thread, NULL);
-                w->joined = true;
-        }
-        w->source = sd_event_source_disable_unref(w->source);
-}
-
-static int on_finished(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_report(struct loop_thread *t, unsigned events, bool finished, void *userdata) {
         struct collect_worker *w = userdata;
-        uint64_t n;
-        (void) !read(fd, &n, sizeof n);
-        join(w);
-        w->done(w, w->userdata);
-        return 0;
+        if (finished)
+                w->done(w, w->userdata);
 }
 
 int collect_worker_start(sd_event *e, struct storage *storage, struct db_conn *db, const struct collect_input *in,
@@ -79,23 +59,19 @@ int collect_worker_start(sd_event *e, struct storage *storage, struct db_conn *d
         struct collect_worker *w = calloc(1, sizeof *w);
         if (!w)
                 return -ENOMEM;
-        *w = (struct collect_worker){ .in = *in, .storage = storage, .db = db, .efd = -1, .done = done,
-                                      .userdata = userdata };
+        *w = (struct collect_worker){ .in = *in, .storage = storage, .db = db, .done = done, .userdata = userdata };
         atomic_init(&w->cancel, false);
         w->in.cancel = &w->cancel;
         w->warnings = cJSON_CreateArray();
         int r = w->warnings ? 0 : -ENOMEM;
-        if (r >= 0 && (w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
-                r = negative_errno();
         if (r >= 0)
-                r = sd_event_add_io(e, &w->source, w->efd, EPOLLIN, on_finished, w);
+                r = loop_thread_new(e, on_report, w, &w->thread);
         if (r >= 0)
-                r = -pthread_create(&w->thread, NULL, worker_main, w);
+                r = loop_thread_start(w->thread, worker_main);
         if (r < 0) {
                 collect_worker_free(w);
                 return r;
         }
-        w->started = true;
         *ret = w;
         return 0;
 }
@@ -105,7 +81,7 @@ void collect_worker_cancel(struct collect_worker *w) {
 }
 
 void collect_worker_wait(struct collect_worker *w) {
-        join(w);
+        loop_thread_join(w->thread);
 }
 
 int collect_worker_result(struct collect_worker *w, cJSON **ret_metrics, cJSON *warnings, char *why, size_t why_size) {
@@ -121,14 +97,12 @@ int collect_worker_result(struct collect_worker *w, cJSON **ret_metrics, cJSON *
 struct collect_worker *collect_worker_free(struct collect_worker *w) {
         if (!w)
                 return NULL;
-        if (w->started && !w->joined) {
+        if (w->thread) {
                 collect_worker_cancel(w);
-                join(w);
+                w->thread = loop_thread_free(w->thread);
         }
-        w->source = sd_event_source_disable_unref(w->source);
         if (w->owns_db)
                 storage_release(w->storage, w->db);
-        closep(&w->efd);
         cJSON_Delete(w->metrics);
         cJSON_Delete(w->warnings);
         free(w);

@@ -1,5 +1,6 @@
 /* collect.c: a run's raw files into its metrics. */
 #include "daemon/collect.h"
+#include "daemon/collect-hosts.h"
 #include "daemon/profile.h"
 
 #include <cjson/cJSON.h>
@@ -466,6 +467,8 @@ int collect_run(const struct collect_input *in, cJSON **ret_metrics, cJSON *warn
         if (!m)
                 return -ENOMEM;
         int r;
+        if (in->hosts && (r = collect_hosts_run(in->hosts, in->dir, in->run_id, why, why_size)) < 0)
+                return r;
         if (in->def->load.kind == DEFINITION_LOAD_NONE) {
                 if ((r = collect_ops(in, m, why, why_size)) < 0)
                         return r;

@@ -41,6 +41,7 @@ struct collect_baseline {
 void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const struct host_rapl *rapl,
                            struct collect_baseline *ret);
 
+struct collect_hosts;
 struct profile_input;
 
 struct collect_input {
@@ -60,11 +61,13 @@ struct collect_input {
         const struct host_rapl *rapl;           /* the host's energy counters, or NULL */
         const atomic_bool *cancel;              /* set: stop between phases with -ECANCELED; or NULL */
         const struct profile_input *profile;    /* profile.cpu: metrics.profile and profile.folded; or NULL */
+        const struct collect_hosts *hosts;      /* load.hosts: their timelines to fetch and merge first; or NULL */
 };
 
 /* *ret_metrics: the metrics object. Fails (-errno, why filled) only when the run's result
  * itself is missing: no timeline for a run with load, no ops_per_s line for a SUT without;
- * -ENOTCONN when the load ran but no measured request got an answer (a failed load);
+ * -ENOTCONN when the load ran but no measured request got an answer, or a load host's timeline
+ * did not come (a failed load);
  * -ECANCELED when in->cancel was set (what was stored so far is whole: each store is one
  * transaction). */
 int collect_run(const struct collect_input *in, struct cJSON **ret_metrics, struct cJSON *warnings, char *why,

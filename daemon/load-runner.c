@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "basic/time-util.h"
 #include "cgroup/cgroup.h"
 #include "daemon/capture.h"
+#include "daemon/child.h"
 #include "daemon/run-files.h"
 #include "daemon/run-plan.h"
 #include "definition/definition.h"
@@ -37,12 +37,8 @@ struct load {
         struct cpulist cpus;
         char dir[300];          /* the state dir is at most 200 characters */
         struct cgroup_run *cg;
-        pid_t pid;
-        int pidfd;
-        bool running;           /* the injector has not been reaped */
-        sd_event_source *exit_source;
+        struct child injector;
         sd_event_source *lease_timer;
-        sd_event_source *grace_timer;   /* while stopping */
         struct capture out;     /* load.log: the injector's stdout and stderr */
         struct {                /* the end decided when it was asked to stop */
                 bool asked;
@@ -83,12 +79,9 @@ void load_runner_cpus(const struct load_runner *lr, struct cpulist *ret) {
 /* ---- the end of a load -------------------------------------------------------------------- */
 
 static void load_free(struct load *l) {
-        l->exit_source = sd_event_source_disable_unref(l->exit_source);
         l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
-        l->grace_timer = sd_event_source_disable_unref(l->grace_timer);
+        child_reap(&l->injector);
         capture_close(&l->out);
-        if (l->pidfd >= 0)
-                close(l->pidfd);
         cgroup_run_free(l->cg);
         free(l);
 }
@@ -104,19 +97,13 @@ static void forget(struct load_runner *lr, struct load *l) {
 /* Kill the slice (the last word on every process of the load), reap, record the end. */
 static void load_end(struct load *l, const char *state, const char *reason, const char *message, const char *summary) {
         struct load_runner *lr = l->runner;
-        l->exit_source = sd_event_source_disable_unref(l->exit_source);
         l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
-        l->grace_timer = sd_event_source_disable_unref(l->grace_timer);
         if (l->cg) {
                 int k = cgroup_run_destroy(l->cg);
                 if (k < 0)
                         log_error_errno(k, "load %s: removing its slice", l->id);
         }
-        if (l->running && l->pidfd >= 0) {
-                siginfo_t si = { 0 };
-                (void) waitid(P_PIDFD, (id_t) l->pidfd, &si, WEXITED);
-                l->running = false;
-        }
+        child_reap(&l->injector);
         int k = loads_finish(lr->ctx.db, l->id, state, reason, message, summary);
         if (k < 0)
                 log_error_errno(k, "load %s: cannot record its end", l->id);
@@ -148,43 +135,36 @@ static char *read_summary(const struct load *l, char *why, size_t why_size) {
         return compact;
 }
 
-static int on_injector_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+static void on_injector_exit(struct child *c, void *userdata) {
         struct load *l = userdata;
-        l->running = false;
-        int code = si->si_code == CLD_EXITED ? si->si_status : -1;
-        char tail[2048] = "", how[96];
-        capture_close(&l->out);
-        capture_tail(&l->out, tail, sizeof tail);
-        if (si->si_code != CLD_EXITED)
-                snprintf(how, sizeof how, "was killed by signal %d (%s)", si->si_status, strsignal(si->si_status));
-        else
-                snprintf(how, sizeof how, "exited with code %d", code);
+        int code = c->code;
+        struct child_end end;
+        child_describe_end(c, &l->out, &end);
         char why[512] = "";
         if (l->stop.asked) {
                 /* Stopped by us: the end was decided then; its files are complete (the summary
                  * says "stopped"), kept for a coordinator that wants the partial timeline. */
                 _cleanup_free_ char *partial = code == 0 ? read_summary(l, why, sizeof why) : NULL;
                 load_end(l, l->stop.state, l->stop.reason, l->stop.message, partial);
-                return 0;
+                return;
         }
         if (code != 0) {
                 char message[3072];
-                snprintf(message, sizeof message, "the injector %s; its last output:\n%s", how, tail);
+                snprintf(message, sizeof message, "the injector %s%s; its last output:\n%s", c->signal ? "was " : "", end.how,
+                         end.tail);
                 load_end(l, "failed", "load_failed", message, NULL);
-                return 0;
+                return;
         }
         _cleanup_free_ char *summary = read_summary(l, why, sizeof why);
         if (!summary)
                 load_end(l, "failed", "collect", why, NULL);
         else
                 load_end(l, "succeeded", NULL, NULL, summary);
-        return 0;
 }
 
-static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
+static void on_grace_over(struct child *c, void *userdata) {
         struct load *l = userdata;
         load_end(l, l->stop.state, l->stop.reason, l->stop.message, NULL);
-        return 0;
 }
 
 /* Cancel or a lapsed lease: SIGTERM first, so the injector sends nothing more at once and closes
@@ -198,11 +178,7 @@ static void load_stop(struct load *l, const char *state, const char *reason, con
         l->stop.reason = reason;
         snprintf(l->stop.message, sizeof l->stop.message, "%s", message);
         l->lease_timer = sd_event_source_disable_unref(l->lease_timer);
-        uint64_t now;
-        if (!l->running || syscall(SYS_pidfd_send_signal, l->pidfd, SIGTERM, NULL, 0) < 0 ||
-            sd_event_now(l->runner->ctx.event, CLOCK_MONOTONIC, &now) < 0 ||
-            sd_event_add_time(l->runner->ctx.event, &l->grace_timer, CLOCK_MONOTONIC, now + STOP_GRACE_USEC, 1000,
-                              on_grace_over, l) < 0)
+        if (!l->injector.running || child_stop(&l->injector, l->runner->ctx.event, SIGTERM, STOP_GRACE_USEC, on_grace_over) < 0)
                 load_end(l, state, reason, message, NULL);
 }
 
@@ -288,14 +264,13 @@ static int spawn_injector(struct load *l, const struct definition *d, const stru
                 .argv = argv, .envp = env, .cwd = l->dir, .stdin_fd = -1, .stdout_fd = out_fd, .stderr_fd = out_fd,
                 .set_user = ctx->set_user, .uid = ctx->uid, .gid = ctx->gid,
         };
-        k = slice_spawn(l->cg, SLICE_LOAD, &p, &l->pid, &l->pidfd);
+        k = child_spawn(&l->injector, l->cg, SLICE_LOAD, &p);
         close(out_fd);
         if (k < 0) {
                 snprintf(why, why_size, "cannot start %s: %s", argv[0], strerror(-k));
                 return k;
         }
-        l->running = true;
-        k = sd_event_add_child_pidfd(ctx->event, &l->exit_source, l->pidfd, WEXITED, on_injector_exit, l);
+        k = child_watch(&l->injector, ctx->event, on_injector_exit, l);
         if (k < 0)
                 snprintf(why, why_size, "cannot watch the injector: %s", strerror(-k));
         return k;
@@ -309,7 +284,7 @@ static void start_one(struct load_runner *lr, const struct queued_load *q) {
                 (void) loads_finish(lr->ctx.db, q->id, "failed", "internal", "out of memory", NULL);
                 return;
         }
-        *l = (struct load){ .runner = lr, .cpus = q->cpus, .pidfd = -1 };
+        *l = (struct load){ .runner = lr, .cpus = q->cpus, .injector = CHILD_INIT("injector") };
         l->out.pipe_fd = l->out.file.fd = -1;
         snprintf(l->id, sizeof l->id, "%s", q->id);
         lr->active[lr->n_active++] = l;

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "cgroup/cgroup.h"
+#include "daemon/child.h"
 #include "profile/profile-fold.h"
 #include "host/host-java.h"
 
@@ -54,7 +54,7 @@ static int open_run_file(const char *dir, const char *name) {
 }
 
 static int spawn_in_load_slice(struct cgroup_run *cg, char **argv, int out_fd, int err_fd, bool set_user, uid_t uid,
-                               gid_t gid, struct profile_child *ret) {
+                               gid_t gid, struct child *ret) {
         static char *const env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", NULL };
         struct spawn_params p = {
                 .argv = argv,
@@ -67,11 +67,11 @@ static int spawn_in_load_slice(struct cgroup_run *cg, char **argv, int out_fd, i
                 .uid = uid,
                 .gid = gid,
         };
-        return slice_spawn(cg, SLICE_LOAD, &p, &ret->pid, &ret->pidfd);
+        return child_spawn(ret, cg, SLICE_LOAD, &p);
 }
 
 int profile_record_start(struct cgroup_run *cg, const char *perf, const char *dir, pid_t sut, unsigned hz,
-                         struct profile_child *ret) {
+                         struct child *ret) {
         char hz_s[16], pid_s[16];
         snprintf(hz_s, sizeof hz_s, "%u", hz);
         snprintf(pid_s, sizeof pid_s, "%d", (int) sut);
@@ -85,83 +85,19 @@ int profile_record_start(struct cgroup_run *cg, const char *perf, const char *di
         return spawn_in_load_slice(cg, argv, out, err, false, 0, 0, ret);
 }
 
-void profile_record_stop(const struct profile_child *c) {
-        if (c->pidfd >= 0)
-                (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGINT, NULL, 0);
-}
-
-static int child_result(const struct profile_child *c, const siginfo_t *si) {
+int profile_child_result(const struct child *c) {
         if (c->killed)
                 return -ETIMEDOUT;
-        if (si->si_code == CLD_EXITED && si->si_status == 0)
+        if (c->exited && c->code == 0)
                 return 0;
         /* perf record re-raises the SIGINT that stopped it, once its data is out */
-        if (si->si_code == CLD_KILLED && si->si_status == SIGINT)
+        if (c->exited && c->signal == SIGINT)
                 return 0;
         return -ECHILD;
 }
 
-static void child_unwatch(struct profile_child *c) {
-        c->exit_source = sd_event_source_disable_unref(c->exit_source);
-        c->limit_timer = sd_event_source_disable_unref(c->limit_timer);
-        if (c->pidfd >= 0)
-                close(c->pidfd);
-        c->pidfd = -1;
-}
-
-static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
-        struct profile_child *c = userdata;
-        int result = child_result(c, si);
-        /* reaped here, while the pidfd is ours (sd-event's own reap after us then finds nothing) */
-        siginfo_t reaped = { 0 };
-        (void) waitid(P_PIDFD, (id_t) c->pidfd, &reaped, WEXITED | WNOHANG);
-        child_unwatch(c);
-        c->on_end(c, result, c->userdata);
-        return 0;
-}
-
-static int on_child_overrun(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct profile_child *c = userdata;
-        c->killed = true;
-        c->limit_timer = sd_event_source_disable_unref(c->limit_timer);
-        (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-        return 0; /* on_child_exit() reaps it and tells */
-}
-
-int profile_child_watch(sd_event *e, struct profile_child *c, uint64_t limit_us, profile_child_end_fn on_end,
-                        void *userdata) {
-        if (c->pidfd < 0)
-                return -ECHILD;
-        c->on_end = on_end;
-        c->userdata = userdata;
-        c->killed = false;
-        uint64_t now;
-        int r = sd_event_now(e, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = sd_event_add_child_pidfd(e, &c->exit_source, c->pidfd, WEXITED, on_child_exit, c);
-        if (r >= 0)
-                r = sd_event_add_time(e, &c->limit_timer, CLOCK_MONOTONIC, now + limit_us, 100000, on_child_overrun, c);
-        if (r < 0)
-                profile_child_reap(c);
-        return r;
-}
-
-bool profile_child_pending(const struct profile_child *c) {
-        return c->pidfd >= 0;
-}
-
-void profile_child_reap(struct profile_child *c) {
-        if (c->pidfd < 0)
-                return;
-        c->exit_source = sd_event_source_disable_unref(c->exit_source);
-        (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-        siginfo_t si = { 0 };
-        (void) waitid(P_PIDFD, (id_t) c->pidfd, &si, WEXITED);
-        child_unwatch(c);
-}
-
 int profile_perfmap_start(struct cgroup_run *cg, pid_t sut, bool set_user, uid_t uid, gid_t gid,
-                          struct profile_child *ret) {
+                          struct child *ret) {
         char jcmd[PATH_MAX], pid_s[16];
         int r = host_program_find("jcmd", getenv("PATH"), jcmd, sizeof jcmd);
         if (r < 0)

@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include <systemd/sd-event.h>
 
 #include "storage/run-profile.h"
 
@@ -23,42 +22,20 @@ struct cgroup_run;
 #define PROFILE_PERF_STOP_US (5 * 1000000ULL)    /* perf's time to write its last buffers after SIGINT */
 #define PROFILE_JCMD_WAIT_US (10 * 1000000ULL)   /* jcmd's to attach and have the perf map written */
 
-struct profile_child;
-/* result: 0 when the child exited with code 0 (or by the SIGINT that stopped it), -ETIMEDOUT
- * when it outlived its time and was killed, -ECHILD when it failed. */
-typedef void (*profile_child_end_fn)(struct profile_child *c, int result, void *userdata);
+struct child;
 
-/* A spawned helper (perf record, jcmd) in the load slice. */
-struct profile_child {
-        pid_t pid;
-        int pidfd;                      /* -1: none */
-        sd_event_source *exit_source, *limit_timer;
-        bool killed;                    /* by limit_timer */
-        profile_child_end_fn on_end;
-        void *userdata;
-};
-
-/* perf record -e cpu-clock -F hz -g -p sut -o - > dir/perf.data 2> dir/perf.log. */
+/* perf record -e cpu-clock -F hz -g -p sut -o - > dir/perf.data 2> dir/perf.log, spawned (the run
+ * watches it when measure ends: SIGINT, and perf writes what it has and exits). */
 int profile_record_start(struct cgroup_run *cg, const char *perf, const char *dir, pid_t sut, unsigned hz,
-                         struct profile_child *ret);
-/* SIGINT: perf writes what it has and exits. */
-void profile_record_stop(const struct profile_child *c);
-/* Watches the child on the loop, never waiting on it: on_end() once it has exited and been
- * reaped; when it is still there limit_us from now, it is killed (SIGKILL) and on_end() follows
- * its exit with -ETIMEDOUT. c->pidfd is -1 when on_end() runs. On failure the child is killed
- * and reaped, and on_end() is not called. */
-int profile_child_watch(sd_event *e, struct profile_child *c, uint64_t limit_us, profile_child_end_fn on_end,
-                        void *userdata);
-/* Whether the child is still to end (spawned, not yet reaped). */
-bool profile_child_pending(const struct profile_child *c);
-/* A run's teardown, its slice already killed: the watch dropped, the child killed and reaped
- * (at once: it is dead or dying), on_end() not called. */
-void profile_child_reap(struct profile_child *c);
+                         struct child *ret);
+/* How perf or jcmd ended (daemon/child.h): 0 when it exited with code 0 (or by the SIGINT that
+ * stopped it), -ETIMEDOUT when it outlived its time and was killed, -ECHILD when it failed. */
+int profile_child_result(const struct child *c);
 
 /* jcmd PID Compiler.perfmap as the run user (set_user), so that the JVM writes
  * /tmp/perf-PID.map; jcmd is looked up beside the `java` on the daemon's PATH. */
 int profile_perfmap_start(struct cgroup_run *cg, pid_t sut, bool set_user, uid_t uid, gid_t gid,
-                          struct profile_child *ret);
+                          struct child *ret);
 
 /* Removes /tmp/perf-PID.map when it is a regular file of owner: what a run that ends before
  * collection read it leaves (collection removes it itself). */

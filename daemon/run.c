@@ -9,12 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/capacity-steps.h"
 #include "daemon/capture.h"
+#include "daemon/child.h"
 #include "cgroup/cgroup.h"
 #include "daemon/collect.h"
 #include "daemon/collect-worker.h"
@@ -25,7 +23,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "daemon/preflight.h"
-#include "daemon/run-peers.h"
+#include "daemon/load.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
@@ -40,17 +38,6 @@
 #define FREQ_SAMPLE_US 250000
 #define SERIES_SAMPLE_US 1000000
 
-struct child {
-        const char *what;       /* "SUT", "load" */
-        pid_t pid;
-        int pidfd;
-        sd_event_source *source;
-        bool running;
-        bool exited;            /* status below is valid */
-        int code;               /* exit code, or -1 when killed */
-        int signal;             /* killing signal, or 0 */
-};
-
 struct run {
         struct run_context ctx;
         char id[ID_LEN + 1];
@@ -61,13 +48,13 @@ struct run {
         char dir[PATH_MAX];
         struct run_cpus cpus;
         struct cgroup_run *cg;
-        struct child sut, load;
-        struct capture sut_out, sut_err, load_out;
+        struct child sut;
+        struct capture sut_out, sut_err;
         struct capture_file sut_log;    /* stdout and stderr together */
         regex_t ready_regex;
         bool has_ready_regex, ready;
         struct probe *probe;
-        sd_event_source *ready_timer, *phase_timer, *deadline_timer, *grace_timer, *done_defer, *freq_timer;
+        sd_event_source *ready_timer, *deadline_timer, *done_defer, *freq_timer;
         struct host_freq_sampler *freq;
         sd_event_source *series_timer;
         struct samples series;
@@ -75,13 +62,9 @@ struct run {
         bool has_rapl;
         int64_t measure_start_ns, measure_end_ns;
         struct collect_baseline baseline, end;
-        /* a capacity search (load.mode capacity): steps of the injector within this SUT's life */
-        bool capacity;
-        struct capacity_steps search;
-        sd_event_source *step_defer;
         struct collect_worker *collector;       /* collecting: the worker thread, or NULL */
-        struct run_peers *remote;               /* load.hosts: the peers' loads, on a thread */
-        bool remote_done;                       /* its thread has finished (FINISHED told) */
+        struct load_run load_run;               /* what its load knows of the run */
+        struct load *load;                      /* from the preflight on */
         struct {                                /* a stop asked for while the worker ran */
                 bool asked;
                 int state;
@@ -89,7 +72,7 @@ struct run {
         } stop;
         /* profile.cpu: perf record through measure, the JIT's perf map at its end */
         char perf_path[PATH_MAX];
-        struct profile_child perf, jcmd;
+        struct child perf, jcmd;
         struct profile_input profile;
         cJSON *warnings;
         bool tearing_down;
@@ -100,7 +83,6 @@ struct run {
 
 static void run_fail(struct run *r, const char *reason, const char *fmt, ...) _printf_(3, 4);
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics);
-static int on_step_done(sd_event_source *s, void *userdata);
 static int prepare_slices(struct run *r);
 
 const char *run_get_id(const struct run *r) {
@@ -121,7 +103,7 @@ const struct cpulist *run_get_cpus(const struct run *r) {
 
 void run_get_pids(const struct run *r, pid_t pids[2]) {
         pids[0] = r->sut.running ? r->sut.pid : 0;
-        pids[1] = r->load.running ? r->load.pid : 0;
+        pids[1] = load_pid(r->load);
 }
 
 /* Persist a transition; the loop's store is local, so a failure here is logged, not fatal. */
@@ -151,84 +133,6 @@ void run_warn_housekeeping(struct run *r, const char *message) {
                 return;
         r->housekeeping_warned = true;
         warn(r, "%s", message);
-}
-
-/* ---- children ----------------------------------------------------------------------------- */
-
-static void child_record(struct child *c, const siginfo_t *si) {
-        c->running = false;
-        c->exited = true;
-        c->code = si->si_code == CLD_EXITED ? si->si_status : -1;
-        c->signal = si->si_code == CLD_EXITED ? 0 : si->si_status;
-}
-
-/* After a slice kill: the process is gone or going; collect its status ourselves. */
-static void child_reap(struct child *c) {
-        c->source = sd_event_source_disable_unref(c->source);
-        if (c->running && c->pidfd >= 0) {
-                siginfo_t si = { 0 };
-                if (waitid(P_PIDFD, (id_t) c->pidfd, &si, WEXITED) == 0)
-                        child_record(c, &si);
-                c->running = false;
-        }
-        if (c->pidfd >= 0)
-                close(c->pidfd);
-        c->pidfd = -1;
-}
-
-static cJSON *child_exit_json(const struct child *c) {
-        if (!c->exited)
-                return cJSON_CreateNull();
-        cJSON *o = cJSON_CreateObject();
-        if (c->signal)
-                cJSON_AddNullToObject(o, "code");
-        else
-                cJSON_AddNumberToObject(o, "code", c->code);
-        if (c->signal)
-                cJSON_AddNumberToObject(o, "signal", c->signal);
-        else
-                cJSON_AddNullToObject(o, "signal");
-        return o;
-}
-
-/* How a child ended and the last lines it wrote, for the run's failure message. */
-struct child_end {
-        char how[96];
-        char tail[2048];
-};
-
-static void describe_end(const struct child *c, struct capture *out, struct child_end *ret) {
-        if (c->signal)
-                snprintf(ret->how, sizeof ret->how, "killed by signal %d (%s)", c->signal, strsignal(c->signal));
-        else
-                snprintf(ret->how, sizeof ret->how, "exited with code %d", c->code);
-        capture_close(out);
-        capture_tail(out, ret->tail, sizeof ret->tail);
-}
-
-static int spawn_child(struct run *r, enum slice_kind kind, struct child *c, char **argv, char **envp,
-                       int out_fd, int err_fd, sd_event_child_handler_t on_exit) {
-        struct spawn_params p = {
-                .argv = argv,
-                .envp = envp,
-                .cwd = r->dir,
-                .stdin_fd = -1,
-                .stdout_fd = out_fd,
-                .stderr_fd = err_fd,
-                .set_user = r->ctx.set_user,
-                .uid = r->ctx.uid,
-                .gid = r->ctx.gid,
-        };
-        int k = slice_spawn(r->cg, kind, &p, &c->pid, &c->pidfd);
-        if (k < 0)
-                return k;
-        c->running = true;
-        k = sd_event_add_child_pidfd(r->ctx.event, &c->source, c->pidfd, WEXITED, on_exit, r);
-        if (k < 0) {
-                /* Unwatched, it must not live: the slice kill in teardown ends it. */
-                return log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: cannot watch the %s", r->id, c->what);
-        }
-        return 0;
 }
 
 /* ---- run files ---------------------------------------------------------------------------- */
@@ -308,16 +212,27 @@ static void start_profile(struct run *r) {
 static void stop_sut(struct run *r);
 
 /* Both perf and jcmd have ended (or were never started): what collection reads is settled. */
-static void on_profile_child_end(struct profile_child *c, int result, void *userdata) {
+static void on_profile_child_end(struct child *c, void *userdata) {
         struct run *r = userdata;
+        int result = profile_child_result(c);
         if (c == &r->jcmd && result < 0)
                 warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
                      (int) r->profile.sut_pid, result == -ETIMEDOUT ? "killed: it overran its time" : strerror(-result));
         if (c == &r->perf)
                 r->profile.recorded = result >= 0;
-        if (profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd) || r->tearing_down)
+        if (child_pending(&r->perf) || child_pending(&r->jcmd) || r->tearing_down)
                 return;
         stop_sut(r);
+}
+
+/* Watched with its time limit (SIGKILL past it); one that cannot be watched is killed now. */
+static int watch_profile_child(struct run *r, struct child *c, int sig, uint64_t limit_us) {
+        int k = child_watch(c, r->ctx.event, on_profile_child_end, r);
+        if (k >= 0)
+                k = child_stop(c, r->ctx.event, sig, limit_us, NULL);
+        if (k < 0)
+                child_reap(c);
+        return k;
 }
 
 /* At the end of measure, while the SUT still runs: perf stops (SIGINT) and the JVM writes its
@@ -325,7 +240,7 @@ static void on_profile_child_end(struct profile_child *c, int result, void *user
  * limit; the SUT is stopped once both have ended (jcmd needs it alive). Returns whether they are
  * pending. */
 static bool stop_profile(struct run *r) {
-        if (r->perf.pidfd < 0)
+        if (!child_pending(&r->perf))
                 return false;
         r->profile = (struct profile_input){
                 .perf = r->perf_path,
@@ -334,18 +249,18 @@ static bool stop_profile(struct run *r) {
                 .jvm = r->def->sut.jvm,
                 .map_owner = r->ctx.set_user ? r->ctx.uid : geteuid(),
         };
-        profile_record_stop(&r->perf);
-        if (profile_child_watch(r->ctx.event, &r->perf, PROFILE_PERF_STOP_US, on_profile_child_end, r) < 0)
+        /* SIGINT: perf writes what it has and exits */
+        if (watch_profile_child(r, &r->perf, SIGINT, PROFILE_PERF_STOP_US) < 0)
                 warn(r, "profile: cannot watch perf record: its samples may be incomplete");
         if (r->def->sut.jvm && r->sut.running) {
                 int k = profile_perfmap_start(r->cg, r->sut.pid, r->ctx.set_user, r->ctx.uid, r->ctx.gid, &r->jcmd);
                 if (k >= 0)
-                        k = profile_child_watch(r->ctx.event, &r->jcmd, PROFILE_JCMD_WAIT_US, on_profile_child_end, r);
+                        k = watch_profile_child(r, &r->jcmd, 0, PROFILE_JCMD_WAIT_US);
                 if (k < 0)
                         warn(r, "profile: jcmd %d Compiler.perfmap failed (%s): JIT-compiled frames may be unnamed",
                              (int) r->sut.pid, strerror(-k));
         }
-        return profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd);
+        return child_pending(&r->perf) || child_pending(&r->jcmd);
 }
 
 /* Figures cover the measure phase: counters are read now and subtracted at the end. */
@@ -356,11 +271,6 @@ static void begin_measure(struct run *r, const char *message) {
         collect_baseline_take(r->cg, r->sut.running ? r->sut.pid : 0, r->def->sut.jvm, r->series.rapl, &r->baseline);
         advance(r, RUN_MEASURING, message);
         start_profile(r);
-}
-
-static int on_measure(sd_event_source *s, uint64_t usec, void *userdata) {
-        begin_measure(userdata, NULL);
-        return 0;
 }
 
 /* ---- collecting and the end --------------------------------------------------------------- */
@@ -379,29 +289,23 @@ static void on_collected(struct collect_worker *w, void *userdata) {
         } else if (k < 0)
                 run_teardown(r, RUN_FAILED, k == -ENOTCONN ? "load_failed" : "collect_failed", why[0] ? why : strerror(-k), NULL);
         else {
-                if (r->capacity)
-                        cJSON_ReplaceItemInObjectCaseSensitive(metrics, "capacity", capacity_steps_metrics(&r->search));
-                cJSON *load = cJSON_GetObjectItemCaseSensitive(metrics, "load");
-                if (r->remote && cJSON_IsObject(load))
-                        cJSON_AddItemToObject(load, "hosts", run_peers_hosts_json(r->remote));
+                load_metrics(r->load, metrics);
                 run_teardown(r, RUN_SUCCEEDED, NULL, NULL, metrics);
         }
 }
 
 static void finish_collect(struct run *r) {
         /* perf and jcmd end first (on_profile_child_end() comes back here) */
-        if (r->collector || profile_child_pending(&r->perf) || profile_child_pending(&r->jcmd))
+        if (r->collector || child_pending(&r->perf) || child_pending(&r->jcmd))
                 return;
-        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         if (r->sut.running)
                 (void) slice_kill(r->cg, SLICE_SUT);
-        if (r->load.running)
+        if (load_pid(r->load))
                 (void) slice_kill(r->cg, SLICE_LOAD);
         child_reap(&r->sut);
-        child_reap(&r->load);
+        load_reap(r->load);
         capture_close(&r->sut_out);
         capture_close(&r->sut_err);
-        capture_close(&r->load_out);
 
         struct collect_input in = {
                 .def = r->def,
@@ -419,6 +323,7 @@ static void finish_collect(struct run *r) {
                 .run_id = r->id,
                 .profile = r->profile.perf ? &r->profile : NULL,
         };
+        load_collect(r->load, &in);
         /* Everything the worker reads stays as it is until it reports: the children are
          * reaped, the captures closed and the samplers stopped above. */
         int k = collect_worker_start(r->ctx.event, r->ctx.storage, r->ctx.collect_db, &in, on_collected, r, &r->collector);
@@ -426,11 +331,10 @@ static void finish_collect(struct run *r) {
                 run_fail(r, "collect_failed", "cannot start collecting: %s", strerror(-k));
 }
 
-static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata) {
+static void on_sut_overrun(struct child *c, void *userdata) {
         struct run *r = userdata;
         warn(r, "the SUT did not exit within 10 s of SIGTERM and was killed");
         finish_collect(r);
-        return 0;
 }
 
 /* Ask nicely first: a JVM flushes its GC log and hsperfdata on SIGTERM. */
@@ -439,9 +343,7 @@ static void stop_sut(struct run *r) {
                 finish_collect(r);
                 return;
         }
-        if (syscall(SYS_pidfd_send_signal, r->sut.pidfd, SIGTERM, NULL, 0) < 0)
-                log_full(LOG_WARNING, -errno, r->experiment_id, r->id, "run %s: SIGTERM to the SUT", r->id);
-        arm_timer(r, &r->grace_timer, SUT_STOP_GRACE_US, on_grace_over);
+        (void) child_stop(&r->sut, r->ctx.event, SIGTERM, SUT_STOP_GRACE_US, on_sut_overrun);
 }
 
 static void start_collect(struct run *r) {
@@ -454,31 +356,85 @@ static void start_collect(struct run *r) {
                 take_series_sample(r);
                 r->series_timer = sd_event_source_disable_unref(r->series_timer);
         }
-        r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
         advance(r, RUN_COLLECTING, NULL);
         if (!stop_profile(r))
                 stop_sut(r);
 }
 
-static int on_load_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+/* ---- the load: its kind is load.c's --------------------------------------------------------- */
+
+static void on_load_prepared(void *userdata) {
         struct run *r = userdata;
-        child_record(&r->load, si);
+        if (!r->stop.asked && !r->tearing_down)
+                (void) prepare_slices(r);
+}
+
+static void on_load_started(void *userdata) {
+        struct run *r = userdata;
+        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
+}
+
+static void on_load_warmup(void *userdata, const char *message) {
+        advance(userdata, RUN_WARMUP, message);
+}
+
+static void on_load_measure(void *userdata, const char *message) {
+        begin_measure(userdata, message);
+}
+
+/* A stop asked for while the load was busy waited for it and wins. */
+static void on_load_finished(void *userdata, int result, const char *reason, const char *message) {
+        struct run *r = userdata;
         if (r->tearing_down)
-                return 0;
-        if (r->load.code == 0 && r->capacity) {
-                /* judged from a deferred event, never under the child source being replaced */
-                if (!r->step_defer)
-                        sd_event_add_defer(r->ctx.event, &r->step_defer, on_step_done, r);
-                return 0;
-        }
-        if (r->load.code == 0) {
+                return;
+        if (r->stop.asked)
+                run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
+        else if (result < 0)
+                run_fail(r, reason, "%s", message);
+        else
                 start_collect(r);
-                return 0;
-        }
-        struct child_end end;
-        describe_end(&r->load, &r->load_out, &end);
-        run_fail(r, "load_failed", "the load %s; its last output:\n%s", end.how, end.tail);
+}
+
+static void on_load_warn(void *userdata, const char *message) {
+        warn(userdata, "%s", message);
+}
+
+static const struct load_events load_events = {
+        .prepared = on_load_prepared,
+        .started = on_load_started,
+        .warmup = on_load_warmup,
+        .measure = on_load_measure,
+        .finished = on_load_finished,
+        .warn = on_load_warn,
+};
+
+/* The run's load as its definition asks, and its preflight: the slices and the SUT follow
+ * (prepared). */
+static int prepare_load(struct run *r) {
+        char why[512] = "";
+        r->load_run = (struct load_run){
+                .event = r->ctx.event,
+                .def = r->def,
+                .id = r->id,
+                .experiment_id = r->experiment_id,
+                .dir = r->dir,
+                .injector_path = r->ctx.injector_path,
+                .db = r->ctx.db,
+                .peers = r->ctx.peers,
+                .set_user = r->ctx.set_user,
+                .uid = r->ctx.uid,
+                .gid = r->ctx.gid,
+                .events = &load_events,
+                .userdata = r,
+        };
+        int k = load_new(&r->load_run, &r->load);
+        if (k < 0)
+                snprintf(why, sizeof why, "cannot set up the load: %s", strerror(-k));
+        else
+                k = load_prepare(r->load, why, sizeof why);
+        if (k < 0)
+                run_fail(r, "preflight", "%s", why);
         return 0;
 }
 
@@ -487,181 +443,28 @@ static bool slice_saw_oom(struct run *r) {
         return slice_read_stats(r->cg, SLICE_SUT, &st) >= 0 && st.has_oom_kills && st.oom_kills > 0;
 }
 
-static int on_sut_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+static void on_sut_exit(struct child *c, void *userdata) {
         struct run *r = userdata;
-        child_record(&r->sut, si);
         if (r->tearing_down)
-                return 0;
+                return;
         if (r->state == RUN_COLLECTING) {
                 finish_collect(r);
-                return 0;
+                return;
         }
         /* A SUT without load is the measurement: its clean exit is the end of the run. */
-        if (r->def->load.kind == DEFINITION_LOAD_NONE && r->ready && r->sut.code == 0) {
-                start_collect(r);
-                return 0;
-        }
+        if (r->ready && r->sut.code == 0 && load_sut_exited(r->load))
+                return;
         struct child_end end;
-        describe_end(&r->sut, &r->sut_err, &end);
+        char where[256];
+        child_describe_end(&r->sut, &r->sut_err, &end);
         if (slice_saw_oom(r))
                 run_fail(r, "oom", "the SUT was OOM-killed in its slice (memory_max %llu bytes); it %s",
                          (unsigned long long) definition_cell_memory_max(r->def, r->cell), end.how);
-        else if (r->capacity) {
-                char where[256];
-                capacity_steps_describe_stop(&r->search, where, sizeof where);
+        else if (load_describe(r->load, where, sizeof where))
                 run_fail(r, "sut_exit", "the SUT %s during %s; last lines of its stderr:\n%s", end.how, where, end.tail);
-        } else
+        else
                 run_fail(r, "sut_exit", "the SUT %s in state %s; last lines of its stderr:\n%s", end.how,
                          run_state_to_string(r->state), end.tail);
-        return 0;
-}
-
-/* The load (the injector, a capacity step's, or an external command) in its slice, its output
- * captured to load.log. */
-static int spawn_load(struct run *r, char **argv, char **env) {
-        char path[PATH_MAX];
-        int out_fd = -1;
-        run_path(r, "load.log", path, sizeof path);
-        int k = capture_open(&r->load_out, r->ctx.event, path, NULL, NULL, NULL, &out_fd);
-        if (k >= 0) {
-                k = spawn_child(r, SLICE_LOAD, &r->load, argv, env, out_fd, out_fd, on_load_exit);
-                close(out_fd);
-        }
-        return k;
-}
-
-/* ---- capacity search: its steps are capacity-steps.c's -------------------------------------- */
-
-/* A step's injector, as the run's load: the previous step's output closed, the deadline anew. */
-static int spawn_step(void *userdata, char **argv, char **env) {
-        struct run *r = userdata;
-        capture_close(&r->load_out);
-        int k = spawn_load(r, argv, env);
-        if (k >= 0)
-                arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
-        return k;
-}
-
-static void warn_step(void *userdata, const char *message) {
-        warn(userdata, "%s", message);
-}
-
-/* A step's injector finished: the search judges it and starts the next step or ends. */
-static int on_step_done(sd_event_source *src, void *userdata) {
-        struct run *r = userdata;
-        r->step_defer = sd_event_source_disable_unref(r->step_defer);
-        if (r->tearing_down)
-                return 0;
-        child_reap(&r->load);
-        char why[512];
-        int k = capacity_steps_next(&r->search, why, sizeof why);
-        if (k < 0)
-                run_fail(r, "load_failed", "%s", why);
-        else if (k == 0)
-                start_collect(r);
-        return 0;
-}
-
-static void start_search(struct run *r) {
-        struct capacity_steps_run run = {
-                .def = r->def,
-                .dir = r->dir,
-                .injector_path = r->ctx.injector_path,
-                .db = r->ctx.db,
-                .id = r->id,
-                .experiment_id = r->experiment_id,
-                .spawn_load = spawn_step,
-                .warn = warn_step,
-                .userdata = r,
-        };
-        char message[160], why[512];
-        r->capacity = true;
-        capacity_steps_init(&r->search, &run, message, sizeof message);
-        begin_measure(r, message);
-        if (capacity_steps_start(&r->search, why, sizeof why) < 0)
-                run_fail(r, "load_failed", "%s", why);
-}
-
-/* ---- load on load hosts ------------------------------------------------------------------ */
-
-static int arm_timer_at(struct run *r, sd_event_source **s, int64_t at_ns, sd_event_time_handler_t cb) {
-        *s = sd_event_source_disable_unref(*s);
-        return sd_event_add_time(r->ctx.event, s, CLOCK_MONOTONIC, (uint64_t) MAX(at_ns, 0) / 1000, 1000, cb, r);
-}
-
-static int on_remote_warmup(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct run *r = userdata;
-        const struct definition_load *l = &r->def->load;
-        advance(r, RUN_WARMUP, "the load hosts' schedules started");
-        arm_timer_at(r, &r->phase_timer, run_peers_start_ns(r->remote) + (int64_t) l->warmup_s * NSEC_PER_SEC, on_measure);
-        return 0;
-}
-
-/* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
- * has the loads posted (STARTED: the phases follow the instant they start at on this host's
- * clock) or is done (FINISHED: the merged timeline is the run's, or the run fails; a stop asked
- * for meanwhile waited for it, the peers' loads are deleted). */
-static void on_remote(struct run_peers *p, enum run_peers_event ev, void *userdata) {
-        struct run *r = userdata;
-        if (ev == RUN_PEERS_CHECKED) {
-                if (!r->stop.asked && !r->tearing_down)
-                        (void) prepare_slices(r);
-                return;
-        }
-        if (ev == RUN_PEERS_STARTED) {
-                run_peers_clock_warnings(p, r->warnings);
-                if (r->stop.asked)
-                        return;
-                int64_t at = run_peers_start_ns(p);
-                arm_timer_at(r, &r->phase_timer, at, r->def->load.warmup_s > 0 ? on_remote_warmup : on_measure);
-                log_full(LOG_INFO, 0, r->experiment_id, r->id, "run %s: %zu load hosts start in %.3f s", r->id,
-                         r->def->load.n_hosts, seconds_from_ns(at - now_mono_ns()));
-                return;
-        }
-        r->remote_done = true;
-        const char *reason, *message;
-        int k = run_peers_result(p, &reason, &message);
-        if (r->stop.asked)
-                run_teardown(r, r->stop.state, r->stop.reason, r->stop.message, NULL);
-        else if (k < 0)
-                run_fail(r, reason, "%s", message);
-        else
-                start_collect(r);
-}
-
-static void start_remote_load(struct run *r) {
-        run_peers_go(r->remote);
-        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
-}
-
-/* ---- load --------------------------------------------------------------------------------- */
-
-static void start_load(struct run *r) {
-        const struct definition_load *l = &r->def->load;
-        _cleanup_(definition_strv_freep) char **argv = NULL, **env = NULL;
-        if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY) {
-                start_search(r);
-                return;
-        }
-        if (l->n_hosts > 0) {
-                start_remote_load(r);
-                return;
-        }
-        int k = run_plan_load_argv(r->def, r->dir, r->ctx.injector_path, &argv);
-        if (k >= 0)
-                k = run_plan_load_env(&env);
-        if (k >= 0)
-                k = spawn_load(r, argv, env);
-        if (k < 0) {
-                run_fail(r, "load_failed", "cannot start the load %s: %s", argv ? argv[0] : "", strerror(-k));
-                return;
-        }
-        arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
-        if (l->kind == DEFINITION_LOAD_INJECTOR && l->warmup_s > 0) {
-                advance(r, RUN_WARMUP, NULL);
-                arm_timer(r, &r->phase_timer, (uint64_t) l->warmup_s * 1000000ULL, on_measure);
-        } else
-                begin_measure(r, NULL);
 }
 
 /* ---- readiness ---------------------------------------------------------------------------- */
@@ -675,12 +478,9 @@ static int on_became_ready(sd_event_source *s, void *userdata) {
         r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
         r->probe = probe_free(r->probe);
         start_sampling(r);
-        if (r->def->load.kind == DEFINITION_LOAD_NONE) {
-                begin_measure(r, "the SUT runs until it exits; its last stdout line is the result");
-                arm_timer(r, &r->deadline_timer, run_plan_deadline_s(r->def) * 1000000ULL, on_deadline);
-                return 0;
-        }
-        start_load(r);
+        char why[512] = "";
+        if (load_start(r->load, why, sizeof why) < 0)
+                run_fail(r, "load_failed", "%s", why);
         return 0;
 }
 
@@ -748,8 +548,19 @@ static int start_sut(struct run *r) {
         k = capture_open(&r->sut_out, r->ctx.event, out_path, &r->sut_log, on_sut_line, r, &out_fd);
         if (k >= 0)
                 k = capture_open(&r->sut_err, r->ctx.event, err_path, &r->sut_log, on_sut_line, r, &err_fd);
+        struct spawn_params sp = {
+                .argv = argv,
+                .envp = env,
+                .cwd = r->dir,
+                .stdin_fd = -1,
+                .stdout_fd = out_fd,
+                .stderr_fd = err_fd,
+                .set_user = r->ctx.set_user,
+                .uid = r->ctx.uid,
+                .gid = r->ctx.gid,
+        };
         if (k >= 0)
-                k = spawn_child(r, SLICE_SUT, &r->sut, argv, env, out_fd, err_fd, on_sut_exit);
+                k = child_start(&r->sut, r->ctx.event, r->cg, SLICE_SUT, &sp, on_sut_exit, r);
         if (out_fd >= 0)
                 close(out_fd);
         if (err_fd >= 0)
@@ -839,14 +650,7 @@ static int prepare(struct run *r) {
         if (k < 0)
                 return 0;
         record_host(r);
-        if (r->def->load.n_hosts == 0)
-                return prepare_slices(r);
-        /* In preflight: the thread checks every peer's clock; the slices and the SUT follow
-         * (RUN_PEERS_CHECKED). */
-        k = run_peers_start(r->ctx.event, r->ctx.peers, r->def, r->id, r->dir, on_remote, r, &r->remote);
-        if (k < 0)
-                run_fail(r, "preflight", "cannot start the load hosts' thread: %s", strerror(-k));
-        return 0;
+        return prepare_load(r);
 }
 
 static int prepare_slices(struct run *r) {
@@ -859,8 +663,9 @@ static int prepare_slices(struct run *r) {
                          cgroup_manager_root(r->ctx.cgroups), strerror(-k));
                 return 0;
         }
+        r->load_run.cg = r->cg;
         runs_set_slices(r->ctx.db, r->id, slice_cgroup_path(r->cg, SLICE_SUT),
-                        r->def->load.kind == DEFINITION_LOAD_NONE ? NULL : slice_cgroup_path(r->cg, SLICE_LOAD));
+                        load_has_slice(r->load) ? slice_cgroup_path(r->cg, SLICE_LOAD) : NULL);
         advance(r, RUN_STARTING, NULL);
         return start_sut(r);
 }
@@ -874,11 +679,11 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
         snprintf(r->id, sizeof r->id, "%s", q->id);
         snprintf(r->experiment_id, sizeof r->experiment_id, "%s", q->experiment_id);
         r->cell = (size_t) q->cell_idx;
-        r->sut = (struct child){ .what = "SUT", .pidfd = -1 };
-        r->load = (struct child){ .what = "load", .pidfd = -1 };
-        r->perf = r->jcmd = (struct profile_child){ .pidfd = -1 };
-        r->sut_out.pipe_fd = r->sut_err.pipe_fd = r->load_out.pipe_fd = -1;
-        r->sut_out.file.fd = r->sut_err.file.fd = r->load_out.file.fd = -1;
+        r->sut = CHILD_INIT("SUT");
+        r->perf = CHILD_INIT("perf");
+        r->jcmd = CHILD_INIT("jcmd");
+        r->sut_out.pipe_fd = r->sut_err.pipe_fd = -1;
+        r->sut_out.file.fd = r->sut_err.file.fd = -1;
         r->sut_log.fd = -1;
         r->done = done;
         r->userdata = userdata;
@@ -917,7 +722,7 @@ static int on_done(sd_event_source *s, void *userdata) {
 static char *exit_json(const struct run *r) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToObject(o, "sut", child_exit_json(&r->sut));
-        cJSON_AddItemToObject(o, "load", child_exit_json(&r->load));
+        cJSON_AddItemToObject(o, "load", load_exit_json(r->load));
         char *s = cJSON_PrintUnformatted(o);
         cJSON_Delete(o);
         return s;
@@ -934,16 +739,11 @@ static void defer_stop(struct run *r, int state, const char *reason, const char 
         snprintf(r->stop.message, sizeof r->stop.message, "%s", message ? message : "");
         if (r->collector)
                 collect_worker_cancel(r->collector);
-        run_peers_stop(r->remote);
-}
-
-/* The load hosts' thread still talks to the peers: it deletes their loads before the run ends. */
-static bool remote_busy(const struct run *r) {
-        return r->remote && !r->remote_done;
+        load_stop(r->load);
 }
 
 static void run_teardown(struct run *r, int state, const char *reason, const char *message, cJSON *metrics) {
-        if (r->tearing_down || r->collector || remote_busy(r)) {
+        if (r->tearing_down || r->collector || load_busy(r->load)) {
                 if (!r->tearing_down)
                         defer_stop(r, state, reason, message);
                 cJSON_Delete(metrics);
@@ -951,13 +751,10 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
         }
         r->tearing_down = true;
         r->ready_timer = sd_event_source_disable_unref(r->ready_timer);
-        r->phase_timer = sd_event_source_disable_unref(r->phase_timer);
         r->deadline_timer = sd_event_source_disable_unref(r->deadline_timer);
-        r->grace_timer = sd_event_source_disable_unref(r->grace_timer);
         r->done_defer = sd_event_source_disable_unref(r->done_defer);
         r->freq_timer = sd_event_source_disable_unref(r->freq_timer);
         r->series_timer = sd_event_source_disable_unref(r->series_timer);
-        r->step_defer = sd_event_source_disable_unref(r->step_defer);
         r->probe = probe_free(r->probe);
 
         /* The slice kill is the last word on every process the run made. */
@@ -968,14 +765,13 @@ static void run_teardown(struct run *r, int state, const char *reason, const cha
                         log_full(LOG_ERR, k, r->experiment_id, r->id, "run %s: removing its slices", r->id);
         }
         child_reap(&r->sut);
-        child_reap(&r->load);
-        profile_child_reap(&r->perf); /* killed with the load slice: only reaped here */
-        profile_child_reap(&r->jcmd);
+        load_reap(r->load);
+        child_reap(&r->perf); /* killed with the load slice: only reaped here */
+        child_reap(&r->jcmd);
         if (r->profile.perf && r->profile.jvm)
                 profile_perfmap_discard(r->profile.sut_pid, r->profile.map_owner);
         capture_close(&r->sut_out);
         capture_close(&r->sut_err);
-        capture_close(&r->load_out);
         capture_file_close(&r->sut_log);
 
         _cleanup_free_ char *exits = exit_json(r);
@@ -1015,12 +811,10 @@ void run_free(struct run *r) {
                 collect_worker_wait(r->collector);
                 on_collected(r->collector, r);
         }
-        if (remote_busy(r)) {
-                /* Daemon shutdown: the thread deletes the peers' loads (each call bounded) and is
-                 * joined here; a peer it cannot reach stops its load when the lease lapses. */
+        if (load_busy(r->load)) {
+                /* Daemon shutdown: the load ends what it runs elsewhere, here (load.h). */
                 defer_stop(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped");
-                r->remote = run_peers_free(r->remote);
-                r->remote_done = true;
+                load_wait(r->load);
         }
         if (!r->tearing_down)
                 run_teardown(r, RUN_INTERRUPTED, "daemon_shutdown", "the daemon stopped", NULL);
@@ -1030,9 +824,8 @@ void run_free(struct run *r) {
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
-        run_peers_free(r->remote);
+        load_free(r->load);
         definition_free(r->def);
-        capacity_steps_done(&r->search);
         cJSON_Delete(r->warnings);
         free(r);
 }

@@ -86,7 +86,7 @@ static void format_capacity(cJSON *o, const struct definition_load *l) {
         add_double(o, "precision", l->precision);
 }
 
-static void format_injector(cJSON *o, const struct definition_load *l) {
+void def_format_injector(cJSON *o, const struct definition_load *l) {
         add_url(o, "target", &l->target);
         add_string(o, "mode", def_mode_names[l->mode]);
         if (l->mode == DEFINITION_MODE_RATE)
@@ -123,7 +123,7 @@ static void format_load(cJSON *root, const struct definition_load *l) {
                 add_string(o, "timeline", l->timeline);
                 add_uint(o, "timeout_s", l->timeout_s);
         } else
-                format_injector(o, l);
+                def_format_injector(o, l);
         if (l->n_hosts > 0)
                 format_load_hosts(o, l);
         if (l->has_cpus)

@@ -39,6 +39,9 @@ bool def_is_integral(double d);
 /* The shortest text that reads back as v (integral values without exponent), as JSON wants it
  * for finite v. */
 void def_format_double(char *buf, size_t size, double v);
+/* The injector's options of l as the canonical JSON writes them (definition-format.c): target,
+ * mode, rate, arrival, connections, timeout_ms, and the phases or the capacity search's. */
+void def_format_injector(cJSON *o, const struct definition_load *l);
 
 /* The body is one RFC 8259 JSON value by json_check() (basic/json-check.h), nested at most
  * DEFINITION_DEPTH_MAX deep (which also bounds cJSON's recursion), with a bounded number of

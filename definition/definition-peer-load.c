@@ -2,6 +2,8 @@
 #include "definition/definition-peer-load.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,4 +66,31 @@ int definition_parse_peer_load(const cJSON *load, const struct host_limits *host
                                  "a peer load runs in mode rate or max: the capacity search is the coordinator's");
         *ret = TAKE_PTR(d);
         return 0;
+}
+
+static bool add_int(cJSON *o, const char *key, int64_t v) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%" PRId64, v);
+        return cJSON_AddRawToObject(o, key, buf) != NULL;
+}
+
+char *definition_peer_load_body(const struct definition_load *l, size_t host, const struct definition_host_load *part,
+                                const struct definition_peer_request *req) {
+        char cpus[4096];
+        if (host >= l->n_hosts || cpulist_format(&l->hosts[host].cpus, cpus, sizeof cpus) < 0)
+                return NULL;
+        struct definition_load mine = *l;
+        mine.rate = part->rate;
+        _cleanup_json_ cJSON *b = cJSON_CreateObject();
+        cJSON *o = cJSON_AddObjectToObject(b, "load");
+        if (!o)
+                return NULL;
+        def_format_injector(o, &mine);
+        if (!cJSON_AddStringToObject(b, "coordinator", req->coordinator) ||
+            !cJSON_AddStringToObject(b, "coordinator_run", req->coordinator_run) ||
+            !cJSON_AddStringToObject(b, "host", l->hosts[host].host) || !cJSON_AddStringToObject(b, "cpus", cpus) ||
+            !add_int(b, "phase_ns", part->phase_ns) || !add_int(b, "seed", (int64_t) part->seed) ||
+            !add_int(b, "start_at_ns", req->start_at_ns) || !add_int(b, "lease_s", req->lease_s))
+                return NULL;
+        return cJSON_PrintUnformatted(b);
 }
