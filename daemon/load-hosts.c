@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "basic/hash.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -122,11 +123,9 @@ static int source_address_towards(const char *host, char *buf, size_t size) {
         return r;
 }
 
+/* The run's id names its schedules. */
 static uint64_t seed_of(const char *run_id) {
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a: the run's id names its schedules */
-        for (const char *c = run_id; *c; c++)
-                h = (h ^ (unsigned char) *c) * UINT64_C(1099511628211);
-        return h;
+        return fnv1a64(run_id, strlen(run_id));
 }
 
 /* ---- the phases -------------------------------------------------------------------------- */
