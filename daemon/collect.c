@@ -33,6 +33,7 @@
 #include "basic/time-util.h"
 #include "storage/timeline-store.h"
 #include "daemon/timeline.h"
+#include "daemon/timeline-series.h"
 
 #define GC_EVENTS_MAX 1000000
 
@@ -98,6 +99,9 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         }
         int64_t t_loaded = now_mono_ns();
         if ((r = timeline_metrics(t, measure_ns, m)) < 0)
+                return r;
+        /* A capacity search's timeline is its last step's: a series of steps at other rates. */
+        if (l->mode != DEFINITION_MODE_CAPACITY && (r = timeline_steady_state(t, l->mode == DEFINITION_MODE_MAX, m)) < 0)
                 return r;
         int64_t t_measured = now_mono_ns();
         if (cancelled(in))

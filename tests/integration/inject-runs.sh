@@ -38,6 +38,14 @@ check_eq "the JVM run with the injector succeeds" succeeded "$(jq -r "$RUN_OUTCO
 check_schema "the run" getRun 200
 check_eq "the history went through warmup and measuring" "queued preparing starting warmup measuring collecting succeeded" \
         "$(jq -r '[.states[].state] | join(" ")' <<<"$BODY")"
+# The run's steady state (issue 36): its 7 s of load as a series per second, classified, the
+# segments covering it in order, the measure window from 2 s.
+echo "# steady state: $(jq -c '.metrics.steady_state | del(.segments)' <<<"$BODY")"
+check "the run's series per second is classified, its segments in order" json_true \
+        '.metrics.steady_state | .metric == "latency_us.scheduled.p50" and .intervals >= 5 and
+         (.class | IN("flat", "warmup", "slowdown", "no steady state")) and .measure_start_s == 2 and
+         .segments[0].start_s == 0 and ([.segments[] | .end_s > .start_s] | all) and
+         ((.class == "no steady state") == (.start_s == null))' "$BODY"
 req=$(jq -r .metrics.requests <<<"$BODY")
 check "about 1000 measured requests (200/s for 5 s): $req" test "$req" -ge 980 -a "$req" -le 1020
 check_match "latency from scheduled, from submit and lag are all there" '^[0-9.]+ [0-9.]+ [0-9.]+$' \
