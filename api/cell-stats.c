@@ -201,3 +201,31 @@ cJSON *cell_gather(const cJSON *rows, const char *cell) {
         }
         return g;
 }
+
+cJSON *cell_steady_states(const cJSON *rows, const char *cell) {
+        static const char *const classes[] = { "flat", "warmup", "slowdown", "no steady state" };
+        double counts[ELEMENTSOF(classes)] = { 0 }, n = 0;
+        const cJSON *row;
+        cJSON_ArrayForEach(row, rows) {
+                if (strcmp(row_string(row, "cell"), cell) != 0 || strcmp(row_string(row, "state"), "succeeded") != 0)
+                        continue;
+                const cJSON *s = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "metrics"), "steady_state");
+                const char *class = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "class"));
+                for (size_t i = 0; class && i < ELEMENTSOF(classes); i++)
+                        if (strcmp(class, classes[i]) == 0) {
+                                counts[i]++;
+                                n++;
+                        }
+        }
+        if (n == 0)
+                return cJSON_CreateNull();
+        cJSON *o = cJSON_CreateObject(), *by = cJSON_AddObjectToObject(o, "classes");
+        bool consistent = false;
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++) {
+                cJSON_AddNumberToObject(by, classes[i], counts[i]);
+                consistent = consistent || counts[i] == n;
+        }
+        cJSON_AddNumberToObject(o, "runs", n);
+        cJSON_AddBoolToObject(o, "consistent", consistent);
+        return o;
+}

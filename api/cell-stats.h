@@ -33,3 +33,7 @@ bool cell_metric_describe_picked(const cJSON *at_path_list, const char *metric, 
 /* The figures of one metric (an array of numbers) as doubles; false when absent or empty. */
 bool cell_metric_describe(const cJSON *list, struct stats_summary *ret);
 int cell_metric_ratio(const cJSON *list, const cJSON *baseline_list, struct stats_ratio *ret, const char **ret_method);
+/* The steady-state classes of the cell's succeeded runs (metrics.steady_state.class):
+ * {classes: {flat, warmup, slowdown, "no steady state": count}, runs, consistent: every run the
+ * same class}; null when no run has one. */
+cJSON *cell_steady_states(const cJSON *rows, const char *cell);

@@ -67,6 +67,7 @@ int api_report_json(struct db_conn *db, const char *state_dir, const char *id, c
                 cJSON_AddItemToObject(cell, "not_succeeded", cJSON_DetachItemFromObject(g, "not_succeeded"));
                 const cJSON *values = cJSON_GetObjectItemCaseSensitive(g, "values");
                 cJSON_AddItemToObject(cell, "metrics", cell_metric_stats(values));
+                cJSON_AddItemToObject(cell, "steady_state", cell_steady_states(rows, name));
                 if (base && strcmp(name, baseline) != 0)
                         cJSON_AddItemToObject(cell, "ratios", cell_metric_ratios(values, cJSON_GetObjectItemCaseSensitive(base, "values")));
                 else

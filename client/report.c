@@ -12,7 +12,7 @@
 #include "client/load-hosts.h"
 #include "client/run-failures.h"
 
-#define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %s\n"
+#define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %-18s %s\n"
 
 static const cJSON *metric(const cJSON *cell, const char *key) {
         return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cell, "metrics"), key);
@@ -98,8 +98,21 @@ static void governors(struct http *h, const cJSON *runs, const char *cell, char 
         }
 }
 
+/* The runs' steady-state classes (metrics.steady_state): "3 warmup", "2 flat, 1 warmup", "-". */
+static const char *steady_states(const cJSON *cell, char *buf, size_t size) {
+        const cJSON *c, *classes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cell, "steady_state"), "classes");
+        size_t n = 0;
+        snprintf(buf, size, "-");
+        cJSON_ArrayForEach(c, classes) {
+                if (!cJSON_IsNumber(c) || c->valuedouble <= 0 || n >= size)
+                        continue;
+                n += (size_t) snprintf(buf + n, size - n, "%s%.0f %s", n ? ", " : "", c->valuedouble, c->string);
+        }
+        return buf;
+}
+
 static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
-        char tp[48], p99[24], gc[24], jit[24], cc[40], thr[24], gov[64], rt[64], a[16], b[16];
+        char tp[48], p99[24], gc[24], jit[24], cc[40], thr[24], gov[64], rt[64], a[16], b[16], steady[80];
         const char *key;
         double v, w, periods, throttled;
         bool have;
@@ -121,7 +134,7 @@ static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
         fmt(thr, sizeof thr, have, have ? 100 * throttled / periods : 0, 1, "%");
         governors(h, runs, json_print_str(cell, "name"), gov, sizeof gov);
         printf(ROW_FORMAT, json_print_str(cell, "name"), tp, p99, gc, jit, cc, thr, gov,
-               ratio(cell, key, rt, sizeof rt));
+               steady_states(cell, steady, sizeof steady), ratio(cell, key, rt, sizeof rt));
 }
 
 static void print_findings(const cJSON *findings) {
@@ -203,7 +216,7 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
                 return k;
         printf("experiment %s: %s\n\n", id, json_print_str(report, "status"));
         printf(ROW_FORMAT, "cell", "throughput", "p99 sched", "GC pause", "compile", "CICC/PGC",
-               "throttled", "governor", "ratio to baseline (95% CI)");
+               "throttled", "governor", "steady state", "ratio to baseline (95% CI)");
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
                 print_row(h, cell, runs);
         printf("\n(throughput in req/s, or ops/s for a benchmark without load: g = the geometric mean, which its 95%% interval\n"
