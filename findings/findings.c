@@ -22,6 +22,7 @@ const struct findings_rule findings_rules[] = {
         { "noise", findings_rule_noise },
         { "drift", findings_rule_drift },
         { "jit", findings_rule_jit },
+        { "steady_state", findings_rule_steady_state },
         { "governor", findings_rule_governor },
         { "frequency", findings_rule_frequency },
         { "interference", findings_rule_interference },

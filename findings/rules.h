@@ -19,3 +19,4 @@ void findings_rule_interference(const struct findings_input *in, cJSON *out);
 void findings_rule_memory(const struct findings_input *in, cJSON *out);
 void findings_rule_energy(const struct findings_input *in, cJSON *out);
 void findings_rule_profile(const struct findings_input *in, cJSON *out);
+void findings_rule_steady_state(const struct findings_input *in, cJSON *out);

@@ -400,6 +400,31 @@ static void test_causes_shared_with_baseline(void **state) {
 #undef JIT
 }
 
+/* ---- steady state ---- */
+
+#define STEADY(class, start, segend) "{\"throughput_rps\":1000,\"steady_state\":{\"class\":\"" class "\",\"start_s\":" #start ",\"measure_start_s\":10,\"segments\":[{\"start_s\":0,\"end_s\":" #segend ",\"mean\":1,\"variance\":0}]}}"
+
+static void test_steady_state(void **state) {
+        (void) state;
+        _cleanup_free_ char *json = two_cells(DEF, STEADY("flat", 0, 60), STEADY("flat", 0, 60), STEADY("warmup", 5, 60),
+                                              STEADY("no steady state", null, 58), STEADY("warmup", 30, 60), STEADY("warmup", 28, 60));
+        cJSON *out = run_rule(findings_rule_steady_state, json);
+        assert_int_equal(count(out, "steady_state", NULL, "A"), 0); /* A's warmup ended before its window */
+        assert_int_equal(count(out, "steady_state", "high", "B"), 1);
+        const char *claim = claim_of(out, 0);
+        assert_non_null(strstr(claim, "in cell B 1 of 3 runs never reached a steady state"));
+        assert_non_null(strstr(claim, "2 of 3 warmed up, reaching a steady state 28-30 s after the start"));
+        assert_non_null(strstr(claim, "the measure window began before the steady state in 2 runs (by up to 20 s)"));
+        cJSON_Delete(out);
+        _cleanup_free_ char *slow = two_cells(DEF, STEADY("flat", 0, 60), STEADY("flat", 0, 60), STEADY("flat", 0, 60),
+                                              STEADY("slowdown", 40, 60), STEADY("flat", 0, 60), STEADY("flat", 0, 60));
+        out = run_rule(findings_rule_steady_state, slow);
+        assert_int_equal(count(out, "steady_state", NULL, "B"), 1);
+        assert_non_null(strstr(claim_of(out, 0), "1 of 3 runs slowed down"));
+        cJSON_Delete(out);
+}
+#undef STEADY
+
 /* ---- throttling ---- */
 
 
@@ -1108,7 +1133,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_difference_level), cmocka_unit_test(test_difference_approximate),
                 cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_causes_direction),
-                cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
+                cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_steady_state), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan), cmocka_unit_test(test_tail_scan_hostile),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
                 cmocka_unit_test(test_injector_hosts),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),
