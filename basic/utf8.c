@@ -1,0 +1,114 @@
+/* utf8.c: checking, cutting and sanitising UTF-8 (RFC 3629, table 3-7 of Unicode's chapter 3). */
+#include "basic/utf8.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_continuation(unsigned char c) {
+        return (c & 0xc0) == 0x80;
+}
+
+/* The length (1 to 4) of the valid character at p[0..avail), or 0 when p does not begin one.
+ * The second byte's range is what excludes overlong forms (E0, F0), surrogates (ED) and code
+ * points above U+10FFFF (F4); C0, C1 and F5..FF never begin a character. */
+static size_t char_len(const unsigned char *p, size_t avail) {
+        unsigned char c = p[0];
+        size_t n;
+        unsigned char lo = 0x80, hi = 0xbf;
+
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf)
+                n = 2;
+        else if (c >= 0xe0 && c <= 0xef) {
+                n = 3;
+                if (c == 0xe0)
+                        lo = 0xa0;
+                else if (c == 0xed)
+                        hi = 0x9f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                n = 4;
+                if (c == 0xf0)
+                        lo = 0x90;
+                else if (c == 0xf4)
+                        hi = 0x8f;
+        } else
+                return 0;
+
+        if (avail < n || p[1] < lo || p[1] > hi)
+                return 0;
+        for (size_t i = 2; i < n; i++)
+                if (!is_continuation(p[i]))
+                        return 0;
+        return n;
+}
+
+size_t utf8_invalid_offset(const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+        size_t i = 0;
+
+        while (i < len) {
+                if (p[i] < 0x80) {      /* ASCII runs are most of what is checked */
+                        i++;
+                        continue;
+                }
+                size_t n = char_len(p + i, len - i);
+                if (n == 0)
+                        return i;
+                i += n;
+        }
+        return len;
+}
+
+bool utf8_valid(const char *s, size_t len) {
+        return utf8_invalid_offset(s, len) == len;
+}
+
+size_t utf8_truncate_len(const char *s, size_t len, size_t max) {
+        if (len <= max)
+                return len;
+        /* s[max] is the first byte dropped: while it continues a character, that character
+         * would be split; a character has at most three continuation bytes. */
+        size_t n = max;
+        while (n > 0 && max - n < 3 && is_continuation((unsigned char) s[n]))
+                n--;
+        return is_continuation((unsigned char) s[n]) ? max : n;
+}
+
+size_t utf8_prefix_len(const char *s, size_t max) {
+        size_t len = strnlen(s, max);
+        /* With len == max, s[max] is readable: it is either the NUL or a further byte. */
+        return len < max ? len : utf8_truncate_len(s, max + (s[max] != '\0'), max);
+}
+
+size_t utf8_sanitize(char *dst, size_t size, const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+        size_t out = 0;
+
+        for (size_t i = 0; i < len;) {
+                size_t n = p[i] == 0 ? 0 : char_len(p + i, len - i);
+                const char *piece = n > 0 ? s + i : UTF8_REPLACEMENT;
+                size_t piece_len = n > 0 ? n : strlen(UTF8_REPLACEMENT);
+
+                if (out + piece_len >= size)
+                        break;
+                memcpy(dst + out, piece, piece_len);
+                out += piece_len;
+                i += n > 0 ? n : 1;
+        }
+        dst[out] = '\0';
+        return out;
+}
+
+char *utf8_sanitize_dup(const char *s, size_t len) {
+        /* Each byte becomes at most three. */
+        if (len > (SIZE_MAX - 1) / 3)
+                return NULL;
+        size_t size = len * 3 + 1;
+        char *d = malloc(size);
+        if (!d)
+                return NULL;
+        utf8_sanitize(d, size, s, len);
+        return d;
+}
