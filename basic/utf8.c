@@ -82,6 +82,19 @@ size_t utf8_prefix_len(const char *s, size_t max) {
         return len < max ? len : utf8_truncate_len(s, max + (s[max] != '\0'), max);
 }
 
+size_t utf8_complete_len(const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+        /* The lead byte of the last character is at most three bytes back. */
+        for (size_t back = 1; back <= 4 && back <= len; back++) {
+                unsigned char c = p[len - back];
+                if (is_continuation(c))
+                        continue;
+                size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+                return need > back ? len - back : len;
+        }
+        return len;
+}
+
 size_t utf8_sanitize(char *dst, size_t size, const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *) s;
         size_t out = 0;

@@ -29,6 +29,11 @@ size_t utf8_truncate_len(const char *s, size_t len, size_t max);
 size_t utf8_prefix_len(const char *s, size_t max);
 #define UTF8_PREFIX(s, max) (int) utf8_prefix_len((s), (max)), (s)
 
+/* s[0..len) without the character cut short at its end, if any: what a buffer's end leaves of
+ * text that snprintf cut (buf[utf8_complete_len(buf, strlen(buf))] = '\0'). Only the last
+ * character is looked at. */
+size_t utf8_complete_len(const char *s, size_t len);
+
 /* Copy s[0..len) into dst (size bytes, size >= 1), NUL-terminated, each byte that does not
  * begin a valid character (and each NUL) replaced by U+FFFD, cut on a character boundary when
  * it does not fit. Returns the length written (without the NUL). dst and s may not overlap. */

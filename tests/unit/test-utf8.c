@@ -76,6 +76,26 @@ static void test_truncate(void **state) {
         }
 }
 
+static void test_complete(void **state) {
+        assert_int_equal(utf8_complete_len(S("")), 0);
+        assert_int_equal(utf8_complete_len(S("abc")), 3);
+        assert_int_equal(utf8_complete_len(S("a\xc3\xa9")), 3);
+        assert_int_equal(utf8_complete_len(S("a\xc3")), 1);                   /* cut after the lead */
+        assert_int_equal(utf8_complete_len(S("a\xe2\x82")), 1);
+        assert_int_equal(utf8_complete_len(S("a\xe2\x82\xac")), 4);
+        assert_int_equal(utf8_complete_len(S("a\xf0\x9f\x98")), 1);
+        assert_int_equal(utf8_complete_len(S("a\xf0\x9f\x98\x80")), 5);
+        assert_int_equal(utf8_complete_len(S("\xf0")), 0);
+
+        /* What a full buffer keeps of a longer message is cut back to a character: "abcde€!" in
+         * 8 bytes, as snprintf leaves it. */
+        char buf[8];
+        memcpy(buf, "abcde\xe2\x82\xac!", sizeof buf - 1);
+        buf[sizeof buf - 1] = '\0';
+        buf[utf8_complete_len(buf, strlen(buf))] = '\0';
+        assert_string_equal(buf, "abcde");
+}
+
 static void test_prefix(void **state) {
         assert_int_equal(utf8_prefix_len("short", 64), 5);
         assert_int_equal(utf8_prefix_len("exact", 5), 5);
@@ -160,6 +180,7 @@ int main(void) {
                 cmocka_unit_test(test_valid),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_truncate),
+                cmocka_unit_test(test_complete),
                 cmocka_unit_test(test_prefix),
                 cmocka_unit_test(test_sanitize),
                 cmocka_unit_test(test_sanitize_exhaustive),
