@@ -245,8 +245,10 @@ static size_t escape_length(const char *s, size_t len, size_t p, const char **wh
         return 6;
 }
 
-/* The string starting after the opening quote at s[*i]; leaves *i after the closing quote. */
-static int prescan_string(const char *s, size_t len, size_t *i, struct error *err) {
+/* The string starting after the opening quote at s[*i]; leaves *i after the closing quote.
+ * Invalid UTF-8 is -EILSEQ with *ret_bad at its byte and err untouched: the caller knows the
+ * path of the field, which the error names. */
+static int prescan_string(const char *s, size_t len, size_t *i, size_t *ret_bad, struct error *err) {
         size_t p = *i;
         while (p < len) {
                 unsigned char c = (unsigned char) s[p];
@@ -267,8 +269,10 @@ static int prescan_string(const char *s, size_t len, size_t *i, struct error *er
                 if (c >= 0x80) {
                         uint32_t cp;
                         int n = def_utf8_decode((const unsigned char *) s + p, len - p, &cp);
-                        if (n < 0)
-                                return prescan_error(err, p, "invalid UTF-8");
+                        if (n < 0) {
+                                *ret_bad = p;
+                                return -EILSEQ;
+                        }
                         p += (size_t) n;
                         continue;
                 }
@@ -305,13 +309,59 @@ static int prescan_literal(const char *s, size_t len, size_t *i, struct error *e
         return prescan_error(err, *i, "expected a value");
 }
 
+/* Where the scan is in one container: its current member's key (raw, between the quotes) or
+ * element's index. */
+struct prescan_level {
+        bool in_object;
+        size_t key_at, key_len;
+        size_t index;
+};
+
+/* A key that reads well in a path (sut.env.LANG): others end the path at their parent. */
+static bool plain_key(const char *k, size_t n) {
+        if (n == 0 || n > 48)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char) k[i]) && k[i] != '_' && k[i] != '-')
+                        return false;
+        return true;
+}
+
+/* The JSON path of the current member or element of each of the first n levels. */
+static void prescan_path(const char *s, const struct prescan_level *lv, unsigned n, char *buf) {
+        char tmp[DEF_PATH_MAX];
+        buf[0] = '\0';
+        for (unsigned d = 1; d <= n; d++) {
+                if (!lv[d].in_object)
+                        def_path_index(tmp, buf, lv[d].index);
+                else if (plain_key(s + lv[d].key_at, lv[d].key_len)) {
+                        char key[49];
+                        memcpy(key, s + lv[d].key_at, lv[d].key_len);
+                        key[lv[d].key_len] = '\0';
+                        def_path_key(tmp, buf, key);
+                } else
+                        return;
+                memcpy(buf, tmp, DEF_PATH_MAX);
+        }
+}
+
+/* Invalid UTF-8 in a string: a 400 naming the field whose value (or one of whose keys) it is. */
+static int prescan_utf8_error(const char *s, const struct prescan_level *lv, unsigned depth, bool key, size_t at,
+                              struct error *err) {
+        char path[DEF_PATH_MAX];
+        prescan_path(s, lv, key ? depth - 1 : depth, path);
+        return def_error(err, "invalid_utf8", path, "%s%s must be UTF-8: the byte 0x%02x at byte %zu of the body begins "
+                         "no character", key ? "a key of " : "", path[0] ? path : "the body",
+                         (unsigned char) s[at], at);
+}
+
 /* A whole RFC 8259 grammar check, so that cJSON is only handed bodies it will accept: it keeps
  * the position of its last failure in a global, which concurrent API threads would race on. */
 int def_json_prescan(const char *s, size_t len, struct error *err) {
-        bool in_object[DEFINITION_DEPTH_MAX + 1] = { 0 };
+        struct prescan_level lv[DEFINITION_DEPTH_MAX + 1] = { 0 };
         enum expect expect = EXPECT_VALUE;
         unsigned depth = 0;
-        size_t values = 0;
+        size_t values = 0, bad = 0;
         int r;
 
         for (size_t i = 0; i < len;) {
@@ -332,13 +382,15 @@ int def_json_prescan(const char *s, size_t len, struct error *err) {
                 }
                 if (expect == EXPECT_COMMA_OR_CLOSE && c == ',') {
                         i++;
-                        expect = in_object[depth] ? EXPECT_KEY : EXPECT_VALUE;
+                        if (!lv[depth].in_object)
+                                lv[depth].index++;
+                        expect = lv[depth].in_object ? EXPECT_KEY : EXPECT_VALUE;
                         continue;
                 }
                 if ((c == '}' && (expect == EXPECT_KEY_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && in_object[depth]))) ||
+                                  (expect == EXPECT_COMMA_OR_CLOSE && lv[depth].in_object))) ||
                     (c == ']' && (expect == EXPECT_VALUE_OR_CLOSE ||
-                                  (expect == EXPECT_COMMA_OR_CLOSE && !in_object[depth])))) {
+                                  (expect == EXPECT_COMMA_OR_CLOSE && !lv[depth].in_object)))) {
                         i++;
                         depth--;
                         expect = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
@@ -355,9 +407,13 @@ int def_json_prescan(const char *s, size_t len, struct error *err) {
                         if (c != '"')
                                 return prescan_error(err, i, "expected a key string");
                         i++;
-                        r = prescan_string(s, len, &i, err);
+                        lv[depth].key_at = i;
+                        r = prescan_string(s, len, &i, &bad, err);
+                        if (r == -EILSEQ)
+                                return prescan_utf8_error(s, lv, depth, true, bad, err);
                         if (r < 0)
                                 return r;
+                        lv[depth].key_len = i - 1 - lv[depth].key_at;
                         expect = EXPECT_COLON;
                         continue;
                 }
@@ -366,14 +422,16 @@ int def_json_prescan(const char *s, size_t len, struct error *err) {
                                 return def_error(err, "too_deep", "",
                                                  "body nests objects and arrays more than %d deep",
                                                  DEFINITION_DEPTH_MAX);
-                        in_object[++depth] = c == '{';
+                        lv[++depth] = (struct prescan_level){ .in_object = c == '{' };
                         i++;
                         expect = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
                         continue;
                 }
                 if (c == '"') {
                         i++;
-                        r = prescan_string(s, len, &i, err);
+                        r = prescan_string(s, len, &i, &bad, err);
+                        if (r == -EILSEQ)
+                                return prescan_utf8_error(s, lv, depth, false, bad, err);
                 } else if (c == '-' || (c >= '0' && c <= '9'))
                         r = prescan_number(s, len, &i, err);
                 else if (c == 't' || c == 'f' || c == 'n')
