@@ -22,6 +22,7 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "basic/timeline-merge.h"
+#include "basic/utf8.h"
 #include "peer/peer-client.h"
 
 #define START_AHEAD_NS (2 * NSEC_PER_SEC)       /* posting every load fits in it, on a lab's network */
@@ -112,6 +113,7 @@ static int fail(struct run_peers *p, const char *reason, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(p->message, sizeof p->message, fmt, ap);
         va_end(ap);
+        p->message[utf8_complete_len(p->message, strlen(p->message))] = '\0';
         snprintf(p->reason, sizeof p->reason, "%s", reason);
         p->result = -EIO;
         return p->result;

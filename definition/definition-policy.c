@@ -14,6 +14,7 @@
 
 #include "basic/hostport.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "definition/definition.h"
 
 /* Options with a file name as their value: refused when it leaves the run directory. Diagnostic
@@ -133,7 +134,8 @@ const char *definition_policy_jvm_option_refused(const char *opt, const struct d
 
 static int refuse_option(const char *field, const char *opt, const char *why, struct error *err) {
         return error_set(err, 400, "not_allowed", field,
-                         "the JVM option '%.200s' %s; this daemon allows it only with --allow-jvm-option", opt, why);
+                         "the JVM option '%.*s' %s; this daemon allows it only with --allow-jvm-option",
+                         UTF8_PREFIX(opt, 200), why);
 }
 
 /* JVM options end at -jar, a module or the main class; these take their value as the next
@@ -206,8 +208,8 @@ static int check_exec(char **command, const char *field, const struct definition
                 if (strcmp(command[0], p->allow_exec[i]) == 0 || strcmp(resolved, p->allow_exec[i]) == 0)
                         return 0;
         return error_set(err, 400, "not_allowed", field,
-                         "'%.200s' is not among the executables this daemon allows (--allow-exec; %zu allowed, "
-                         "named by absolute path)", command[0], p->n_allow_exec);
+                         "'%.*s' is not among the executables this daemon allows (--allow-exec; %zu allowed, "
+                         "named by absolute path)", UTF8_PREFIX(command[0], 200), p->n_allow_exec);
 }
 
 /* Unlike --allow-exec, no pattern allows no host: a peer is reached with this daemon's token. */

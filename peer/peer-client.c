@@ -14,6 +14,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "peer/peer-http.h"
 
 /* The timeline may be large: no total timeout, but a peer that sends under 1 KiB/s for 10 s is
@@ -48,7 +49,8 @@ bool peer_host_allowed(const struct peer_config *c, const char *host) {
 static int check_id(const char *host, const char *id, struct error *err) {
         size_t n = id ? strlen(id) : 0;
         if (n == 0 || n > PEER_ID_MAX || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
-                return error_set(err, 502, "peer_failed", NULL, "peer %s: '%.64s' is not a load id", host, id ? id : "");
+                return error_set(err, 502, "peer_failed", NULL, "peer %s: '%.*s' is not a load id",
+                                 host, UTF8_PREFIX(id ? id : "", 64));
         return 0;
 }
 
