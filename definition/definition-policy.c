@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "basic/hostport.h"
+#include "basic/host-pattern.h"
 #include "basic/macro.h"
 #include "basic/utf8.h"
 #include "definition/definition.h"
@@ -215,7 +215,7 @@ static int check_exec(char **command, const char *field, const struct definition
 /* Unlike --allow-exec, no pattern allows no host: a peer is reached with this daemon's token. */
 static int check_peers(const struct definition_load *l, const struct definition_policy *p, struct error *err) {
         for (size_t i = 0; i < l->n_hosts; i++) {
-                if (p && hostport_pattern_match(p->peer_allow, p->n_peer_allow, l->hosts[i].host))
+                if (p && host_patterns_match(p->peer_allow, p->n_peer_allow, l->hosts[i].host))
                         continue;
                 char field[64];
                 snprintf(field, sizeof field, "load.hosts[%zu].host", i);

@@ -1,6 +1,6 @@
 /* peer-client.c: the load calls a coordinator makes on a peer, and which hosts are peers. */
 #include "peer/peer-client.h"
-#include "basic/hostport.h"
+#include "basic/host-pattern.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -42,7 +42,7 @@ bool peer_host_allowed(const struct peer_config *c, const char *host) {
         while (c->allow[n])
                 n++;
         /* The rule the definition's load.hosts are checked by, so both sides agree on a name. */
-        return hostport_pattern_match(c->allow, n, host);
+        return host_patterns_match(c->allow, n, host);
 }
 
 /* A load id as the peer made it: letters, digits and '-' only, so it is safe in a path. */
