@@ -315,9 +315,13 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
                 if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
                         return error_set(err, 413, "body_too_large", NULL, "request body of %s bytes is over the limit of %d bytes",
                                          cl, BODY_MAX);
-                if (!content_type_is(c, "application/json"))
+                /* A body is JSON and says so; a request without one (a lease's renewal) needs no
+                 * type, but one it declares is JSON's. */
+                bool typed = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE) != NULL;
+                if ((typed || has_body(c)) && !content_type_is(c, "application/json"))
                         return error_set(err, 415, "unsupported_media_type", NULL,
-                                         "Content-Type must be application/json");
+                                         "Content-Type must be application/json%s",
+                                         typed ? "" : " (a request without a body may leave it out)");
         }
         return 0;
 }
