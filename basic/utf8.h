@@ -7,9 +7,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The replacement character U+FFFD, what utf8_sanitize() puts for each byte it cannot keep. */
 #define UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/* The character at s[0..len): its length in bytes (1 to 4) with its code point in *ret_cp (if
+ * not NULL), or 0 when s does not begin a valid one (or len is 0). */
+size_t utf8_decode(const char *s, size_t len, uint32_t *ret_cp);
 
 /* s[0..len) is valid UTF-8 (a NUL byte is a valid character; callers holding C strings pass
  * strlen()). */

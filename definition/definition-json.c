@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/utf8.h"
 #include "definition/definition-internal.h"
 
 /* Bound on JSON values in a body, so a 1 MiB body of [0,0,...] cannot cost hundreds of MiB of
@@ -35,47 +36,6 @@ void def_path_index(char *buf, const char *parent, size_t index) {
         snprintf(buf, DEF_PATH_MAX, "%s[%zu]", parent, index);
 }
 
-int def_utf8_decode(const unsigned char *s, size_t len, uint32_t *ret) {
-        uint32_t cp;
-        size_t n;
-        unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-
-        if (len == 0)
-                return -1;
-        if (s[0] < 0x80) {
-                *ret = s[0];
-                return 1;
-        }
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                n = 2;
-                cp = s[0] & 0x1f;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                n = 3;
-                cp = s[0] & 0x0f;
-                if (s[0] == 0xe0)
-                        lo = 0xa0; /* overlong */
-                else if (s[0] == 0xed)
-                        hi = 0x9f; /* surrogates */
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                n = 4;
-                cp = s[0] & 0x07;
-                if (s[0] == 0xf0)
-                        lo = 0x90; /* overlong */
-                else if (s[0] == 0xf4)
-                        hi = 0x8f; /* > U+10FFFF */
-        } else
-                return -1;
-        if (len < n || s[1] < lo || s[1] > hi)
-                return -1;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return -1;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        *ret = cp;
-        return (int) n;
-}
-
 static bool is_control(uint32_t cp) {
         return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
 }
@@ -98,16 +58,16 @@ void def_quote(char *buf, size_t size, const char *s) {
         }
         buf[o++] = '"';
         while (i < len && o + 8 < size) {
-                uint32_t cp;
-                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
+                uint32_t cp = 0;
+                size_t n = utf8_decode(s + i, len - i, &cp);
                 if (o > limit) {
                         o += (size_t) snprintf(buf + o, size - o, "...");
                         break;
                 }
                 if (n > 0 && !is_control(cp) && cp != '"' && cp != '\\') {
-                        memcpy(buf + o, s + i, (size_t) n);
-                        o += (size_t) n;
-                        i += (size_t) n;
+                        memcpy(buf + o, s + i, n);
+                        o += n;
+                        i += n;
                 } else if (n > 0 && (cp == '"' || cp == '\\')) {
                         buf[o++] = '\\';
                         buf[o++] = (char) cp;
@@ -267,13 +227,12 @@ static int prescan_string(const char *s, size_t len, size_t *i, size_t *ret_bad,
                         continue;
                 }
                 if (c >= 0x80) {
-                        uint32_t cp;
-                        int n = def_utf8_decode((const unsigned char *) s + p, len - p, &cp);
-                        if (n < 0) {
+                        size_t n = utf8_decode(s + p, len - p, NULL);
+                        if (n == 0) {
                                 *ret_bad = p;
                                 return -EILSEQ;
                         }
-                        p += (size_t) n;
+                        p += n;
                         continue;
                 }
                 p++;
@@ -519,9 +478,9 @@ int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned fl
                 return def_error(err, "out_of_range", path, "must be at most %zu bytes long, got %zu bytes",
                                  max_len, len);
         for (size_t i = 0; i < len;) {
-                uint32_t cp;
-                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
-                if (n < 0)
+                uint32_t cp = 0;
+                size_t n = utf8_decode(s + i, len - i, &cp);
+                if (n == 0)
                         return def_error(err, "invalid_value", path, "is not valid UTF-8 (byte %zu)", i);
                 if (is_control(cp))
                         return def_error(err, "invalid_value", path,
@@ -531,7 +490,7 @@ int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned fl
                         return def_error(err, "invalid_value", path,
                                          "must not contain invisible formatting characters, got U+%04X at byte %zu",
                                          (unsigned) cp, i);
-                i += (size_t) n;
+                i += n;
         }
         if ((flags & DEF_STRING_NAME) && len > 0 && (s[0] == ' ' || s[len - 1] == ' ')) {
                 char q[96];

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,21 @@ static void test_valid(void **state) {
         assert_true(utf8_valid(S("\xf0\x90\x80\x80")));            /* U+10000 */
         assert_true(utf8_valid(S("\xf4\x8f\xbf\xbf")));            /* U+10FFFF, the last */
         assert_true(utf8_valid(S("a\0b")));                        /* NUL is a character */
+}
+
+static void test_decode(void **state) {
+        uint32_t cp = 0;
+        assert_int_equal(utf8_decode(S("A"), &cp), 1);
+        assert_int_equal(cp, 0x41);
+        assert_int_equal(utf8_decode(S("\xc3\xa9x"), &cp), 2);
+        assert_int_equal(cp, 0xe9);
+        assert_int_equal(utf8_decode(S("\xe2\x82\xac"), &cp), 3);
+        assert_int_equal(cp, 0x20ac);
+        assert_int_equal(utf8_decode(S("\xf4\x8f\xbf\xbf"), &cp), 4);
+        assert_int_equal(cp, 0x10ffff);
+        assert_int_equal(utf8_decode(S("\xe2\x82"), &cp), 0);
+        assert_int_equal(utf8_decode(S("\xed\xa0\x80"), NULL), 0);
+        assert_int_equal(utf8_decode("", 0, NULL), 0);
 }
 
 static void test_invalid(void **state) {
@@ -178,6 +194,7 @@ static void test_sanitize_exhaustive(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_valid),
+                cmocka_unit_test(test_decode),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_truncate),
                 cmocka_unit_test(test_complete),
