@@ -99,7 +99,7 @@ static int emit_entry(struct bundle_stream *s, const char *name, const void *dat
 }
 
 static int emit_json(struct bundle_stream *s, const char *name, const cJSON *json) {
-        _cleanup_free_ char *text = cJSON_PrintUnformatted(json);
+        _cleanup_free_ char *text = api_json_text(json, NULL);
         if (!text)
                 return -ENOMEM;
         return emit_entry(s, name, text, strlen(text));

@@ -119,7 +119,7 @@ bool api_serve_cached(struct api_request *req, enum MHD_Result *ret) {
 }
 
 enum MHD_Result api_reply_json_cached(struct api_request *req, cJSON *body, bool finished) {
-        char *text = cJSON_PrintUnformatted(body);
+        char *text = api_json_text(body, req->url);
         cJSON_Delete(body);
         if (!text)
                 return MHD_NO;
@@ -143,7 +143,7 @@ enum MHD_Result api_reply_buffer_finished(struct api_request *req, char *text, s
 }
 
 enum MHD_Result api_reply_json_finished(struct api_request *req, cJSON *body, bool finished) {
-        char *text = cJSON_PrintUnformatted(body);
+        char *text = api_json_text(body, req->url);
         cJSON_Delete(body);
         if (!text)
                 return MHD_NO;

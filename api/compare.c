@@ -12,6 +12,7 @@
 #include "api/handlers.h"
 #include "basic/id.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 #include "storage/experiments.h"
 
 struct side {
@@ -38,11 +39,13 @@ static int parse_side(struct api_request *req, const char *param, struct side *s
         size_t n = strcspn(v, ":");
         if (n != ID_LEN)
                 return error_set(err, 400, "invalid_parameter", param,
-                                 "%s must be an experiment id, optionally followed by :CELL, got '%.64s'", param, v);
+                                 "%s must be an experiment id, optionally followed by :CELL, got '%.*s'",
+                                 param, UTF8_PREFIX(v, 64));
         memcpy(s->id, v, ID_LEN);
         s->id[ID_LEN] = '\0';
         if (!id_valid(s->id))
-                return error_set(err, 400, "invalid_parameter", param, "%s must be an experiment id, got '%.64s'", param, v);
+                return error_set(err, 400, "invalid_parameter", param, "%s must be an experiment id, got '%.*s'",
+                                 param, UTF8_PREFIX(v, 64));
         if (v[n] == ':') {
                 s->cell = v + n + 1;
                 if (!s->cell[0])
@@ -77,7 +80,7 @@ static int pair_cells(const struct side *a, const struct side *b, cJSON *pairs, 
                 const char *name = sides[i]->cell ? sides[i]->cell : sides[1 - i]->cell;
                 if (name && !has_cell(sides[i], name))
                         return error_set(err, 400, "invalid_parameter", sides[i]->param,
-                                         "experiment %s has no cell '%.64s'", sides[i]->id, name);
+                                         "experiment %s has no cell '%.*s'", sides[i]->id, UTF8_PREFIX(name, 64));
         }
         if (a->cell || b->cell) {
                 cJSON *p = cJSON_CreateArray();

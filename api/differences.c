@@ -7,6 +7,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 
 #define FIELD_MAX 256
 
@@ -108,10 +109,10 @@ void differences_warn(const cJSON *differences, cJSON *warnings) {
                 _cleanup_free_ char *x = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "a"));
                 _cleanup_free_ char *y = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "b"));
                 const char *source = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "source"));
-                json_append_printf(warnings, "%s %s differs: %.80s in a, %.80s in b",
+                json_append_printf(warnings, "%s %s differs: %.*s in a, %.*s in b",
                                    strcmp(source, "host") == 0 ? "host fact" : "definition field",
-                                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "field")), x ? x : "?",
-                                   y ? y : "?");
+                                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "field")),
+                                   UTF8_PREFIX(x ? x : "?", 80), UTF8_PREFIX(y ? y : "?", 80));
         }
 }
 

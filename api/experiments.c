@@ -17,6 +17,7 @@
 #include "basic/id.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/utf8.h"
 #include "storage/runs.h"
 
 #define IDEMPOTENCY_KEY_MAX 200
@@ -288,8 +289,8 @@ static enum MHD_Result label_filter_one(void *userdata, enum MHD_ValueKind kind,
         }
         if (!eq || n >= sizeof k || !definition_kv_label_key_valid(k)) {
                 error_set(f->err, 400, "invalid_parameter", "label",
-                          "label must be key=value with a key of 1 to %d of [a-z0-9_.-], got '%.64s'",
-                          DEFINITION_LABEL_KEY_MAX, value ? value : "");
+                          "label must be key=value with a key of 1 to %d of [a-z0-9_.-], got '%.*s'",
+                          DEFINITION_LABEL_KEY_MAX, UTF8_PREFIX(value ? value : "", 64));
                 return MHD_NO;
         }
         cJSON *pair = cJSON_CreateArray();
@@ -315,8 +316,8 @@ enum MHD_Result api_list_experiments(struct api_request *req) {
         const char *status = api_query(req, "status");
         if (status && !valid_experiment_status(status))
                 return api_reply_errorf(req, 400, "invalid_parameter", "status",
-                                        "status must be one of queued, running, succeeded, partial, failed, cancelled; got '%.32s'",
-                                        status);
+                                        "status must be one of queued, running, succeeded, partial, failed, cancelled; got '%.*s'",
+                                        UTF8_PREFIX(status, 32));
         _cleanup_free_ char *labels = NULL;
         if (api_query_int(req, "limit", 1, 500, 50, &limit, &err) < 0 || api_query_cursor(req, &cursor, &err) < 0 ||
             api_label_filter(req, &labels, &err) < 0)

@@ -8,6 +8,7 @@
 
 #include "api/handlers.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 #include "findings/findings-load.h"
 #include "storage/db.h"
 
@@ -47,5 +48,6 @@ enum MHD_Result api_get_findings(struct api_request *req) {
 
 enum MHD_Result api_reply_unknown_baseline(struct api_request *req, const char *baseline) {
         return api_reply_errorf(req, 400, "invalid_parameter", "baseline",
-                                "baseline must name a cell of the experiment, got '%.64s'", baseline ? baseline : "");
+                                "baseline must name a cell of the experiment, got '%.*s'",
+                                UTF8_PREFIX(baseline ? baseline : "", 64));
 }

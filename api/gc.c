@@ -7,6 +7,7 @@
 
 #include "api/handlers.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 #include "storage/db.h"
 #include "storage/runs.h"
 #include "storage/timeline-store.h"
@@ -22,7 +23,7 @@ static int parse_cursor(struct api_request *req, struct gc_key *ret, bool *ret_g
                 return 0;
         if (strlen(c) != GC_CURSOR_LEN || strspn(c, "0123456789abcdef") != GC_CURSOR_LEN)
                 return error_set(err, 400, "invalid_parameter", "cursor",
-                                 "cursor must be a value returned as next_cursor, got '%.40s'", c);
+                                 "cursor must be a value returned as next_cursor, got '%.*s'", UTF8_PREFIX(c, 40));
         char start[17], seq[17];
         memcpy(start, c, 16);
         memcpy(seq, c + 16, 16);

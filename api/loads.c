@@ -25,6 +25,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/time-util.h"
+#include "basic/utf8.h"
 #include "definition/definition-peer-load.h"
 #include "peer/peer-client.h"
 #include "storage/db.h"
@@ -61,8 +62,9 @@ static int check_members(const cJSON *body, struct error *err) {
                 for (const char *const *k = known_members; *k && !known; k++)
                         known = strcmp(m->string, *k) == 0;
                 if (!known)
-                        return error_set(err, 400, "unknown_field", "", "unknown field '%.64s' (known: coordinator, "
-                                         "coordinator_run, host, cpus, load, phase_ns, seed, start_at_ns, lease_s)", m->string);
+                        return error_set(err, 400, "unknown_field", "", "unknown field '%.*s' (known: coordinator, "
+                                         "coordinator_run, host, cpus, load, phase_ns, seed, start_at_ns, lease_s)",
+                                         UTF8_PREFIX(m->string, 64));
                 if (cJSON_GetObjectItemCaseSensitive(body, m->string) != m)
                         return error_set(err, 400, "duplicate_field", m->string, "'%s' is given twice", m->string);
         }
@@ -116,8 +118,8 @@ static int get_cpus(const cJSON *body, const struct api_config *config, struct c
         if (!cJSON_IsString(v) || cpulist_parse(v->valuestring, ret) < 0 || cpulist_count(ret) == 0)
                 return error_set(err, 400, "invalid_value", "cpus", "cpus must be a cpulist such as \"0-1\" or \"2,4\"");
         if (!cpulist_is_subset(ret, &config->host.cpus))
-                return error_set(err, 400, "not_on_host", "cpus", "cpus '%.64s' names CPUs that are not online on this host",
-                                 v->valuestring);
+                return error_set(err, 400, "not_on_host", "cpus", "cpus '%.*s' names CPUs that are not online on this host",
+                                 UTF8_PREFIX(v->valuestring, 64));
         return 0;
 }
 
@@ -219,8 +221,8 @@ static int check_target(struct api_request *req, const struct definition *d, str
         const char *host = d->load.target.host;
         if (!peer_host_allowed(req->config->peers, host))
                 return error_set(err, 403, "peer_not_allowed", "load.target",
-                                 "load.target's host '%.64s' is not matched by this daemon's --peer-allow: a peer aims "
-                                 "loads at lab hosts only", host);
+                                 "load.target's host '%.*s' is not matched by this daemon's --peer-allow: a peer aims "
+                                 "loads at lab hosts only", UTF8_PREFIX(host, 64));
         return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "basic/utf8.h"
 #include "storage/db.h"
 #include "storage/runs.h"
 
@@ -76,7 +77,8 @@ static int64_t tail_offset(int fd, uint64_t size, int64_t lines) {
 enum MHD_Result api_get_logs(struct api_request *req) {
         const char *id = req->path_params[0], *which = req->path_params[1];
         if (strcmp(which, "sut") != 0 && strcmp(which, "load") != 0)
-                return api_reply_errorf(req, 404, "not_found", NULL, "no such log: runs/%.16s/logs/%.16s", id, which);
+                return api_reply_errorf(req, 404, "not_found", NULL, "no such log: runs/%.*s/logs/%.*s",
+                                        UTF8_PREFIX(id, 16), UTF8_PREFIX(which, 16));
         struct error err = { 0 };
         int64_t tail;
         if (api_query_int(req, "tail", 1, TAIL_LINES_MAX, 0, &tail, &err) < 0)
@@ -119,7 +121,8 @@ enum MHD_Result api_get_logs(struct api_request *req) {
                 snprintf(cr, sizeof cr, "bytes */%" PRIu64, size);
                 const char *const headers[] = { "Content-Range", cr, NULL };
                 struct error e = { 0 };
-                error_set(&e, 416, "range_not_satisfiable", "Range", "Range '%.64s' does not fit the log's %" PRIu64 " bytes", range, size);
+                error_set(&e, 416, "range_not_satisfiable", "Range", "Range '%.*s' does not fit the log's %" PRIu64 " bytes",
+                          UTF8_PREFIX(range, 64), size);
                 return api_reply_error_on(req->connection, &e, headers);
         }
         char cr[96];

@@ -11,6 +11,7 @@
 #include "api/handlers.h"
 #include "api/profile-experiment.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 #include "findings/profile-shares.h"
 #include "storage/run-profile.h"
 
@@ -135,10 +136,11 @@ enum MHD_Result api_get_experiment_profile(struct api_request *req) {
         if (!baseline && cJSON_IsString(first))
                 baseline = first->valuestring;
         if (!baseline || !json_array_has_string(exp.cells, baseline))
-                return api_reply_errorf(req, 400, "invalid_value", "baseline", "no cell '%.64s' in experiment %s",
-                                        baseline ? baseline : "", id);
+                return api_reply_errorf(req, 400, "invalid_value", "baseline", "no cell '%.*s' in experiment %s",
+                                        UTF8_PREFIX(baseline ? baseline : "", 64), id);
         if (strcmp(cell, baseline) == 0)
-                return api_reply_errorf(req, 400, "conflict", "baseline", "must be another cell than cell ('%.64s')", cell);
+                return api_reply_errorf(req, 400, "conflict", "baseline", "must be another cell than cell ('%.*s')",
+                                        UTF8_PREFIX(cell, 64));
 
         _cleanup_(profile_shares_freep) struct profile_shares *s = NULL;
         int r = profile_shares_new(&s);
@@ -150,8 +152,8 @@ enum MHD_Result api_get_experiment_profile(struct api_request *req) {
                 return api_reply_errno(req, r, "profile");
         size_t nc = profile_shares_runs(s, PROFILE_SIDE_CELL), nb = profile_shares_runs(s, PROFILE_SIDE_BASELINE);
         if (nc == 0 || nb == 0)
-                return api_reply_errorf(req, 404, "not_found", NULL, "cell '%.64s' has no profiled run that succeeded",
-                                        nc == 0 ? cell : baseline);
+                return api_reply_errorf(req, 404, "not_found", NULL, "cell '%.*s' has no profiled run that succeeded",
+                                        UTF8_PREFIX(nc == 0 ? cell : baseline, 64));
         cJSON *body = NULL;
         r = body_json(s, cell, baseline, (size_t) limit, &body);
         if (r < 0)

@@ -10,6 +10,7 @@
 #include "api/profile-experiment.h"
 #include "basic/fileio.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 #include "profile/profile-folded.h"
 #include "storage/db.h"
 #include "storage/experiments.h"
@@ -124,7 +125,8 @@ enum MHD_Result api_get_run_profile(struct api_request *req) {
         struct error err = { 0 };
         int64_t depth, nodes;
         if (format && strcmp(format, "json") != 0 && strcmp(format, "folded") != 0)
-                return api_reply_errorf(req, 400, "invalid_value", "format", "must be folded or json, got '%.32s'", format);
+                return api_reply_errorf(req, 400, "invalid_value", "format", "must be folded or json, got '%.*s'",
+                                        UTF8_PREFIX(format, 32));
         if (tree_bounds(req, &depth, &nodes, &err) < 0)
                 return api_reply_error(req, &err);
         bool finished = false;
@@ -191,7 +193,8 @@ bool api_profile_experiment(struct api_request *req, const char *cell, const cha
         }
         db_lease_release(&req->lease);
         if (!json_array_has_string(ret->cells, cell)) {
-                *ret_reply = api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.64s' in experiment %s", cell, id);
+                *ret_reply = api_reply_errorf(req, 400, "invalid_value", "cell", "no cell '%.*s' in experiment %s",
+                                              UTF8_PREFIX(cell, 64), id);
                 return false;
         }
         return true;
@@ -226,7 +229,8 @@ enum MHD_Result api_get_experiment_profile_tree(struct api_request *req) {
         }
         if (cJSON_GetArraySize(ids) == 0)
                 return api_reply_errorf(req, 404, "not_found", NULL,
-                                        "cell '%.64s' has no profiled run that succeeded (yet: see the runs' state and warnings)", cell);
+                                        "cell '%.*s' has no profiled run that succeeded (yet: see the runs' state and warnings)",
+                                        UTF8_PREFIX(cell, 64));
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "cell", cell);
         cJSON_AddItemToObject(body, "runs", TAKE_PTR(ids));

@@ -7,6 +7,7 @@
 
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/utf8.h"
 #include "api/server.h"
 #include "storage/db.h"
 
@@ -30,22 +31,32 @@ enum MHD_Result api_reply_buffer(struct api_request *req, unsigned status, char 
         return queue_buffer(req->connection, status, text, len, content_type, NULL);
 }
 
-static enum MHD_Result queue_json(struct MHD_Connection *c, unsigned status, cJSON *body,
+char *api_json_text(const cJSON *body, const char *url) {
+        bool replaced;
+        char *text = json_print_utf8(body, &replaced);
+        /* The sanitising is the last line: a string that needs it came from somewhere that let
+         * invalid UTF-8 in, which is worth finding. */
+        if (replaced)
+                log_warning("the answer to %s held bytes that are not UTF-8: sent as U+FFFD", url ? url : "a request");
+        return text;
+}
+
+static enum MHD_Result queue_json(struct MHD_Connection *c, const char *url, unsigned status, cJSON *body,
                                   const char *const *headers) {
         _cleanup_json_ cJSON *owned = body;
-        char *text = body ? cJSON_PrintUnformatted(body) : strdup("{}");
+        char *text = body ? api_json_text(body, url) : strdup("{}");
         if (!text)
                 return MHD_NO;
         return queue_buffer(c, status, text, strlen(text), "application/json", headers);
 }
 
 enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *body) {
-        return queue_json(req->connection, status, body, NULL);
+        return queue_json(req->connection, req->url, status, body, NULL);
 }
 
 enum MHD_Result api_reply_json_headers(struct api_request *req, unsigned status, cJSON *body,
                                        const char *const *headers) {
-        return queue_json(req->connection, status, body, headers);
+        return queue_json(req->connection, req->url, status, body, headers);
 }
 
 static cJSON *error_body(const struct error *err) {
@@ -71,7 +82,7 @@ enum MHD_Result api_reply_error_on(struct MHD_Connection *c, const struct error 
                                    const char *const *headers) {
         static const char *const retry_after[] = { "Retry-After", RETRY_AFTER_S, NULL };
         unsigned status = err->status ? (unsigned) err->status : 500;
-        return queue_json(c, status, error_body(err), status == 503 && !headers ? retry_after : headers);
+        return queue_json(c, NULL, status, error_body(err), status == 503 && !headers ? retry_after : headers);
 }
 
 int api_error_pool_exhausted(struct error *err) {
@@ -87,12 +98,10 @@ enum MHD_Result api_reply_error(struct api_request *req, const struct error *err
 
 enum MHD_Result api_reply_errorf(struct api_request *req, unsigned status, const char *code,
                                  const char *field, const char *fmt, ...) {
-        struct error err = { .status = (int) status };
-        snprintf(err.code, sizeof err.code, "%s", code);
-        snprintf(err.field, sizeof err.field, "%s", field ? field : "");
+        struct error err = { 0 };
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err.message, sizeof err.message, fmt, ap);
+        error_setv(&err, (int) status, code, field, fmt, ap);
         va_end(ap);
         return api_reply_error(req, &err);
 }
@@ -142,8 +151,8 @@ int api_query_int(struct api_request *req, const char *name, int64_t min, int64_
         long long n = strtoll(v, &end, 10);
         if (errno != 0 || end == v || *end != '\0' || n < min || n > max)
                 return error_set(err, 400, "invalid_parameter", name,
-                                 "query parameter '%s' must be an integer from %" PRId64 " to %" PRId64 ", got '%.64s'",
-                                 name, min, max, v);
+                                 "query parameter '%s' must be an integer from %" PRId64 " to %" PRId64 ", got '%.*s'",
+                                 name, min, max, UTF8_PREFIX(v, 64));
         *ret = n;
         return 0;
 }
@@ -157,7 +166,7 @@ int api_query_cursor(struct api_request *req, int64_t *ret, struct error *err) {
         size_t n = strlen(c);
         if (n == 0 || n > 16 || strspn(c, "0123456789abcdef") != n)
                 return error_set(err, 400, "invalid_parameter", "cursor",
-                                 "cursor must be a value returned as next_cursor, got '%.32s'", c);
+                                 "cursor must be a value returned as next_cursor, got '%.*s'", UTF8_PREFIX(c, 32));
         *ret = (int64_t) strtoull(c, NULL, 16);
         return 0;
 }

@@ -18,6 +18,7 @@
 #include "basic/change-points.h"
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "storage/experiments.h"
 
 #define SERIES_LIMIT_MAX 5000
@@ -57,8 +58,8 @@ static int parse_alpha(struct api_request *req, double *ret, struct error *err) 
         double a = strtod(v, &end);
         if (errno != 0 || end == v || *end != '\0' || !(a > 0 && a <= CHANGE_POINTS_SIGNIFICANCE_MAX))
                 return error_set(err, 400, "invalid_parameter", "alpha",
-                                 "alpha (the significance of a change point) must be a number above 0 and at most %g, got '%.64s'",
-                                 CHANGE_POINTS_SIGNIFICANCE_MAX, v);
+                                 "alpha (the significance of a change point) must be a number above 0 and at most %g, got '%.*s'",
+                                 CHANGE_POINTS_SIGNIFICANCE_MAX, UTF8_PREFIX(v, 64));
         *ret = a;
         return 0;
 }
@@ -77,8 +78,8 @@ static int parse_query(struct api_request *req, struct series_query *q, struct e
                                  "metric is required: a report path such as latency_us.scheduled.p99");
         if (!metric_path_valid(q->metric))
                 return error_set(err, 400, "invalid_parameter", "metric",
-                                 "metric must be a dotted report path of [A-Za-z0-9_] names (at most %d bytes), got '%.64s'",
-                                 METRIC_PATH_MAX, q->metric);
+                                 "metric must be a dotted report path of [A-Za-z0-9_] names (at most %d bytes), got '%.*s'",
+                                 METRIC_PATH_MAX, UTF8_PREFIX(q->metric, 64));
         if (parse_alpha(req, &q->params.significance, err) < 0 ||
             api_query_int(req, "min_segment", CHANGE_POINTS_MIN_SEGMENT_MIN, SERIES_MIN_SEGMENT_MAX,
                           CHANGE_POINTS_MIN_SEGMENT_DEFAULT, &min_segment, err) < 0 ||
@@ -308,11 +309,12 @@ static int search(const struct series_point *points, size_t n, const struct seri
 static enum MHD_Result reply_empty(struct api_request *req, const struct series_query *q, size_t n_experiments) {
         if (n_experiments == 0)
                 return api_reply_errorf(req, 400, "invalid_parameter", "cell",
-                                        "no finished experiment%s has a cell '%.64s'",
-                                        q->labels_json ? " with these labels" : "", q->cell);
+                                        "no finished experiment%s has a cell '%.*s'",
+                                        q->labels_json ? " with these labels" : "", UTF8_PREFIX(q->cell, 64));
         return api_reply_errorf(req, 400, "invalid_parameter", "metric",
-                                "no succeeded run of cell '%.64s' in the %zu experiments has the metric '%.64s'", q->cell,
-                                n_experiments, q->metric);
+                                "no succeeded run of cell '%.*s' in the %zu experiments has the metric '%.*s'",
+                                UTF8_PREFIX(q->cell, 64),
+                                n_experiments, UTF8_PREFIX(q->metric, 64));
 }
 
 /* Each change point with its why, read under a lease taken again for them. */

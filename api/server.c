@@ -17,6 +17,7 @@
 #include "basic/id.h"
 #include "basic/log.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 
 #define BODY_MAX (1024 * 1024)
 #define CONNECTIONS_MAX 1000
@@ -164,14 +165,24 @@ static bool is_mutation(const char *method) {
 struct query_check {
         const char *const *allowed;
         char bad[128];
+        enum { QUERY_OK, QUERY_UNKNOWN, QUERY_NOT_UTF8 } why;   /* about bad */
 };
 
+/* Every query parameter is one the route takes, and its value (decoded from %XX) is UTF-8: a
+ * value is echoed in answers and compared with stored strings, which are UTF-8. */
 static enum MHD_Result query_check_one(void *userdata, enum MHD_ValueKind kind, const char *key,
                                        const char *value) {
         struct query_check *qc = userdata;
-        for (const char *const *a = qc->allowed; a && *a; a++)
+        const char *const *a;
+        for (a = qc->allowed; a && *a; a++)
                 if (strcmp(*a, key) == 0)
-                        return MHD_YES;
+                        break;
+        if (!a || !*a)
+                qc->why = QUERY_UNKNOWN;
+        else if (value && !utf8_valid(value, strlen(value)))
+                qc->why = QUERY_NOT_UTF8;
+        else
+                return MHD_YES;
         snprintf(qc->bad, sizeof qc->bad, "%s", key);
         return MHD_NO;
 }
@@ -245,8 +256,8 @@ static int check_host(const struct api_server *s, struct MHD_Connection *c, stru
         if (host_allowed(s, h, name, sizeof name))
                 return 0;
         return error_set(err, 421, "host_not_allowed", "Host",
-                         "Host '%.100s' names neither this daemon's address (%s) nor a loopback name; refused against DNS rebinding",
-                         h, s->config.listen_name ? s->config.listen_name : "?");
+                         "Host '%.*s' names neither this daemon's address (%s) nor a loopback name; refused against DNS rebinding",
+                         UTF8_PREFIX(h, 100), s->config.listen_name ? s->config.listen_name : "?");
 }
 
 /* From the address it listens on, what Host may name (see host_allowed). */
@@ -288,7 +299,11 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
                 return error_set(err, 400, "body_not_allowed", NULL, "%s requests take no body", method);
         struct query_check qc = { .allowed = st->route->query };
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_check_one, &qc);
-        if (qc.bad[0])
+        if (qc.why == QUERY_NOT_UTF8)
+                return error_set(err, 400, "invalid_parameter", qc.bad,
+                                 "query parameter '%s' must be UTF-8 (after %%XX decoding), got a byte that begins no "
+                                 "character", qc.bad);
+        if (qc.why == QUERY_UNKNOWN)
                 return error_set(err, 400, "unknown_parameter", qc.bad, "unknown query parameter '%s'", qc.bad);
         /* A path {id} that cannot be an id is a 404 without asking the store. */
         if (st->route->id && !id_valid(st->params[0]))
@@ -300,9 +315,13 @@ static int precheck(struct api_server *s, struct MHD_Connection *c, const char *
                 if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
                         return error_set(err, 413, "body_too_large", NULL, "request body of %s bytes is over the limit of %d bytes",
                                          cl, BODY_MAX);
-                if (!content_type_is(c, "application/json"))
+                /* A body is JSON and says so; a request without one (a lease's renewal) needs no
+                 * type, but one it declares is JSON's. */
+                bool typed = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE) != NULL;
+                if ((typed || has_body(c)) && !content_type_is(c, "application/json"))
                         return error_set(err, 415, "unsupported_media_type", NULL,
-                                         "Content-Type must be application/json");
+                                         "Content-Type must be application/json%s",
+                                         typed ? "" : " (a request without a body may leave it out)");
         }
         return 0;
 }

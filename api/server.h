@@ -105,6 +105,9 @@ extern const struct api_route api_routes[];
 extern const size_t api_routes_count;
 
 /* Replies (api/reply.c). Each takes ownership of what it sends. */
+/* body printed as valid UTF-8 (json_print_utf8), a warning logged naming url when a string of it
+ * was not; every JSON answer is printed by this. NULL when out of memory. */
+char *api_json_text(const struct cJSON *body, const char *url);
 enum MHD_Result api_reply_json(struct api_request *req, unsigned status, struct cJSON *body);
 enum MHD_Result api_reply_json_headers(struct api_request *req, unsigned status, struct cJSON *body,
                                        const char *const *headers /* name, value, ..., NULL */);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "basic/error.h"
+#include "basic/utf8.h"
 #include "storage/runs.h"
 
 int timeline_cursor_next(struct timeline_cursor *c, const struct timeline_record **ret, int64_t *ret_seq) {
@@ -91,7 +92,8 @@ int timeline_query_phase(struct api_request *req, unsigned *ret, struct error *e
         else if (strcmp(phase, "all") == 0)
                 *ret = PHASE_MEASURE | PHASE_WARMUP;
         else
-                return error_set(err, 400, "invalid_parameter", "phase", "phase must be measure, warmup or all, got '%.32s'", phase);
+                return error_set(err, 400, "invalid_parameter", "phase", "phase must be measure, warmup or all, got '%.*s'",
+                                 UTF8_PREFIX(phase, 32));
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "basic/utf8.h"
 #include "ui/assets.h"
 
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -20,7 +21,7 @@ static const struct ui_asset *asset_find(const char *url) {
 enum MHD_Result api_get_ui(struct api_request *req) {
         const struct ui_asset *a = asset_find(req->url);
         if (!a)
-                return api_reply_errorf(req, 404, "not_found", NULL, "no such file: %.64s", req->url);
+                return api_reply_errorf(req, 404, "not_found", NULL, "no such file: %.*s", UTF8_PREFIX(req->url, 64));
         bool fresh = api_if_none_match(req, a->etag);
         struct MHD_Response *resp = fresh ? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
                                           : MHD_create_response_from_buffer(a->len, (void *) a->data, MHD_RESPMEM_PERSISTENT);

@@ -8,6 +8,7 @@
 
 #include "api/cell-stats.h"
 #include "basic/json-util.h"
+#include "basic/utf8.h"
 
 struct bounds {
         bool has_min, has_max;
@@ -42,6 +43,7 @@ _printf_(2, 3) static void fail_with(cJSON *o, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(note, sizeof note, fmt, ap);
         va_end(ap);
+        note[utf8_complete_len(note, strlen(note))] = '\0';
         if (!cJSON_HasObjectItem(o, "n"))
                 cJSON_AddNumberToObject(o, "n", 0);
         cJSON_AddNullToObject(o, "value");

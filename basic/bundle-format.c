@@ -136,8 +136,8 @@ static int parse_entry(const uint8_t *buf, size_t len, size_t *pos, struct bundl
         p += 3 + n + 8;
         if (e->len > len - p || len - p - e->len < BUNDLE_HASH_LEN)
                 return error_set(err, 400, "invalid_bundle", "bundle",
-                                 "entry %.200s: truncated (its %" PRIu64 " bytes and hash end past the bundle's %zu bytes)",
-                                 e->name, e->len, len);
+                                 "entry %.*s: truncated (its %" PRIu64 " bytes and hash end past the bundle's %zu bytes)",
+                                 UTF8_PREFIX(e->name, 200), e->len, len);
         e->data = buf + p;
         *pos = p + e->len + BUNDLE_HASH_LEN;
         return 0;

@@ -3,6 +3,8 @@
  * body of the design: {"error":{"code":...,"field":...,"message":...}}. */
 #pragma once
 
+#include <stdarg.h>
+
 #include "basic/macro.h"
 
 struct error {
@@ -12,9 +14,14 @@ struct error {
         char message[512];
 };
 
-/* Fill *err (when err is non-NULL) and return -EINVAL so callers can `return error_set(...)`. */
+/* Fill *err (when err is non-NULL) and return -EINVAL so callers can `return error_set(...)`.
+ * The texts are made valid UTF-8 whatever the arguments hold (U+FFFD for a byte that begins no
+ * character) and cut between characters when they do not fit: a request's bytes can be echoed
+ * as they came. A value of unbounded length is still best cut with UTF8_PREFIX (basic/utf8.h). */
 int error_set(struct error *err, int status, const char *code, const char *field,
               const char *fmt, ...) _printf_(5, 6);
+int error_setv(struct error *err, int status, const char *code, const char *field, const char *fmt,
+               va_list ap) _printf_(5, 0);
 
 /* As error_set, but returns the errno the failure has (either sign given, the negative one
  * returned; 0 reads as EINVAL): a peer that cannot be reached, a file that cannot be written,

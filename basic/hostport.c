@@ -1,8 +1,7 @@
-/* hostport.c: the host[:port] / [IPv6][:port] splitter and the host patterns of --peer-allow. */
+/* hostport.c: the host[:port] / [IPv6][:port] splitter. */
 #include "basic/hostport.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <string.h>
 
 static int fail(const char **ret_why, const char *why) {
@@ -59,11 +58,4 @@ int hostport_split(const char *s, size_t len, unsigned flags, struct hostport *r
                 return fail(ret_why, "the host is empty or too long");
         *ret = h;
         return 0;
-}
-
-bool hostport_pattern_match(char *const *patterns, size_t n, const char *host) {
-        for (size_t i = 0; i < n; i++)
-                if (fnmatch(patterns[i], host, FNM_CASEFOLD) == 0)
-                        return true;
-        return false;
 }

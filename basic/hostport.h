@@ -30,8 +30,3 @@ struct hostport {
  * caller's error message; *ret is untouched on failure. */
 int hostport_split(const char *s, size_t len, unsigned flags, struct hostport *ret,
                    const char **ret_why);
-
-/* host (a name or an IP literal without brackets) is matched by one of the n fnmatch(3)
- * patterns, case-insensitively; no pattern matches nothing. The one rule of --peer-allow, for
- * the definition's load hosts and a peer's coordinators and targets alike. */
-bool hostport_pattern_match(char *const *patterns, size_t n, const char *host);

@@ -54,6 +54,12 @@ static inline bool json_array_has_string(const cJSON *array, const char *s) {
         return false;
 }
 
+/* cJSON_PrintUnformatted(j) as valid UTF-8, whatever bytes its strings hold (cJSON checks none):
+ * each byte that begins no character becomes U+FFFD, and *ret_replaced (if not NULL) says it
+ * happened, for the caller to log where such a string came from. Every JSON answer is printed
+ * by this. NULL when out of memory. */
+char *json_print_utf8(const cJSON *j, bool *ret_replaced);
+
 /* Append a formatted string to an array (warnings, mismatches): sentences with evidence. */
 _printf_(2, 3) static inline void json_append_printf(cJSON *array, const char *fmt, ...) {
         char *s = NULL;

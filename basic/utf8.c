@@ -9,38 +9,48 @@ static bool is_continuation(unsigned char c) {
         return (c & 0xc0) == 0x80;
 }
 
-/* The length (1 to 4) of the valid character at p[0..avail), or 0 when p does not begin one.
- * The second byte's range is what excludes overlong forms (E0, F0), surrogates (ED) and code
+/* The second byte's range is what excludes overlong forms (E0, F0), surrogates (ED) and code
  * points above U+10FFFF (F4); C0, C1 and F5..FF never begin a character. */
-static size_t char_len(const unsigned char *p, size_t avail) {
-        unsigned char c = p[0];
-        size_t n;
+size_t utf8_decode(const char *s, size_t len, uint32_t *ret_cp) {
+        const unsigned char *p = (const unsigned char *) s;
         unsigned char lo = 0x80, hi = 0xbf;
+        uint32_t cp;
+        size_t n;
 
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf)
+        if (len == 0)
+                return 0;
+        if (p[0] < 0x80) {
+                n = 1;
+                cp = p[0];
+        } else if (p[0] >= 0xc2 && p[0] <= 0xdf) {
                 n = 2;
-        else if (c >= 0xe0 && c <= 0xef) {
+                cp = p[0] & 0x1f;
+        } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
                 n = 3;
-                if (c == 0xe0)
+                cp = p[0] & 0x0f;
+                if (p[0] == 0xe0)
                         lo = 0xa0;
-                else if (c == 0xed)
+                else if (p[0] == 0xed)
                         hi = 0x9f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
+        } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
                 n = 4;
-                if (c == 0xf0)
+                cp = p[0] & 0x07;
+                if (p[0] == 0xf0)
                         lo = 0x90;
-                else if (c == 0xf4)
+                else if (p[0] == 0xf4)
                         hi = 0x8f;
         } else
                 return 0;
 
-        if (avail < n || p[1] < lo || p[1] > hi)
+        if (n > 1 && (len < n || p[1] < lo || p[1] > hi))
                 return 0;
-        for (size_t i = 2; i < n; i++)
+        for (size_t i = 1; i < n; i++) {
                 if (!is_continuation(p[i]))
                         return 0;
+                cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        if (ret_cp)
+                *ret_cp = cp;
         return n;
 }
 
@@ -53,7 +63,7 @@ size_t utf8_invalid_offset(const char *s, size_t len) {
                         i++;
                         continue;
                 }
-                size_t n = char_len(p + i, len - i);
+                size_t n = utf8_decode(s + i, len - i, NULL);
                 if (n == 0)
                         return i;
                 i += n;
@@ -82,12 +92,25 @@ size_t utf8_prefix_len(const char *s, size_t max) {
         return len < max ? len : utf8_truncate_len(s, max + (s[max] != '\0'), max);
 }
 
+size_t utf8_complete_len(const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+        /* The lead byte of the last character is at most three bytes back. */
+        for (size_t back = 1; back <= 4 && back <= len; back++) {
+                unsigned char c = p[len - back];
+                if (is_continuation(c))
+                        continue;
+                size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+                return need > back ? len - back : len;
+        }
+        return len;
+}
+
 size_t utf8_sanitize(char *dst, size_t size, const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *) s;
         size_t out = 0;
 
         for (size_t i = 0; i < len;) {
-                size_t n = p[i] == 0 ? 0 : char_len(p + i, len - i);
+                size_t n = p[i] == 0 ? 0 : utf8_decode(s + i, len - i, NULL);
                 const char *piece = n > 0 ? s + i : UTF8_REPLACEMENT;
                 size_t piece_len = n > 0 ? n : strlen(UTF8_REPLACEMENT);
 

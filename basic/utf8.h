@@ -7,9 +7,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The replacement character U+FFFD, what utf8_sanitize() puts for each byte it cannot keep. */
 #define UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/* The character at s[0..len): its length in bytes (1 to 4) with its code point in *ret_cp (if
+ * not NULL), or 0 when s does not begin a valid one (or len is 0). */
+size_t utf8_decode(const char *s, size_t len, uint32_t *ret_cp);
 
 /* s[0..len) is valid UTF-8 (a NUL byte is a valid character; callers holding C strings pass
  * strlen()). */
@@ -28,6 +33,11 @@ size_t utf8_truncate_len(const char *s, size_t len, size_t max);
  * "%.64s", as UTF8_PREFIX(s, 64). */
 size_t utf8_prefix_len(const char *s, size_t max);
 #define UTF8_PREFIX(s, max) (int) utf8_prefix_len((s), (max)), (s)
+
+/* s[0..len) without the character cut short at its end, if any: what a buffer's end leaves of
+ * text that snprintf cut (buf[utf8_complete_len(buf, strlen(buf))] = '\0'). Only the last
+ * character is looked at. */
+size_t utf8_complete_len(const char *s, size_t len);
 
 /* Copy s[0..len) into dst (size bytes, size >= 1), NUL-terminated, each byte that does not
  * begin a valid character (and each NUL) replaced by U+FFFD, cut on a character boundary when

@@ -9,6 +9,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "client/exit-status.h"
 #include "client/http.h"
 
@@ -196,12 +197,12 @@ static int perform(struct http *h, const char *method, const char *path, const s
                 if (b.too_big)
                         snprintf(h->error, sizeof h->error, "answer larger than %u MiB", MAX_BODY >> 20);
                 else if (rc == CURLE_PEER_FAILED_VERIFICATION)
-                        snprintf(h->error, sizeof h->error, "%.200s: the daemon's certificate did not verify "
-                                 "(%.200s); give the CA that signed it with --cacert FILE or $SLICELAB_CACERT",
-                                 h->base, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+                        snprintf(h->error, sizeof h->error, "%.*s: the daemon's certificate did not verify "
+                                 "(%.*s); give the CA that signed it with --cacert FILE or $SLICELAB_CACERT",
+                                 UTF8_PREFIX(h->base, 200), UTF8_PREFIX(errbuf[0] ? errbuf : curl_easy_strerror(rc), 200));
                 else
-                        snprintf(h->error, sizeof h->error, "%.200s: %.256s", str_or(h->unix_path, h->base),
-                                 errbuf[0] ? errbuf : curl_easy_strerror(rc));
+                        snprintf(h->error, sizeof h->error, "%.*s: %.*s", UTF8_PREFIX(str_or(h->unix_path, h->base), 200),
+                                 UTF8_PREFIX(errbuf[0] ? errbuf : curl_easy_strerror(rc), 256));
                 return retryable(rc) ? -EAGAIN : -EIO;
         }
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -303,8 +304,8 @@ void http_print_error(const struct http_response *r) {
         const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
 
         if (!msg) {
-                fprintf(stderr, "slicelab: HTTP %ld%s%.200s\n", r->status,
-                        r->body && r->body[0] ? ": " : "", r->body ? r->body : "");
+                fprintf(stderr, "slicelab: HTTP %ld%s%.*s\n", r->status,
+                        r->body && r->body[0] ? ": " : "", UTF8_PREFIX(r->body ? r->body : "", 200));
                 return;
         }
         fprintf(stderr, "slicelab: HTTP %ld %s%s%s: %s\n", r->status, str_or(code, "error"),

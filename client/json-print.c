@@ -1,12 +1,12 @@
 /* json-print.c: reading and printing the daemon's JSON for the client's commands (see
  * json-print.h). */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
 
@@ -86,43 +86,10 @@ char *json_print_labels(const cJSON *labels) {
         return s;
 }
 
-/* The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when there is none. */
-static size_t utf8_sequence(const unsigned char *s, size_t n) {
-        size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
-                     (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-        if (len == 0 || len > n || s[0] == 0)
-                return 0;
-        for (size_t i = 1; i < len; i++)
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-        uint32_t cp = len == 1 ? s[0] : s[0] & (0x7f >> len);
-        for (size_t i = 1; i < len; i++)
-                cp = cp << 6 | (s[i] & 0x3f);
-        /* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
-        static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
-        if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-                return 0;
-        return len;
-}
-
 cJSON *json_print_text(const char *s, size_t n) {
-        _cleanup_free_ char *out = malloc(3 * n + 1);
-        size_t o = 0;
+        _cleanup_free_ char *out = utf8_sanitize_dup(s, n);
         if (!out)
                 abort();
-        for (size_t i = 0; i < n;) {
-                size_t len = utf8_sequence((const unsigned char *) s + i, n - i);
-                if (len == 0) {
-                        memcpy(out + o, "\xef\xbf\xbd", 3);
-                        o += 3;
-                        i++;
-                        continue;
-                }
-                memcpy(out + o, s + i, len);
-                o += len;
-                i += len;
-        }
-        out[o] = '\0';
         cJSON *j = cJSON_CreateString(out);
         if (!j)
                 abort();

@@ -10,6 +10,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "client/commands.h"
 #include "client/exit-status.h"
 #include "client/json-print.h"
@@ -58,8 +59,8 @@ static void print_why(const cJSON *why) {
         cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(why, "differences")) {
                 _cleanup_free_ char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "a"));
                 _cleanup_free_ char *b = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(d, "b"));
-                printf("    %s %s: %.100s -> %.100s\n", strcmp(json_print_str(d, "source"), "host") == 0 ? "host fact" : "definition field",
-                       json_print_str(d, "field"), a ? a : "?", b ? b : "?");
+                printf("    %s %s: %.*s -> %.*s\n", strcmp(json_print_str(d, "source"), "host") == 0 ? "host fact" : "definition field",
+                       json_print_str(d, "field"), UTF8_PREFIX(a ? a : "?", 100), UTF8_PREFIX(b ? b : "?", 100));
         }
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(why, "hosts_compared")))
                 printf("    (host facts missing on one side: the hosts could not be compared)\n");

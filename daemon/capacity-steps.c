@@ -18,6 +18,7 @@
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "daemon/capacity.h"
 #include "daemon/load-local.h"
 #include "daemon/run-plan.h"
@@ -44,6 +45,7 @@ static void warnf(const struct capacity_steps *cs, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
+        buf[utf8_complete_len(buf, strlen(buf))] = '\0';
         cs->load.run->events->warn(cs->load.run->userdata, buf);
 }
 

@@ -9,6 +9,7 @@
 
 #include "basic/log.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 
 #define CAPTURE_HALF_BYTES (CAPTURE_MAX_BYTES / 2)
 
@@ -80,7 +81,9 @@ static void remember_line(struct capture *c) {
         c->line[c->line_len] = '\0';
         if (c->line_len > 0) {
                 memcpy(c->last_line, c->line, c->line_len + 1);
-                snprintf(c->tail[c->tail_next], sizeof c->tail[0], "%.*s", (int) sizeof c->tail[0] - 1, c->line);
+                /* The tail goes into a run's message, served as JSON: whatever the program
+                 * printed, kept as valid UTF-8 and cut between characters. */
+                utf8_sanitize(c->tail[c->tail_next], sizeof c->tail[0], c->line, c->line_len);
                 c->tail_next = (c->tail_next + 1) % ELEMENTSOF(c->tail);
                 if (c->tail_count < ELEMENTSOF(c->tail))
                         c->tail_count++;
@@ -179,4 +182,6 @@ void capture_tail(const struct capture *c, char *buf, size_t size) {
                         break;
                 len += (size_t) n;
         }
+        if (len >= size)
+                buf[utf8_complete_len(buf, strlen(buf))] = '\0';
 }

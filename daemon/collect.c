@@ -31,6 +31,7 @@
 #include "daemon/run-plan.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
+#include "basic/utf8.h"
 #include "storage/timeline-store.h"
 #include "daemon/timeline.h"
 #include "daemon/timeline-series.h"
@@ -173,7 +174,8 @@ static int collect_ops(const struct collect_input *in, cJSON *m, char *why, size
         _cleanup_json_ cJSON *line = cJSON_Parse(in->sut_last_line);
         cJSON *ops = cJSON_GetObjectItemCaseSensitive(line, "ops_per_s");
         if (!cJSON_IsNumber(ops) || !isfinite(ops->valuedouble) || ops->valuedouble < 0) {
-                snprintf(why, why_size, "the SUT's last stdout line is not {\"ops_per_s\": N}: '%.200s'", in->sut_last_line);
+                snprintf(why, why_size, "the SUT's last stdout line is not {\"ops_per_s\": N}: '%.*s'",
+                         UTF8_PREFIX(in->sut_last_line, 200));
                 return -EBADMSG;
         }
         cJSON_AddNumberToObject(m, "ops_per_s", ops->valuedouble);

@@ -18,6 +18,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
+#include "basic/utf8.h"
 #include "daemon/collect.h"
 #include "daemon/collect-hosts.h"
 #include "daemon/load.h"
@@ -100,6 +101,7 @@ static int fail(struct load_hosts *p, const char *reason, const char *fmt, ...) 
         va_start(ap, fmt);
         vsnprintf(p->message, sizeof p->message, fmt, ap);
         va_end(ap);
+        p->message[utf8_complete_len(p->message, strlen(p->message))] = '\0';
         snprintf(p->reason, sizeof p->reason, "%s", reason);
         p->result = -EIO;
         return p->result;

@@ -33,6 +33,7 @@
 #include "host/host-perf.h"
 #include "daemon/samples.h"
 #include "basic/time-util.h"
+#include "basic/utf8.h"
 
 #define SUT_STOP_GRACE_US (10 * 1000000ULL)
 #define FREQ_SAMPLE_US 250000
@@ -124,6 +125,7 @@ static void warn(struct run *r, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
+        buf[utf8_complete_len(buf, strlen(buf))] = '\0';
         cJSON_AddItemToArray(r->warnings, cJSON_CreateString(buf));
         log_full(LOG_WARNING, 0, r->experiment_id, r->id, "run %s: %s", r->id, buf);
 }
@@ -795,6 +797,7 @@ static void run_fail(struct run *r, const char *reason, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(message, sizeof message, fmt, ap);
         va_end(ap);
+        message[utf8_complete_len(message, strlen(message))] = '\0';
         run_teardown(r, RUN_FAILED, reason, message, NULL);
 }
 

@@ -48,10 +48,6 @@ void def_format_injector(cJSON *o, const struct definition_load *l);
  * values: 400 invalid_json, too_deep or too_many_values. */
 int def_json_prescan(const char *s, size_t len, struct error *err);
 
-/* Decode one UTF-8 sequence strictly (no overlongs, surrogates or > U+10FFFF); bytes used, or
- * -1. */
-int def_utf8_decode(const unsigned char *s, size_t len, uint32_t *ret);
-
 /* Every member of obj (an object) is one of known[] and appears once. */
 int def_check_members(const cJSON *obj, const char *path, const char *const *known, size_t n_known,
                       struct error *err);

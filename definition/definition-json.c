@@ -1,12 +1,14 @@
 /* definition-json.c: the JSON layer of the definition parser: a strict pre-scan of the raw body
  * for what cJSON lets through, and typed access to cJSON values that reports the JSON path and
  * the value seen on every rejection. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "basic/json-check.h"
+#include "basic/utf8.h"
 #include "definition/definition-internal.h"
 
 /* Bound on JSON values in a body, so a 1 MiB body of [0,0,...] cannot cost hundreds of MiB of
@@ -35,47 +37,6 @@ void def_path_index(char *buf, const char *parent, size_t index) {
         snprintf(buf, DEF_PATH_MAX, "%s[%zu]", parent, index);
 }
 
-int def_utf8_decode(const unsigned char *s, size_t len, uint32_t *ret) {
-        uint32_t cp;
-        size_t n;
-        unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-
-        if (len == 0)
-                return -1;
-        if (s[0] < 0x80) {
-                *ret = s[0];
-                return 1;
-        }
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                n = 2;
-                cp = s[0] & 0x1f;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                n = 3;
-                cp = s[0] & 0x0f;
-                if (s[0] == 0xe0)
-                        lo = 0xa0; /* overlong */
-                else if (s[0] == 0xed)
-                        hi = 0x9f; /* surrogates */
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                n = 4;
-                cp = s[0] & 0x07;
-                if (s[0] == 0xf0)
-                        lo = 0x90; /* overlong */
-                else if (s[0] == 0xf4)
-                        hi = 0x8f; /* > U+10FFFF */
-        } else
-                return -1;
-        if (len < n || s[1] < lo || s[1] > hi)
-                return -1;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return -1;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        *ret = cp;
-        return (int) n;
-}
-
 static bool is_control(uint32_t cp) {
         return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
 }
@@ -98,16 +59,16 @@ void def_quote(char *buf, size_t size, const char *s) {
         }
         buf[o++] = '"';
         while (i < len && o + 8 < size) {
-                uint32_t cp;
-                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
+                uint32_t cp = 0;
+                size_t n = utf8_decode(s + i, len - i, &cp);
                 if (o > limit) {
                         o += (size_t) snprintf(buf + o, size - o, "...");
                         break;
                 }
                 if (n > 0 && !is_control(cp) && cp != '"' && cp != '\\') {
-                        memcpy(buf + o, s + i, (size_t) n);
-                        o += (size_t) n;
-                        i += (size_t) n;
+                        memcpy(buf + o, s + i, n);
+                        o += n;
+                        i += n;
                 } else if (n > 0 && (cp == '"' || cp == '\\')) {
                         buf[o++] = '\\';
                         buf[o++] = (char) cp;
@@ -156,13 +117,54 @@ void def_format_double(char *buf, size_t size, double v) {
         }
 }
 
+/* A key that reads well in a path (sut.env.LANG): others end the path at their parent. */
+static bool plain_key(const char *k, size_t n) {
+        if (n == 0 || n > 48)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char) k[i]) && k[i] != '_' && k[i] != '-')
+                        return false;
+        return true;
+}
+
+/* The JSON path of the current member or element of each of the first n levels. */
+static void prescan_path(const char *s, const struct json_check_level *lv, unsigned n, char *buf) {
+        char tmp[DEF_PATH_MAX];
+        buf[0] = '\0';
+        for (unsigned d = 1; d <= n; d++) {
+                if (!lv[d].in_object)
+                        def_path_index(tmp, buf, lv[d].index);
+                else if (plain_key(s + lv[d].key_at, lv[d].key_len)) {
+                        char key[49];
+                        memcpy(key, s + lv[d].key_at, lv[d].key_len);
+                        key[lv[d].key_len] = '\0';
+                        def_path_key(tmp, buf, key);
+                } else
+                        return;
+                memcpy(buf, tmp, DEF_PATH_MAX);
+        }
+}
+
+/* Invalid UTF-8 in a string: a 400 naming the field whose value (or one of whose keys) it is. */
+static int prescan_utf8_error(const char *s, const struct json_check_level *lv, const struct json_check_result *why,
+                              struct error *err) {
+        char path[DEF_PATH_MAX];
+        prescan_path(s, lv, why->in_key ? why->depth - 1 : why->depth, path);
+        return def_error(err, "invalid_utf8", path, "%s%s must be UTF-8: the byte 0x%02x at byte %zu of the body begins "
+                         "no character", why->in_key ? "a key of " : "", path[0] ? path : "the body",
+                         (unsigned char) s[why->at], why->at);
+}
+
 /* cJSON is only handed bodies that pass json_check(): it keeps the position of its last failure
  * in a global, which concurrent API threads would race on. */
 int def_json_prescan(const char *s, size_t len, struct error *err) {
+        struct json_check_level lv[DEFINITION_DEPTH_MAX + 1];
         struct json_check_result why;
-        if (json_check(s, len, DEFINITION_DEPTH_MAX, DEF_VALUES_MAX, NULL, &why) >= 0)
+        if (json_check(s, len, DEFINITION_DEPTH_MAX, DEF_VALUES_MAX, lv, &why) >= 0)
                 return 0;
         switch (why.fault) {
+        case JSON_CHECK_UTF8:
+                return prescan_utf8_error(s, lv, &why, err);
         case JSON_CHECK_TOO_DEEP:
                 return def_error(err, "too_deep", "", "body nests objects and arrays more than %d deep", DEFINITION_DEPTH_MAX);
         case JSON_CHECK_TOO_MANY:
@@ -241,9 +243,9 @@ int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned fl
                 return def_error(err, "out_of_range", path, "must be at most %zu bytes long, got %zu bytes",
                                  max_len, len);
         for (size_t i = 0; i < len;) {
-                uint32_t cp;
-                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
-                if (n < 0)
+                uint32_t cp = 0;
+                size_t n = utf8_decode(s + i, len - i, &cp);
+                if (n == 0)
                         return def_error(err, "invalid_value", path, "is not valid UTF-8 (byte %zu)", i);
                 if (is_control(cp))
                         return def_error(err, "invalid_value", path,
@@ -253,7 +255,7 @@ int def_get_string(const cJSON *v, const char *path, size_t max_len, unsigned fl
                         return def_error(err, "invalid_value", path,
                                          "must not contain invisible formatting characters, got U+%04X at byte %zu",
                                          (unsigned) cp, i);
-                i += (size_t) n;
+                i += n;
         }
         if ((flags & DEF_STRING_NAME) && len > 0 && (s[0] == ' ' || s[len - 1] == ' ')) {
                 char q[96];

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "basic/hostport.h"
+#include "basic/host-pattern.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "definition/definition.h"
 
 /* Options with a file name as their value: refused when it leaves the run directory. Diagnostic
@@ -133,7 +134,8 @@ const char *definition_policy_jvm_option_refused(const char *opt, const struct d
 
 static int refuse_option(const char *field, const char *opt, const char *why, struct error *err) {
         return error_set(err, 400, "not_allowed", field,
-                         "the JVM option '%.200s' %s; this daemon allows it only with --allow-jvm-option", opt, why);
+                         "the JVM option '%.*s' %s; this daemon allows it only with --allow-jvm-option",
+                         UTF8_PREFIX(opt, 200), why);
 }
 
 /* JVM options end at -jar, a module or the main class; these take their value as the next
@@ -206,14 +208,14 @@ static int check_exec(char **command, const char *field, const struct definition
                 if (strcmp(command[0], p->allow_exec[i]) == 0 || strcmp(resolved, p->allow_exec[i]) == 0)
                         return 0;
         return error_set(err, 400, "not_allowed", field,
-                         "'%.200s' is not among the executables this daemon allows (--allow-exec; %zu allowed, "
-                         "named by absolute path)", command[0], p->n_allow_exec);
+                         "'%.*s' is not among the executables this daemon allows (--allow-exec; %zu allowed, "
+                         "named by absolute path)", UTF8_PREFIX(command[0], 200), p->n_allow_exec);
 }
 
 /* Unlike --allow-exec, no pattern allows no host: a peer is reached with this daemon's token. */
 static int check_peers(const struct definition_load *l, const struct definition_policy *p, struct error *err) {
         for (size_t i = 0; i < l->n_hosts; i++) {
-                if (p && hostport_pattern_match(p->peer_allow, p->n_peer_allow, l->hosts[i].host))
+                if (p && host_patterns_match(p->peer_allow, p->n_peer_allow, l->hosts[i].host))
                         continue;
                 char field[64];
                 snprintf(field, sizeof field, "load.hosts[%zu].host", i);

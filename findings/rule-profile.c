@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "findings/findings-causes.h"
 #include "findings/findings-compare.h"
 #include "findings/profile-shares.h"
@@ -122,9 +123,9 @@ static void report(cJSON *out, const struct findings_cell *cell, const struct fi
         if (g)
                 snprintf(what, sizeof what, "%s (group %s)", g->what, name);
         else if (k->group)
-                snprintf(what, sizeof what, "thread group %.200s", name);
+                snprintf(what, sizeof what, "thread group %.*s", UTF8_PREFIX(name, 200));
         else
-                snprintf(what, sizeof what, "frame %.400s (self)", name);
+                snprintf(what, sizeof what, "frame %.*s (self)", UTF8_PREFIX(name, 400));
         describe(claim, sizeof claim, cell->name, base->name, what, k);
         double d = k->c.difference.value;
         enum findings_severity sev = fabs(d) >= HIGH_POINTS ? FINDING_HIGH : fabs(d) >= MEDIUM_POINTS ? FINDING_MEDIUM

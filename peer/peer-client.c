@@ -1,6 +1,6 @@
 /* peer-client.c: the load calls a coordinator makes on a peer, and which hosts are peers. */
 #include "peer/peer-client.h"
-#include "basic/hostport.h"
+#include "basic/host-pattern.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -14,6 +14,7 @@
 
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 #include "peer/peer-http.h"
 
 /* The timeline may be large: no total timeout, but a peer that sends under 1 KiB/s for 10 s is
@@ -41,14 +42,15 @@ bool peer_host_allowed(const struct peer_config *c, const char *host) {
         while (c->allow[n])
                 n++;
         /* The rule the definition's load.hosts are checked by, so both sides agree on a name. */
-        return hostport_pattern_match(c->allow, n, host);
+        return host_patterns_match(c->allow, n, host);
 }
 
 /* A load id as the peer made it: letters, digits and '-' only, so it is safe in a path. */
 static int check_id(const char *host, const char *id, struct error *err) {
         size_t n = id ? strlen(id) : 0;
         if (n == 0 || n > PEER_ID_MAX || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
-                return error_set(err, 502, "peer_failed", NULL, "peer %s: '%.64s' is not a load id", host, id ? id : "");
+                return error_set(err, 502, "peer_failed", NULL, "peer %s: '%.*s' is not a load id",
+                                 host, UTF8_PREFIX(id ? id : "", 64));
         return 0;
 }
 

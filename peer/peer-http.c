@@ -12,6 +12,7 @@
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/macro.h"
+#include "basic/utf8.h"
 
 static size_t on_body(char *data, size_t size, size_t n, void *userdata) {
         struct peer_http *h = userdata;
@@ -71,7 +72,8 @@ static int make_base(struct peer_http *h, struct error *err) {
 static int http_setup(struct peer_http *h, const struct peer_config *c, const char *host, struct error *err) {
         *h = (struct peer_http){ .config = c, .host = host, .sink_fd = -1 };
         if (!peer_host_valid(host))
-                return error_set(err, 400, "invalid_host", NULL, "peer '%.64s' is not a host name or IP literal", host);
+                return error_set(err, 400, "invalid_host", NULL, "peer '%.*s' is not a host name or IP literal",
+                                 UTF8_PREFIX(host, 64));
         if (!peer_host_allowed(c, host))
                 return error_set_errno(err, EPERM, 403, "peer_not_allowed", NULL, "peer %s is not matched by --peer-allow", host);
         int r = make_base(h, err);
@@ -199,7 +201,7 @@ int peer_http_expect(struct peer_http *h, const char *method, const char *path, 
         _cleanup_(json_freep) cJSON *j = h->body ? cJSON_Parse(h->body) : NULL;
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
         const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
-        error_set(err, 502, "peer_refused", NULL, "peer %s: %s %s: HTTP %ld%s%.300s", h->host, method, path, h->status,
-                  msg ? ": " : "", msg ? msg : "");
+        error_set(err, 502, "peer_refused", NULL, "peer %s: %s %s: HTTP %ld%s%.*s", h->host, method, path, h->status,
+                  msg ? ": " : "", UTF8_PREFIX(msg ? msg : "", 300));
         return -EPROTO;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "service/listen.h"
+#include "basic/host-pattern.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 
@@ -92,9 +93,10 @@ static void usage(FILE *f) {
                 "  --socket-group GROUP group of a unix:/PATH socket (default the daemon's)\n"
                 "  --peer-url-template T  how to reach a lab host's slicelabd, e.g. http://{host}:7878\n"
                 "                       ({host} replaced by the host's name; http or https)\n"
-                "  --peer-allow PATTERN lab hosts (fnmatch patterns on names or addresses) this daemon\n"
-                "                       sends loads to, takes loads from and aims loads at (repeat, or a\n"
-                "                       comma list)\n"
+                "  --peer-allow PATTERN lab hosts this daemon sends loads to, takes loads from and aims\n"
+                "                       loads at: addresses (10.0.1.7, 10.0.1.*, 10.0.1.0/24, fd00::/64)\n"
+                "                       match IP literals only, names (bench0?, *.lab.example) names\n"
+                "                       only, label by label (repeat, or a comma list)\n"
                 "  --peer-token-file FILE  the bearer token sent to peers (their state dir's token)\n"
                 "  --results-only       run no experiments (no cgroups, root lock or run user): serve\n"
                 "                       stored and imported results, take imports (POST /v1/imports)\n"
@@ -233,14 +235,9 @@ static int set_absolute_path(char **field, const char *value, const char *where)
         return set_string(field, value);
 }
 
-/* A lab host pattern: the characters of host names, IP literals and fnmatch(3)'s wildcards. */
+/* A lab host pattern: an address pattern or a name pattern (basic/host-pattern.h). */
 static bool valid_peer_pattern(const char *s) {
-        if (!*s || strlen(s) > 253)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!isalnum((unsigned char) *p) && !strchr(".-_:*?[]!", *p))
-                        return false;
-        return true;
+        return host_pattern_check(s, NULL) == 0;
 }
 
 /* http[s]://...{host}...: one {host}, no spaces or control characters, a sane length. */
@@ -328,8 +325,9 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 return set_peer_url_template(o, value, where);
         case OPT_PEER_ALLOW:
                 return add_list(value, where, valid_peer_pattern,
-                                "a host pattern: letters, digits, '.', '-', '_', ':' and the wildcards *?[]!, at most 253 "
-                                "characters", &o->peer_allow, &o->n_peer_allow);
+                                "a lab host pattern: an IPv4 address or four octets with wildcards (10.0.1.*), a CIDR "
+                                "block (10.0.1.0/24, fd00::/64), an IPv6 address, or a host name with wildcards label by "
+                                "label (bench0?, *.lab.example)", &o->peer_allow, &o->n_peer_allow);
         case OPT_PEER_TOKEN_FILE:
                 return set_absolute_path(&o->peer_token_file, value, where);
         case OPT_PERF:

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "basic/log.h"
+#include "basic/utf8.h"
 #include "storage/schema.h"
 
 #define POOL_MAX 32
@@ -96,7 +97,19 @@ int db_step(sqlite3_stmt *s) {
 }
 
 int db_bind_text(sqlite3_stmt *s, int idx, const char *v) {
-        int rc = v ? sqlite3_bind_text(s, idx, v, -1, SQLITE_STATIC) : sqlite3_bind_null(s, idx);
+        int rc;
+        size_t len = v ? strlen(v) : 0;
+        if (!v)
+                rc = sqlite3_bind_null(s, idx);
+        else if (utf8_valid(v, len))
+                rc = sqlite3_bind_text(s, idx, v, -1, SQLITE_STATIC);
+        else {
+                /* What the daemon writes is served as JSON and exported in bundles that an import
+                 * checks for UTF-8: a string made of a program's output (a SUT's last lines, a
+                 * GC cause) keeps its readable part, U+FFFD for the rest. */
+                char *clean = utf8_sanitize_dup(v, len);
+                rc = clean ? sqlite3_bind_text(s, idx, clean, -1, free) : SQLITE_NOMEM;
+        }
         return rc == SQLITE_OK ? 0 : sqlite_to_errno(rc);
 }
 

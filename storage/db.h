@@ -85,7 +85,9 @@ int db_step(sqlite3_stmt *s);
 /* Run SQL without results (BEGIN, COMMIT, a schema script). */
 int db_exec(sqlite3 *db, const char *sql);
 /* Bind a NUL-terminated string (NULL binds SQL NULL) without copying: the caller keeps it alive
- * until the statement is reset. */
+ * until the statement is reset. A string that is not valid UTF-8 is bound as a copy with U+FFFD
+ * for each byte that begins no character (basic/utf8.h): nothing the daemon writes makes an
+ * answer or a bundle invalid. */
 int db_bind_text(sqlite3_stmt *s, int idx, const char *v);
 
 /* Write transactions start with BEGIN IMMEDIATE so two writers wait on the busy handler

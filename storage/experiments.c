@@ -11,6 +11,7 @@
 #include "storage/run-state.h"
 #include "storage/runs.h"
 #include "basic/time-util.h"
+#include "basic/utf8.h"
 
 /* Idempotency keys live a week: "at least 24 h" with room for a scheduler's long retry loop. */
 #define IDEMPOTENCY_TTL_NS (INT64_C(7) * 24 * 3600 * NSEC_PER_SEC)
@@ -40,8 +41,8 @@ static int idempotency_lookup(struct db_conn *c, const char *key, const char *de
         const char *stored = (const char *) sqlite3_column_text(s, 1);
         if (!id || !stored || strcmp(stored, definition) != 0) {
                 error_set(err, 409, "idempotency_conflict", "Idempotency-Key",
-                          "Idempotency-Key '%.64s' was used for experiment %s with a different definition",
-                          key, id ? id : "?");
+                          "Idempotency-Key '%.*s' was used for experiment %s with a different definition",
+                          UTF8_PREFIX(key, 64), id ? id : "?");
                 return -EEXIST;
         }
         snprintf(existing, ID_LEN + 1, "%s", id);

@@ -145,6 +145,17 @@ static void test_peers(void **state) {
         char *both[] = { "bench*.lab", "10.9.0.*", NULL };
         p = (struct definition_policy){ .peer_allow = both, .n_peer_allow = 2 };
         check_field(json, &p, NULL);
+
+        /* A name that begins like an allowed address is no address: the coordinator would
+         * resolve it and send the lab's token wherever it points. */
+        static const char named[] = "{\"name\":\"x\",\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\"}],"
+                                    "\"load\":{\"target\":\"http://10.0.0.1/\",\"rate\":5,\"hosts\":["
+                                    "{\"host\":\"bench02.lab\",\"cpus\":\"0\"},{\"host\":\"10.9.0.evil.invalid\",\"cpus\":\"0\"}]}}";
+        check_field(named, &p, "load.hosts[1].host");
+        char *block[] = { "10.9.0.0/24", "*.lab", NULL };
+        p = (struct definition_policy){ .peer_allow = block, .n_peer_allow = 2 };
+        check_field(json, &p, NULL);
+        check_field(named, &p, "load.hosts[1].host");
 }
 
 int main(void) {

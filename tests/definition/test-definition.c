@@ -410,11 +410,6 @@ static void test_body_level(void **state) {
                 B("{\"name\":\"t\0\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
                 B("{\"name\":\"t\x01\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
                 B("{\"name\":\"tab\there\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
-                B("{\"name\":\"\xff\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
-                B("{\"name\":\"\xc0\xaf\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
-                B("{\"name\":\"\xed\xa0\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
-                B("{\"name\":\"\xf4\x90\x80\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
-                B("{\"name\":\"\xe2\x82\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
                 B("\xef\xbb\xbf{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
                 B("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}\0"),
                 B("{\"name\":\"t\",\x0b\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}"),
@@ -426,6 +421,42 @@ static void test_body_level(void **state) {
                 expect_error(bad[i].body, bad[i].len, &host2, &err);
                 assert_int_equal(err.status, 400);
                 assert_string_equal(err.field, "");
+        }
+
+        /* invalid UTF-8 in a string: 400 invalid_utf8 naming the field, whatever the sequence */
+        static const struct {
+                const char *body;
+                size_t len;
+                const char *field;
+        } utf8[] = {
+#define U(s, f) { s, sizeof(s) - 1, f }
+                U("{\"name\":\"\xff\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}", "name"),
+                U("{\"name\":\"\xc0\xaf\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}", "name"),
+                U("{\"name\":\"\xed\xa0\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}", "name"),
+                U("{\"name\":\"\xf4\x90\x80\x80\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}", "name"),
+                U("{\"name\":\"\xe2\x82\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"}]}", "name"),
+                U("{\"name\":\"t\",\"sut\":{\"command\":[\"x\",\"\xfe\"]},\"cells\":[{\"name\":\"a\"}]}",
+                  "sut.command[1]"),
+                U("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"],\"env\":{\"LANG\":\"C\",\"K\":\"\x80\"}},"
+                  "\"cells\":[{\"name\":\"a\"}]}", "sut.env.K"),
+                U("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"]},\"cells\":[{\"name\":\"a\"},{\"name\":\"b\xff\"}]}",
+                  "cells[1].name"),
+                /* in a key: the object it is a key of */
+                U("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"],\"env\":{\"\xff\":\"v\"}},\"cells\":[{\"name\":\"a\"}]}",
+                  "sut.env"),
+                U("{\"\xc3\":1}", ""),
+                /* a key that does not read well in a path ends it at its parent */
+                U("{\"name\":\"t\",\"sut\":{\"command\":[\"x\"],\"env\":{\"A B\":\"\xff\"}},\"cells\":[{\"name\":\"a\"}]}",
+                  "sut.env"),
+                U("\"\xff\"", ""),
+#undef U
+        };
+        for (size_t i = 0; i < ELEMENTSOF(utf8); i++) {
+                expect_error(utf8[i].body, utf8[i].len, &host2, &err);
+                assert_int_equal(err.status, 400);
+                assert_string_equal(err.code, "invalid_utf8");
+                assert_string_equal(err.field, utf8[i].field);
+                assert_non_null(strstr(err.message, "must be UTF-8"));
         }
 
         /* the length is what counts, not a NUL: valid JSON followed by bytes outside the body */

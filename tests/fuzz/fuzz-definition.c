@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/utf8.h"
 #include "definition/definition-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,10 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_utf8(const char *s) {
         size_t len = strlen(s);
         for (size_t i = 0; i < len;) {
-                uint32_t cp;
-                int n = def_utf8_decode((const unsigned char *) s + i, len - i, &cp);
+                uint32_t cp = 0;
+                size_t n = utf8_decode(s + i, len - i, &cp);
                 CHECK(n > 0 && cp >= 0x20);
-                i += (size_t) n;
+                i += n;
         }
 }
 

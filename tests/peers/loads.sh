@@ -75,6 +75,8 @@ else
 fi
 out=$("$PEER_TOOL" "http://{host}:$NETNS_PORT" "192.0.2.*" "$TEST_TMP/peer.token" "$H1" clock 1 2>&1)
 check_match "the library refuses a host --peer-allow does not match, naming it" "peer $H1 is not matched by --peer-allow" "$out"
+out=$("${TOOL[@]:0:4}" "$H1.evil.invalid" clock 1 2>&1)
+check_match "nor a name that begins like an address it matches" "peer $H1.evil.invalid is not matched by --peer-allow" "$out"
 
 # ---- the target ---------------------------------------------------------------------------------
 coproc SERVER { exec "$HTTP_SERVER" --listen "$ME"; }
@@ -102,6 +104,21 @@ papi 1 POST "/v1/loads/$A/lease"
 check_eq "POST /v1/loads/{id}/lease: 200" 200 "$HTTP_STATUS"
 check "the renewed lease runs for lease_s" json_true '.expires_in_ms > 0 and .expires_in_ms <= 10000' "$BODY"
 check_schema "the lease" renewLoadLease 200
+# A renewal has no body: it needs no Content-Type, but one it declares is JSON's. (curl, not
+# papi, which declares JSON.)
+renew_typed() { # ID [curl args]
+        local id=$1
+        shift
+        HTTP_STATUS=$(curl -sS --max-time 20 -o "$TEST_TMP/body" -w '%{http_code}' -X POST \
+                -H "Authorization: Bearer ${PEER_TOKEN[1]}" "$@" "${PEER_URL[1]}/v1/loads/$id/lease")
+}
+renew_typed "$A"
+check_eq "a renewal without a Content-Type: 200" 200 "$HTTP_STATUS"
+renew_typed "$A" -H 'Content-Type: text/plain'
+check_eq "a renewal declaring another type: 415" 415 "$HTTP_STATUS"
+check_schema "the 415" renewLoadLease 415
+renew_typed "$A" -H 'Content-Type:' --data 'x'
+check_eq "a body without a Content-Type: 415" 415 "$HTTP_STATUS"
 papi 1 GET "/v1/loads/$A"
 check_eq "GET /v1/loads/{id}: 200" 200 "$HTTP_STATUS"
 check_schema "the load" getLoad 200
@@ -164,6 +181,13 @@ check_eq "a lab host naming another as coordinator: 403" 403 "$HTTP_STATUS"
 sed "s#$TARGET#http://192.0.2.7:80/work#" "$TEST_TMP/b.json" >"$TEST_TMP/c.json"
 refused "a target --peer-allow does not match" 403 load.target --data @"$TEST_TMP/c.json"
 check_schema "the refusal" createLoad 403
+# --peer-allow is an address pattern: a name that begins like a lab address resolves wherever
+# its owner points it, and is no lab host, as target or as coordinator.
+sed "s#$TARGET#http://10.231.$NETNS_K.evil.invalid:$SERVER_PORT/work#" "$TEST_TMP/b.json" >"$TEST_TMP/c.json"
+refused "a target named like a lab address (10.231.$NETNS_K.evil.invalid)" 403 load.target --data @"$TEST_TMP/c.json"
+sed "s/\"coordinator\":\"$ME\"/\"coordinator\":\"$ME.evil.invalid\"/" "$TEST_TMP/b.json" >"$TEST_TMP/c.json"
+refused "a coordinator named like a lab address ($ME.evil.invalid)" 403 coordinator --data @"$TEST_TMP/c.json"
+check_eq "no load was stored for them: only the first one is" "$A" "$(sqlite3 "${PEER_STATE[1]}/slicelab.db" 'SELECT id FROM loads')"
 
 # ---- what is refused, naming the field -----------------------------------------------------------
 now=$(($(peer_now) + 30000000000))

@@ -45,6 +45,13 @@ experiment() {
 }
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 
+# ---- a load host named like a lab address ------------------------------------------------------
+# --peer-allow 10.231.K.* is an address pattern: a name that begins with those octets is no lab
+# host (it resolves wherever its owner points it, and would be sent the lab's token).
+post_experiment "$(experiment named-like-an-address 5 | sed "s/\"host\":\"$H2\"/\"host\":\"$H2.evil.invalid\"/")"
+check_eq "a load host named like a lab address ($H2.evil.invalid): 400" 400 "$HTTP_STATUS"
+check_eq "the 400 names it" "not_allowed load.hosts[1].host" "$(jq -r '.error.code + " " + .error.field' <<<"$BODY")"
+
 # ---- one run on two hosts ---------------------------------------------------------------------
 before=$(mono_ns)
 post_experiment "$(experiment two-hosts 5)"

@@ -18,7 +18,7 @@
 #include "peer/peer-client.h"
 
 static void test_allowed(void **state) {
-        char *patterns[] = { "bench0?", "10.231.*", "Lab-*.example.org", NULL };
+        char *patterns[] = { "bench0?", "10.231.*.*", "Lab-*.example.org", "10.9.0.0/24", NULL };
         const struct peer_config c = { .allow = patterns };
         assert_true(peer_host_allowed(&c, "bench02"));
         assert_true(peer_host_allowed(&c, "BENCH02"));          /* host names have no case */
@@ -27,10 +27,18 @@ static void test_allowed(void **state) {
         assert_false(peer_host_allowed(&c, "10.23.1.2"));
         assert_true(peer_host_allowed(&c, "lab-3.example.org"));
         assert_false(peer_host_allowed(&c, "lab-3.example.org.evil"));
+        assert_true(peer_host_allowed(&c, "10.9.0.200"));
+        /* An address pattern matches addresses only: a DNS name that begins like one resolves
+         * wherever its owner likes, and would be sent the lab's token. */
+        assert_false(peer_host_allowed(&c, "10.231.77.evil.invalid"));
+        assert_false(peer_host_allowed(&c, "10.231.77.2.evil.invalid"));
+        assert_false(peer_host_allowed(&c, "10.9.0.evil.invalid"));
+        assert_false(peer_host_allowed(&c, "167772161"));       /* 10.0.0.1 to the resolver */
         /* Not a host at all: never allowed, whatever the patterns. */
-        char *any[] = { "*", NULL };
+        char *any[] = { "[a-z]*", "*.*.*.*", "::/0", NULL };
         const struct peer_config all = { .allow = any };
         assert_true(peer_host_allowed(&all, "x"));
+        assert_true(peer_host_allowed(&all, "192.0.2.1"));
         assert_false(peer_host_allowed(&all, ""));
         assert_false(peer_host_allowed(&all, "a/b"));
         assert_false(peer_host_allowed(&all, "a b"));

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,21 @@ static void test_valid(void **state) {
         assert_true(utf8_valid(S("\xf0\x90\x80\x80")));            /* U+10000 */
         assert_true(utf8_valid(S("\xf4\x8f\xbf\xbf")));            /* U+10FFFF, the last */
         assert_true(utf8_valid(S("a\0b")));                        /* NUL is a character */
+}
+
+static void test_decode(void **state) {
+        uint32_t cp = 0;
+        assert_int_equal(utf8_decode(S("A"), &cp), 1);
+        assert_int_equal(cp, 0x41);
+        assert_int_equal(utf8_decode(S("\xc3\xa9x"), &cp), 2);
+        assert_int_equal(cp, 0xe9);
+        assert_int_equal(utf8_decode(S("\xe2\x82\xac"), &cp), 3);
+        assert_int_equal(cp, 0x20ac);
+        assert_int_equal(utf8_decode(S("\xf4\x8f\xbf\xbf"), &cp), 4);
+        assert_int_equal(cp, 0x10ffff);
+        assert_int_equal(utf8_decode(S("\xe2\x82"), &cp), 0);
+        assert_int_equal(utf8_decode(S("\xed\xa0\x80"), NULL), 0);
+        assert_int_equal(utf8_decode("", 0, NULL), 0);
 }
 
 static void test_invalid(void **state) {
@@ -74,6 +90,26 @@ static void test_truncate(void **state) {
                 assert_true(n <= max);
                 assert_true(utf8_valid(mixed, n));
         }
+}
+
+static void test_complete(void **state) {
+        assert_int_equal(utf8_complete_len(S("")), 0);
+        assert_int_equal(utf8_complete_len(S("abc")), 3);
+        assert_int_equal(utf8_complete_len(S("a\xc3\xa9")), 3);
+        assert_int_equal(utf8_complete_len(S("a\xc3")), 1);                   /* cut after the lead */
+        assert_int_equal(utf8_complete_len(S("a\xe2\x82")), 1);
+        assert_int_equal(utf8_complete_len(S("a\xe2\x82\xac")), 4);
+        assert_int_equal(utf8_complete_len(S("a\xf0\x9f\x98")), 1);
+        assert_int_equal(utf8_complete_len(S("a\xf0\x9f\x98\x80")), 5);
+        assert_int_equal(utf8_complete_len(S("\xf0")), 0);
+
+        /* What a full buffer keeps of a longer message is cut back to a character: "abcde€!" in
+         * 8 bytes, as snprintf leaves it. */
+        char buf[8];
+        memcpy(buf, "abcde\xe2\x82\xac!", sizeof buf - 1);
+        buf[sizeof buf - 1] = '\0';
+        buf[utf8_complete_len(buf, strlen(buf))] = '\0';
+        assert_string_equal(buf, "abcde");
 }
 
 static void test_prefix(void **state) {
@@ -158,8 +194,10 @@ static void test_sanitize_exhaustive(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_valid),
+                cmocka_unit_test(test_decode),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_truncate),
+                cmocka_unit_test(test_complete),
                 cmocka_unit_test(test_prefix),
                 cmocka_unit_test(test_sanitize),
                 cmocka_unit_test(test_sanitize_exhaustive),
