@@ -20,9 +20,6 @@
 #include "storage/runs.h"
 
 #define IDEMPOTENCY_KEY_MAX 200
-/* Queued runs of all experiments: one POST may plan 64 cells x 1000 iterations, and a queue
- * without a bound is disk and scheduler time nobody asked for on a shared host. */
-#define QUEUED_RUNS_MAX 10000
 
 /* Printable ASCII without spaces, bounded; NULL when absent. */
 static int idempotency_key(struct api_request *req, const char **ret, struct error *err) {
@@ -181,7 +178,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 .run_cell = run_cell,
                 .run_iteration = run_iteration,
                 .idempotency_key = key,
-                .queue_max = QUEUED_RUNS_MAX,
+                .queue_max = req->config->queue_max,
         };
         char id[ID_LEN + 1];
         bool existing = false;
