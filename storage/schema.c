@@ -193,12 +193,40 @@ static const char schema_v5[] =
          * transaction: through this index, not a scan of a week's keys. */
         "CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_wall_ns);";
 
+/* The runs counted by state, kept by triggers in the statement that changes a run (and so in its
+ * transaction, whatever the path: a POST's insert, a transition, a cancel, the restart's
+ * interruption, an import, a deleted experiment's cascade), so that the queue's limit (every POST,
+ * in its write transaction) and the loop's status read a few rows instead of counting every
+ * queued run (a POST's cost grew with the queue, issue 33). Filled from the runs already stored.
+ * Runs are never written with INSERT OR REPLACE: the rows that replaces delete fire no trigger
+ * (recursive_triggers is off). */
+static const char schema_v6[] =
+        "CREATE TABLE run_state_counts ("
+        "  state TEXT PRIMARY KEY,"
+        "  runs INTEGER NOT NULL"
+        ") WITHOUT ROWID;"
+        "INSERT INTO run_state_counts(state, runs)"
+        "  SELECT s.column1, (SELECT count(*) FROM runs WHERE state = s.column1) FROM (VALUES ('queued'),"
+        "    ('preparing'), ('starting'), ('warmup'), ('measuring'), ('collecting'), ('succeeded'), ('failed'),"
+        "    ('cancelled'), ('interrupted')) s;"
+        "CREATE TRIGGER run_state_counts_insert AFTER INSERT ON runs BEGIN"
+        "  UPDATE run_state_counts SET runs = runs + 1 WHERE state = NEW.state;"
+        " END;"
+        "CREATE TRIGGER run_state_counts_delete AFTER DELETE ON runs BEGIN"
+        "  UPDATE run_state_counts SET runs = runs - 1 WHERE state = OLD.state;"
+        " END;"
+        "CREATE TRIGGER run_state_counts_update AFTER UPDATE OF state ON runs WHEN OLD.state IS NOT NEW.state BEGIN"
+        "  UPDATE run_state_counts SET runs = runs - 1 WHERE state = OLD.state;"
+        "  UPDATE run_state_counts SET runs = runs + 1 WHERE state = NEW.state;"
+        " END;";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
         { "peer loads", schema_v3 },
         { "imported experiments", schema_v4 },
         { "experiment labels, idempotency keys by age", schema_v5 },
+        { "runs counted by state", schema_v6 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

@@ -389,11 +389,14 @@ static void list_ids(struct db_conn *c, const char *labels, int64_t limit, int64
 }
 
 /* The label filter reads experiment_labels: filled by a create, and by the migration from the
- * definitions a store of schema 4 holds; all pairs required, newest first, paged by cursor. */
+ * definitions a store of schema 4 holds (made by dropping what schemas 5 and 6 add); all pairs
+ * required, newest first, paged by cursor. */
 static void test_label_filter(void **state) {
         char path[256], got[256], want[256];
         struct storage *s = store_new(path, sizeof path, "labels.db");
-        exec_on(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; PRAGMA user_version=4;"
+        exec_on(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
+                      "DROP TRIGGER run_state_counts_insert; DROP TRIGGER run_state_counts_delete;"
+                      "DROP TRIGGER run_state_counts_update; PRAGMA user_version=4;"
                       "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
                       " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
         storage_close(s);
