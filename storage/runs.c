@@ -139,6 +139,57 @@ int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct qu
         return 0;
 }
 
+void queued_cells_free(struct queued_cells *q, size_t n) {
+        for (size_t i = 0; q && i < n; i++)
+                free(q[i].definition);
+        free(q);
+}
+
+#define QUEUE_EXPERIMENTS_OF(status) \
+        "SELECT rowid AS seq, id, definition, status FROM experiments WHERE status = '" status "' AND rowid > ?2"
+
+int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct queued_cells **ret, size_t *ret_n) {
+        /* The unary + keeps the runs' state index out of a running experiment's subquery: its runs
+         * are read through (experiment_id, position), not every queued run of the store. */
+        static const char sql[] =
+                "SELECT e.id, e.seq, e.definition, CASE e.status"
+                "  WHEN 'queued' THEN (SELECT sum(1 << c.idx) FROM cells c"
+                "                       WHERE c.experiment_id = e.id AND c.idx BETWEEN 0 AND 63)"
+                "  ELSE (SELECT sum(DISTINCT 1 << r.cell_idx) FROM runs r"
+                "         WHERE r.experiment_id = e.id AND +r.state = 'queued' AND r.cell_idx BETWEEN 0 AND 63) END"
+                "  FROM (" QUEUE_EXPERIMENTS_OF("running") " UNION ALL " QUEUE_EXPERIMENTS_OF("queued")
+                "        ORDER BY seq LIMIT ?1) e"
+                " ORDER BY e.seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, (int64_t) max);
+        sqlite3_bind_int64(s, 2, after_seq);
+        struct queued_cells *q = calloc(max ? max : 1, sizeof *q);
+        if (!q)
+                return -ENOMEM;
+        size_t n = 0;
+        while (n < max && (r = db_step(s)) > 0) {
+                struct queued_cells *e = &q[n++];
+                snprintf(e->experiment_id, sizeof e->experiment_id, "%s", (const char *) sqlite3_column_text(s, 0));
+                e->experiment_seq = sqlite3_column_int64(s, 1);
+                e->cells = (uint64_t) sqlite3_column_int64(s, 3);
+                e->definition = strdup((const char *) sqlite3_column_text(s, 2));
+                if (!e->definition) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r < 0) {
+                queued_cells_free(q, n);
+                return r;
+        }
+        *ret = q;
+        *ret_n = n;
+        return 0;
+}
+
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load) {
         static const char sql[] = "UPDATE runs SET sut_slice = ?2, load_slice = ?3 WHERE id = ?1";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;

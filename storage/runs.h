@@ -32,6 +32,19 @@ void queued_runs_free(struct queued_run *runs, size_t n);
  * those of experiments after experiment_seq after_seq (0: all). */
 int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct queued_run **ret, size_t *ret_n);
 
+/* The experiments with runs in the queue (queued or running), oldest first, at most max, only
+ * those after experiment_seq after_seq (0: all); each with a bit per cell (index 0-63) that has
+ * queued runs: where the queue's runs will need CPUs, read per experiment, not per run (a queued
+ * experiment's cells all have queued runs, and only a running one's runs are read). */
+struct queued_cells {
+        char experiment_id[13];
+        int64_t experiment_seq;
+        uint64_t cells;
+        char *definition;       /* canonical JSON of the experiment (malloc'd) */
+};
+void queued_cells_free(struct queued_cells *q, size_t n);
+int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct queued_cells **ret, size_t *ret_n);
+
 /* Record the run's slices (cgroup paths as /proc/PID/cgroup names them). */
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load);
 /* The host facts (JSON, GET /v1/host's shape) as the run starts, for comparisons across experiments. */
