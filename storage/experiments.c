@@ -303,6 +303,25 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         return 0;
 }
 
+int experiments_created_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT id, status, (SELECT count(*) FROM runs WHERE experiment_id = ?1), warnings FROM experiments"
+                " WHERE id = ?1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, id, &s);
+        if (r < 0)
+                return r;
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        row_add_text(o, "id", s, 0);
+        row_add_text(o, "status", s, 1);
+        cJSON_AddNumberToObject(o, "runs", (double) sqlite3_column_int64(s, 2));
+        row_add_json(o, "warnings", s, 3);
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
 /* Pages start below the cursor (a rowid; 0 = from the newest) through the index, not by
  * skipping the newer rows one by one. */
 #define BELOW_CURSOR "iif(?2 = 0, 9223372036854775807, ?2)"
