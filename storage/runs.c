@@ -312,7 +312,7 @@ int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret) {
 }
 
 int runs_overview(struct db_conn *c, struct runs_overview *ret) {
-        static const char sql_states[] = "SELECT state, count(*) FROM runs GROUP BY state";
+        static const char sql_states[] = "SELECT state, runs FROM run_state_counts";
         static const char sql_durations[] =
                 "SELECT count(*), coalesce(sum(e.end_ns - e.start_ns), 0) FROM ("
                 "  SELECT min(CASE WHEN state = 'preparing' THEN mono_ns END) AS start_ns,"

@@ -199,7 +199,10 @@ static const char schema_v5[] =
  * in its write transaction) and the loop's status read a few rows instead of counting every
  * queued run (a POST's cost grew with the queue, issue 33). Filled from the runs already stored.
  * Runs are never written with INSERT OR REPLACE: the rows that replaces delete fire no trigger
- * (recursive_triggers is off). */
+ * (recursive_triggers is off). And the runs' state index only for the runs in progress (the
+ * restart's look for them): every queued run written into it cost each POST a page of the WAL,
+ * and its only other readers, a cancel's and the counts', chose it over the experiment's runs
+ * and read the whole queue. */
 static const char schema_v6[] =
         "CREATE TABLE run_state_counts ("
         "  state TEXT PRIMARY KEY,"
@@ -218,7 +221,10 @@ static const char schema_v6[] =
         "CREATE TRIGGER run_state_counts_update AFTER UPDATE OF state ON runs WHEN OLD.state IS NOT NEW.state BEGIN"
         "  UPDATE run_state_counts SET runs = runs - 1 WHERE state = OLD.state;"
         "  UPDATE run_state_counts SET runs = runs + 1 WHERE state = NEW.state;"
-        " END;";
+        " END;"
+        "DROP INDEX runs_by_state;"
+        "CREATE INDEX runs_active ON runs(state)"
+        "  WHERE state IN ('preparing','starting','warmup','measuring','collecting');";
 
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
@@ -226,7 +232,7 @@ static const struct migration migrations[] = {
         { "peer loads", schema_v3 },
         { "imported experiments", schema_v4 },
         { "experiment labels, idempotency keys by age", schema_v5 },
-        { "runs counted by state", schema_v6 },
+        { "runs counted by state, the state index of runs in progress only", schema_v6 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

@@ -47,7 +47,7 @@ static int64_t query_int(struct db_conn *c, const char *sql) {
 }
 
 /* Every state's kept count against a COUNT(*) of the runs, and runs_count_queue()'s two figures
- * against theirs; names the state that drifted. */
+ * and runs_overview()'s against theirs; names the state that drifted. */
 static void assert_counts_exact(struct db_conn *c, const char *after) {
         static const char sql[] =
                 "SELECT k.state, k.runs, (SELECT count(*) FROM runs r WHERE r.state = k.state) FROM run_state_counts k";
@@ -69,6 +69,15 @@ static void assert_counts_exact(struct db_conn *c, const char *after) {
         assert_int_equal(runs_count_queue(c, &queued, &active), 0);
         assert_int_equal(queued, query_int(c, "SELECT count(*) FROM runs WHERE state = 'queued'"));
         assert_int_equal(active, query_int(c, "SELECT count(*) FROM runs WHERE state IN " RUN_STATES_ACTIVE_SQL));
+        /* GET /metrics reads them too. */
+        struct runs_overview o;
+        assert_int_equal(runs_overview(c, &o), 0);
+        for (int i = 0; i < _RUN_STATE_MAX; i++) {
+                char count[128];
+                snprintf(count, sizeof count, "SELECT count(*) FROM runs WHERE state = '%s'", run_state_to_string(i));
+                if (o.by_state[i] != query_int(c, count))
+                        fail_msg("after %s: the overview says %lld %s", after, (long long) o.by_state[i], run_state_to_string(i));
+        }
 }
 
 static int64_t queued_runs(struct db_conn *c) {
@@ -134,7 +143,8 @@ static void test_migration_counts_the_runs_stored(void **state) {
         struct storage *s = store_open("migrate.db", path, sizeof path);
         storage_close(s);
         exec_on(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_insert;"
-                      "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; PRAGMA user_version=5;"
+                      "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update;"
+                      "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
                       "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
                       " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
                       "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
