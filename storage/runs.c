@@ -31,6 +31,18 @@ int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active
         return 0;
 }
 
+int runs_count_inserted(struct db_conn *c, const char *experiment_id) {
+        static const char sql[] =
+                "UPDATE run_state_counts SET runs = runs +"
+                " (SELECT count(*) FROM runs r WHERE r.experiment_id = ?1 AND r.state = run_state_counts.state)";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, experiment_id, &s);
+        if (r < 0)
+                return r;
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
 static void history_row(cJSON *ev, sqlite3_stmt *s) {
         row_add_text(ev, "state", s, 0);
         row_add_time(ev, "at", s, 1);

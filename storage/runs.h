@@ -13,6 +13,10 @@ struct cJSON;
 /* Runs waiting to start, and runs between preparing and collecting. */
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active);
 
+/* Adds the experiment's runs, as stored, to the counts by state: after rows inserted other than
+ * by experiments_create() (an import's), inside their transaction. */
+int runs_count_inserted(struct db_conn *c, const char *experiment_id);
+
 /* The run as GET /v1/runs/{id} serves it; -ENOENT if absent. */
 int runs_get_json(struct db_conn *c, const char *run_id, struct cJSON **ret);
 

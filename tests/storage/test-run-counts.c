@@ -2,7 +2,7 @@
  * limit reads) stay what COUNT(*) over the runs says, through every path that adds, moves or
  * removes a run: the migration over a store that already holds runs, a POST's insert and its
  * refusal, each transition, a run's end, the restart's interruption, a cancel, the fail-fast
- * cancel, SQL from outside the daemon, an import and a refused one, a deleted experiment. */
+ * cancel, an UPDATE from outside the daemon, an import and a refused one, a deleted experiment. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 #include "storage/bundle-rows.h"
 #include "storage/db.h"
 #include "storage/experiments.h"
+#include "storage/imports.h"
 #include "storage/run-state.h"
 #include "storage/runs.h"
 
@@ -142,8 +143,8 @@ static void test_migration_counts_the_runs_stored(void **state) {
         char path[256];
         struct storage *s = store_open("migrate.db", path, sizeof path);
         storage_close(s);
-        exec_on(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_insert;"
-                      "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update;"
+        exec_on(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_delete;"
+                      "DROP TRIGGER run_state_counts_update;"
                       "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
                       "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
                       " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
@@ -167,8 +168,8 @@ static void test_migration_counts_the_runs_stored(void **state) {
         storage_close(s);
 }
 
-/* Copies the experiment's rows from one store into another as an import does, in one
- * transaction committed only when every entry loaded and the check passed. 0 = imported. */
+/* Copies the experiment's rows from one store into another as an import does (its rows, their
+ * check, its record), in one transaction committed only when all went well. 0 = imported. */
 static int import_rows(struct db_conn *from, struct db_conn *to, const char *experiment_id) {
         struct bundle_rows_owner owner = { 0 };
         snprintf(owner.experiment_id, sizeof owner.experiment_id, "%s", experiment_id);
@@ -192,8 +193,11 @@ static int import_rows(struct db_conn *from, struct db_conn *to, const char *exp
                                 break;
                 }
         }
+        const struct import_origin origin = { .host = "elsewhere", .id = experiment_id, .bundle_sha256 = "00" };
         if (r >= 0)
                 r = bundle_rows_check(to, &owner, &err);
+        if (r >= 0)
+                r = imports_record(to, experiment_id, &origin);
         if (r >= 0)
                 r = db_txn_commit(&t);
         bundle_rows_owner_done(&owner);
@@ -255,7 +259,7 @@ static void test_every_path_keeps_the_count(void **state) {
         assert_int_equal(cancelled, 2);
         assert_counts_exact(c, "the fail-fast cancel");
 
-        /* SQL from outside the daemon (tests/bench/api-lib.sh's api_drop_queue). */
+        /* An UPDATE from outside the daemon (tests/bench/api-lib.sh's api_drop_queue). */
         exec_on(path, "UPDATE runs SET state = 'cancelled' WHERE state = 'queued'");
         assert_int_equal(queued_runs(c), 0);
         assert_counts_exact(c, "an UPDATE of many runs");
