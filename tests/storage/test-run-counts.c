@@ -100,8 +100,11 @@ static int create(struct db_conn *c, size_t cells, unsigned iterations, int64_t 
                         run_cell[n] = k;
                         run_iteration[n++] = i;
                 }
+        /* What test_definition() reads back when the experiment is imported. */
+        char definition[256];
+        snprintf(definition, sizeof definition, "{\"name\":\"counted\",\"iterations\":%u,\"cells\":%zu}", iterations, cells);
         struct experiment_new e = {
-                .name = "counted", .definition_json = "{\"name\":\"counted\"}", .order = "interleaved",
+                .name = "counted", .definition_json = definition, .order = "interleaved",
                 .warnings_json = "[]", .n_cells = cells, .cell_names = names, .cell_json = json, .n_runs = n,
                 .run_cell = run_cell, .run_iteration = run_iteration, .queue_max = queue_max,
         };
@@ -168,10 +171,29 @@ static void test_migration_counts_the_runs_stored(void **state) {
         storage_close(s);
 }
 
+/* The importer's reading of a definition (api/imports.c parses it as POST /v1/experiments does),
+ * for create()'s: cells a, b, c in order, interleaved. */
+static int test_definition(const char *json, size_t len, struct bundle_rows_definition *ret, struct error *err) {
+        static const char *const names[] = { "a", "b", "c" };
+        unsigned iterations = 0;
+        size_t cells = 0;
+        if (sscanf(json, "{\"name\":\"counted\",\"iterations\":%u,\"cells\":%zu}", &iterations, &cells) != 2 ||
+            cells > ELEMENTSOF(names))
+                return error_set(err, 400, "invalid_bundle", "definition", "not create()'s");
+        struct bundle_rows_definition d = { .name = strdup("counted"), .order = "interleaved", .n_cells = cells,
+                                            .cell_names = calloc(cells, sizeof(char *)), .iterations = iterations };
+        assert_non_null(d.name);
+        assert_non_null(d.cell_names);
+        for (size_t i = 0; i < cells; i++)
+                assert_non_null(d.cell_names[i] = strdup(names[i]));
+        *ret = d;
+        return 0;
+}
+
 /* Copies the experiment's rows from one store into another as an import does (its rows, their
  * check, its record), in one transaction committed only when all went well. 0 = imported. */
 static int import_rows(struct db_conn *from, struct db_conn *to, const char *experiment_id) {
-        struct bundle_rows_owner owner = { 0 };
+        struct bundle_rows_owner owner = { .read_definition = test_definition };
         snprintf(owner.experiment_id, sizeof owner.experiment_id, "%s", experiment_id);
         struct error err = { 0 };
         struct db_txn t _cleanup_txn_ = { 0 };
