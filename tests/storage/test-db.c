@@ -44,14 +44,15 @@ static void exec_on(const char *path, const char *sql) {
 }
 
 /* Experiment 'e' with one cell and the runs of runs_values, "(id, experiment_id, position,
- * cell_idx, iteration, state)" rows. */
+ * cell_idx, iteration, state)" rows, counted by state as the daemon's inserts are. */
 static void seed_experiment(const char *path, const char *runs_values) {
         char sql[1024];
         snprintf(sql, sizeof sql,
                  "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
                  " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
                  "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
-                 "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES %s;",
+                 "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES %s;"
+                 "UPDATE run_state_counts SET runs = (SELECT count(*) FROM runs WHERE state = run_state_counts.state);",
                  runs_values);
         exec_on(path, sql);
 }
