@@ -21,9 +21,6 @@
 #include "storage/runs.h"
 
 #define IDEMPOTENCY_KEY_MAX 200
-/* Queued runs of all experiments: one POST may plan 64 cells x 1000 iterations, and a queue
- * without a bound is disk and scheduler time nobody asked for on a shared host. */
-#define QUEUED_RUNS_MAX 10000
 
 /* Printable ASCII without spaces, bounded; NULL when absent. */
 static int idempotency_key(struct api_request *req, const char **ret, struct error *err) {
@@ -89,21 +86,12 @@ static int choose_seed(const struct definition *d, bool *has_seed, uint64_t *see
         return 0;
 }
 
-static enum MHD_Result reply_created(struct api_request *req, unsigned status, const char *id) {
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        cJSON *exp = NULL;
-        int r = db_lease_take(req->config->storage, &lease);
-        if (r >= 0)
-                r = experiments_get_json(lease.conn, id, &exp);
+/* {"id", "status", "runs", "warnings"} and the Location, read on the connection that stored it. */
+static enum MHD_Result reply_created(struct api_request *req, struct db_conn *c, unsigned status, const char *id) {
+        cJSON *body = NULL;
+        int r = experiments_created_json(c, id, &body);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        _cleanup_json_ cJSON *owned = exp;
-        cJSON *body = cJSON_CreateObject();
-        cJSON_AddStringToObject(body, "id", id);
-        cJSON_AddItemToObject(body, "status", cJSON_DetachItemFromObject(exp, "status"));
-        cJSON *progress = cJSON_GetObjectItemCaseSensitive(exp, "progress");
-        cJSON_AddItemToObject(body, "runs", cJSON_DetachItemFromObject(progress, "total"));
-        cJSON_AddItemToObject(body, "warnings", cJSON_DetachItemFromObject(exp, "warnings"));
         char location[64];
         snprintf(location, sizeof location, "/v1/experiments/%s", id);
         const char *const headers[] = { "Location", location, NULL };
@@ -182,7 +170,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 .run_cell = run_cell,
                 .run_iteration = run_iteration,
                 .idempotency_key = key,
-                .queue_max = QUEUED_RUNS_MAX,
+                .queue_max = req->config->queue_max,
         };
         char id[ID_LEN + 1];
         bool existing = false;
@@ -190,7 +178,6 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
                 r = experiments_create(lease.conn, &e, id, &existing, &err);
-        db_lease_release(&lease);
         if ((r == -EEXIST || r == -EBUSY) && err.status)
                 return api_reply_error(req, &err);
         if (r < 0)
@@ -200,7 +187,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                          d->n_cells, n_runs);
                 api_wake_loop(req);
         }
-        return reply_created(req, existing ? 200 : 201, id);
+        return reply_created(req, lease.conn, existing ? 200 : 201, id);
 }
 
 int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *ret_finished) {

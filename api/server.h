@@ -31,6 +31,7 @@ struct api_config {
         const char *state_dir;
         unsigned threads;               /* worker threads (thread pool size) */
         unsigned max_streams;           /* CSV/NDJSON streams served at once, 503 beyond */
+        unsigned queue_max;             /* --queue-max: queued runs of all experiments, 429 beyond */
         const char *listen_name;        /* "127.0.0.1:7878", "[::]:7878", "unix:/path": what Host may name */
         const char *tls_cert_pem;       /* HTTPS when set (with tls_key_pem): PEM text, not paths */
         const char *tls_key_pem;

@@ -20,7 +20,7 @@
 #include "basic/macro.h"
 
 #define ACTIVE_MAX 64
-#define HOUSEKEEPING_QUEUE_SCAN 4096
+#define HOUSEKEEPING_QUEUE_SCAN 1024     /* experiments read per kick */
 #define COLLECT_CONNS_MAX 4
 
 struct scheduler {
@@ -206,59 +206,59 @@ static void honour_cancels(struct scheduler *s) {
         }
 }
 
-/* The CPUs a queued run would use, from its stored definition (parsed into *cache, which is
- * kept while the next runs are of the same experiment). */
-static int queued_cpus_cached(const struct queued_run *q, const struct cpulist *online, struct definition **cache,
-                              char cache_id[static ID_LEN + 1], struct cpulist *ret) {
-        if (!*cache || strcmp(cache_id, q->experiment_id) != 0) {
-                definition_free(*cache);
-                *cache = NULL;
-                struct error err = { 0 };
-                int r = definition_parse(q->definition, strlen(q->definition), NULL, cache, &err);
-                if (r < 0)
-                        return r;
-                snprintf(cache_id, ID_LEN + 1, "%s", q->experiment_id);
-        }
-        if (q->cell_idx < 0 || (size_t) q->cell_idx >= (*cache)->n_cells)
+/* The CPUs a cell of an experiment's stored definition would use. */
+static int cell_cpus(const struct definition *d, int64_t cell_idx, const struct cpulist *online, struct cpulist *ret) {
+        if (cell_idx < 0 || (size_t) cell_idx >= d->n_cells)
                 return -EINVAL;
         struct run_cpus cpus;
-        run_plan_cpus(*cache, (size_t) q->cell_idx, online, &cpus);
+        run_plan_cpus(d, (size_t) cell_idx, online, &cpus);
         *ret = cpus.all;
         return 0;
 }
 
-static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
-        _cleanup_(definition_freep) struct definition *d = NULL;
-        char id[ID_LEN + 1] = "";
-        struct cpulist online;
-        int r = cpulist_read_online(&online);
-        if (r < 0)
-                return r;
-        return queued_cpus_cached(q, &online, &d, id, ret);
+static int parse_stored(const char *definition, struct definition **ret) {
+        struct error err = { 0 };
+        return definition_parse(definition, strlen(definition), NULL, ret, &err);
 }
 
-/* Fold the runs queued since the last look into s->queued_cpus (all of them when stale; a scan
- * that fills HOUSEKEEPING_QUEUE_SCAN goes on from its last experiment at the next kick). */
+/* The CPUs a queued run would use. */
+static int queued_cpus(const struct queued_run *q, struct cpulist *ret) {
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        struct cpulist online;
+        int r = cpulist_read_online(&online);
+        if (r < 0 || (r = parse_stored(q->definition, &d)) < 0)
+                return r;
+        return cell_cpus(d, q->cell_idx, &online, ret);
+}
+
+/* Fold the cells of the experiments queued since the last look into s->queued_cpus (all of them
+ * when stale; a scan that fills HOUSEKEEPING_QUEUE_SCAN goes on after its last experiment at the
+ * next kick). Read per experiment, not per run: a POST's kick reads its one new experiment
+ * however long the queue, and an experiment of more runs than a scan holds cannot stop the scan
+ * from moving on (it did, and every kick read the same 4096 runs again). */
 static void update_queued_cpus(struct scheduler *s, const struct cpulist *online) {
         if (s->queued_stale) {
                 s->queued_cpus = (struct cpulist){ 0 };
                 s->queued_seen = 0;
         }
-        struct queued_run *q = NULL;
+        struct queued_cells *q = NULL;
         size_t n = 0;
-        if (runs_next_queued(s->ctx.db, s->queued_seen, HOUSEKEEPING_QUEUE_SCAN, &q, &n) < 0)
+        if (runs_queued_cells(s->ctx.db, s->queued_seen, HOUSEKEEPING_QUEUE_SCAN, &q, &n) < 0)
                 return;
         s->queued_stale = false;
-        _cleanup_(definition_freep) struct definition *cache = NULL;
-        char cache_id[ID_LEN + 1] = "";
         for (size_t i = 0; i < n; i++) {
-                struct cpulist cpus;
-                if (queued_cpus_cached(&q[i], online, &cache, cache_id, &cpus) >= 0)
-                        cpulist_union(&s->queued_cpus, &cpus);
+                _cleanup_(definition_freep) struct definition *d = NULL;
+                if (q[i].cells == 0 || parse_stored(q[i].definition, &d) < 0)
+                        continue;
+                for (int64_t k = 0; k < 64; k++) {
+                        struct cpulist cpus;
+                        if ((q[i].cells & (UINT64_C(1) << k)) && cell_cpus(d, k, online, &cpus) >= 0)
+                                cpulist_union(&s->queued_cpus, &cpus);
+                }
         }
         if (n > 0)
-                s->queued_seen = n == HOUSEKEEPING_QUEUE_SCAN ? q[n - 1].experiment_seq - 1 : q[n - 1].experiment_seq;
-        queued_runs_free(q, n);
+                s->queued_seen = q[n - 1].experiment_seq;
+        queued_cells_free(q, n);
 }
 
 /* Every CPU a running or queued run uses (a queue longer than the scan is counted in part). */

@@ -251,6 +251,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .state_dir = d->options->state_dir,
                 .threads = 2,
                 .max_streams = d->options->max_streams,
+                .queue_max = d->options->queue_max,
                 .listen_name = d->listen_name,
                 .tls_cert_pem = d->tls.cert,
                 .tls_key_pem = d->tls.key,

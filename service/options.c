@@ -27,6 +27,7 @@ enum {
         OPT_HOUSEKEEPING_CPUS,
         OPT_LOG_LEVEL,
         OPT_MAX_STREAMS,
+        OPT_QUEUE_MAX,
         OPT_TLS_CERT,
         OPT_TLS_KEY,
         OPT_SOCKET_MODE,
@@ -54,6 +55,7 @@ static const struct option long_options[] = {
         { "housekeeping-cpus", required_argument, NULL, OPT_HOUSEKEEPING_CPUS },
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
         { "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+        { "queue-max", required_argument, NULL, OPT_QUEUE_MAX },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "socket-mode", required_argument, NULL, OPT_SOCKET_MODE },
@@ -87,6 +89,7 @@ static void usage(FILE *f) {
                 "                       CPUs no queued or running run uses, all when none is left)\n"
                 "  --log-level LEVEL    err, warning, notice, info or debug (default info)\n"
                 "  --max-streams N      CSV/NDJSON timeline streams served at once (default %u)\n"
+                "  --queue-max N        queued runs of all experiments taken; a POST past it is 429 (default %u)\n"
                 "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) ...\n"
                 "  --tls-key FILE       ... and this PEM private key\n"
                 "  --socket-mode MODE   octal mode of a unix:/PATH socket (default 0660)\n"
@@ -104,7 +107,8 @@ static void usage(FILE *f) {
                 "  --perf PATH          the perf binary for profile.cpu (default: perf on PATH)\n"
                 "  --help               show this help\n"
                 "  --version            show the version\n",
-                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS);
+                DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_CONFIG, DEFAULT_CGROUP_ROOT, DEFAULT_RUN_AS, DEFAULT_MAX_STREAMS,
+                DEFAULT_QUEUE_MAX);
 }
 
 static int fail_usage(const char *fmt, ...) _printf_(1, 2);
@@ -274,6 +278,8 @@ static int apply(struct options *o, int opt, const char *name, const char *value
                 return parse_unsigned(value, 1, 64, where, &o->max_parallel);
         case OPT_MAX_STREAMS:
                 return parse_unsigned(value, 1, 4096, where, &o->max_streams);
+        case OPT_QUEUE_MAX:
+                return parse_unsigned(value, 1, 1000000, where, &o->queue_max);
         case OPT_TLS_CERT:
                 return set_absolute_path(&o->tls_cert, value, where);
         case OPT_TLS_KEY:
@@ -392,6 +398,7 @@ static int config_read(struct options *o, const char *path, bool must_exist) {
 
 static int defaults(struct options *o) {
         *o = (struct options){ .max_parallel = 1, .log_level = LOG_INFO, .max_streams = DEFAULT_MAX_STREAMS,
+                               .queue_max = DEFAULT_QUEUE_MAX,
                                .socket_mode = DEFAULT_SOCKET_MODE, .import_max = DEFAULT_IMPORT_MAX };
         if (set_string(&o->listen, DEFAULT_LISTEN) < 0 || set_string(&o->state_dir, DEFAULT_STATE_DIR) < 0 ||
             set_string(&o->cgroup_root, DEFAULT_CGROUP_ROOT) < 0 || set_string(&o->run_as, DEFAULT_RUN_AS) < 0)

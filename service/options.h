@@ -13,6 +13,9 @@
 #define DEFAULT_CONFIG SLICELAB_SYSCONFDIR "/slicelab/slicelabd.conf"
 #define DEFAULT_CGROUP_ROOT "slicelab"
 #define DEFAULT_MAX_STREAMS 128
+/* Queued runs of all experiments: one POST may plan 64 cells x 1000 iterations, and a queue
+ * without a bound is disk and scheduler time nobody asked for on a shared host. */
+#define DEFAULT_QUEUE_MAX 10000
 #define DEFAULT_SOCKET_MODE 0660
 #define DEFAULT_RUN_AS "slicelab"
 #define DEFAULT_IMPORT_MAX (UINT64_C(1) << 30)
@@ -31,6 +34,7 @@ struct options {
         size_t n_allow_jvm_option;
         int log_level;
         unsigned max_streams;   /* CSV/NDJSON streams served at once, 503 beyond */
+        unsigned queue_max;     /* queued runs of all experiments, 429 queue_full beyond */
         char *tls_cert;         /* PEM files for HTTPS, both or neither */
         char *tls_key;
         unsigned socket_mode;   /* a unix socket's permission bits */

@@ -131,6 +131,18 @@ static int insert_runs(struct db_conn *c, const char *id, const struct experimen
         return 0;
 }
 
+/* The counts by state learn of the runs in their transaction (schema 6: no trigger on insert). */
+static int count_queued(struct db_conn *c, size_t n_runs) {
+        static const char sql[] = "UPDATE run_state_counts SET runs = runs + ?1 WHERE state = 'queued'";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, (int64_t) n_runs);
+        r = db_step(s);
+        return r < 0 ? r : 0;
+}
+
 static int insert_idempotency_key(struct db_conn *c, const char *key, const char *id, int64_t now) {
         static const char sql_prune[] = "DELETE FROM idempotency_keys WHERE created_wall_ns < ?";
         static const char sql[] =
@@ -185,7 +197,7 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
         char id[ID_LEN + 1];
         int64_t now = now_wall_ns();
         if ((r = id_generate(id)) < 0 || (r = insert_experiment(c, id, e, now)) < 0 || (r = experiments_index_labels(c, id)) < 0 ||
-            (r = insert_cells(c, id, e)) < 0 || (r = insert_runs(c, id, e, now)) < 0)
+            (r = insert_cells(c, id, e)) < 0 || (r = insert_runs(c, id, e, now)) < 0 || (r = count_queued(c, e->n_runs)) < 0)
                 return r;
         if (e->idempotency_key && (r = insert_idempotency_key(c, e->idempotency_key, id, now)) < 0)
                 return r;
@@ -300,6 +312,25 @@ int experiments_get_json(struct db_conn *c, const char *id, cJSON **ret) {
         _cleanup_json_ cJSON *o = experiment_from_row(s, true);
         if ((r = add_progress(c, id, o)) < 0 || (r = add_cells(c, id, o)) < 0 || (r = imports_add_origin(c, id, o)) < 0)
                 return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int experiments_created_json(struct db_conn *c, const char *id, cJSON **ret) {
+        static const char sql[] =
+                "SELECT id, status, (SELECT count(*) FROM runs WHERE experiment_id = ?1), warnings FROM experiments"
+                " WHERE id = ?1";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_row_text(c, sql, id, &s);
+        if (r < 0)
+                return r;
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        row_add_text(o, "id", s, 0);
+        row_add_text(o, "status", s, 1);
+        cJSON_AddNumberToObject(o, "runs", (double) sqlite3_column_int64(s, 2));
+        row_add_json(o, "warnings", s, 3);
         *ret = TAKE_PTR(o);
         return 0;
 }

@@ -42,6 +42,10 @@ int experiments_create(struct db_conn *c, const struct experiment_new *e, char r
  *  "cancel_requested","progress":{"total","queued",...,"done"}}; -ENOENT if absent. */
 int experiments_get_json(struct db_conn *c, const char *id, struct cJSON **ret);
 
+/* What a POST answers of the experiment: {"id", "status", "runs" (how many), "warnings"}, in one
+ * read (not the whole experiment's, five reads a POST); -ENOENT if absent. */
+int experiments_created_json(struct db_conn *c, const char *id, struct cJSON **ret);
+
 /* An experiment's labels into experiment_labels (the list's label filter reads them), from its
  * stored definition so that the two cannot differ: experiments_create() calls it, and so must
  * anything else that inserts an experiment (an import). Within the caller's transaction. */

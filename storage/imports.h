@@ -23,7 +23,8 @@ int imports_find(struct db_conn *c, const char *origin_host, const char *origin_
                  char ret_sha256[IMPORT_SHA256_HEX_LEN + 1]);
 /* Whether experiment_id was imported (its import committed): *ret. */
 int imports_known(struct db_conn *c, const char *experiment_id, bool *ret);
-/* Inside the import's transaction. */
+/* Inside the import's transaction, after its rows: the label index and the counts by state learn
+ * of them too. */
 int imports_record(struct db_conn *c, const char *experiment_id, const struct import_origin *o);
 /* Adds "origin": {"host","id","imported_at"} to o when the experiment was imported. */
 int imports_add_origin(struct db_conn *c, const char *experiment_id, struct cJSON *o);

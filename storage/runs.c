@@ -12,13 +12,11 @@
 #include "basic/time-util.h"
 
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active) {
-        /* Searched in the state index for the unfinished states, not scanned over every run
-         * ever stored (each POST counts, in its write transaction, and so does every wake of the
-         * loop). Two bare counts: summing an expression per row cost six times as much, 6 ms a
-         * POST with 10 000 runs queued (issue 29's api.sh: POSTs slow down as their runs queue). */
+        /* The counts schema 6's triggers keep: a few rows, however long the queue (each POST
+         * reads them in its write transaction, and so does every wake of the loop). */
         static const char sql[] =
-                "SELECT (SELECT count(*) FROM runs WHERE state = 'queued'),"
-                "       (SELECT count(*) FROM runs WHERE state IN " RUN_STATES_ACTIVE_SQL ")";
+                "SELECT (SELECT runs FROM run_state_counts WHERE state = 'queued'),"
+                "       (SELECT sum(runs) FROM run_state_counts WHERE state IN " RUN_STATES_ACTIVE_SQL ")";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt(c, sql, &s);
         if (r < 0)
@@ -31,6 +29,18 @@ int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active
         *ret_queued = sqlite3_column_int64(s, 0);
         *ret_active = sqlite3_column_int64(s, 1);
         return 0;
+}
+
+int runs_count_inserted(struct db_conn *c, const char *experiment_id) {
+        static const char sql[] =
+                "UPDATE run_state_counts SET runs = runs +"
+                " (SELECT count(*) FROM runs r WHERE r.experiment_id = ?1 AND r.state = run_state_counts.state)";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, experiment_id, &s);
+        if (r < 0)
+                return r;
+        r = db_step(s);
+        return r < 0 ? r : 0;
 }
 
 static void history_row(cJSON *ev, sqlite3_stmt *s) {
@@ -137,6 +147,57 @@ int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct qu
                 return r;
         }
         *ret = runs;
+        *ret_n = n;
+        return 0;
+}
+
+void queued_cells_free(struct queued_cells *q, size_t n) {
+        for (size_t i = 0; q && i < n; i++)
+                free(q[i].definition);
+        free(q);
+}
+
+#define QUEUE_EXPERIMENTS_OF(status) \
+        "SELECT rowid AS seq, id, definition, status FROM experiments WHERE status = '" status "' AND rowid > ?2"
+
+int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct queued_cells **ret, size_t *ret_n) {
+        /* The unary + keeps the runs' state index out of a running experiment's subquery: its runs
+         * are read through (experiment_id, position), not every queued run of the store. */
+        static const char sql[] =
+                "SELECT e.id, e.seq, e.definition, CASE e.status"
+                "  WHEN 'queued' THEN (SELECT sum(1 << c.idx) FROM cells c"
+                "                       WHERE c.experiment_id = e.id AND c.idx BETWEEN 0 AND 63)"
+                "  ELSE (SELECT sum(DISTINCT 1 << r.cell_idx) FROM runs r"
+                "         WHERE r.experiment_id = e.id AND +r.state = 'queued' AND r.cell_idx BETWEEN 0 AND 63) END"
+                "  FROM (" QUEUE_EXPERIMENTS_OF("running") " UNION ALL " QUEUE_EXPERIMENTS_OF("queued")
+                "        ORDER BY seq LIMIT ?1) e"
+                " ORDER BY e.seq";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, (int64_t) max);
+        sqlite3_bind_int64(s, 2, after_seq);
+        struct queued_cells *q = calloc(max ? max : 1, sizeof *q);
+        if (!q)
+                return -ENOMEM;
+        size_t n = 0;
+        while (n < max && (r = db_step(s)) > 0) {
+                struct queued_cells *e = &q[n++];
+                snprintf(e->experiment_id, sizeof e->experiment_id, "%s", (const char *) sqlite3_column_text(s, 0));
+                e->experiment_seq = sqlite3_column_int64(s, 1);
+                e->cells = (uint64_t) sqlite3_column_int64(s, 3);
+                e->definition = strdup((const char *) sqlite3_column_text(s, 2));
+                if (!e->definition) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r < 0) {
+                queued_cells_free(q, n);
+                return r;
+        }
+        *ret = q;
         *ret_n = n;
         return 0;
 }
@@ -263,7 +324,7 @@ int runs_wall_offset(struct db_conn *c, const char *run_id, int64_t *ret) {
 }
 
 int runs_overview(struct db_conn *c, struct runs_overview *ret) {
-        static const char sql_states[] = "SELECT state, count(*) FROM runs GROUP BY state";
+        static const char sql_states[] = "SELECT state, runs FROM run_state_counts";
         static const char sql_durations[] =
                 "SELECT count(*), coalesce(sum(e.end_ns - e.start_ns), 0) FROM ("
                 "  SELECT min(CASE WHEN state = 'preparing' THEN mono_ns END) AS start_ns,"

@@ -13,6 +13,10 @@ struct cJSON;
 /* Runs waiting to start, and runs between preparing and collecting. */
 int runs_count_queue(struct db_conn *c, int64_t *ret_queued, int64_t *ret_active);
 
+/* Adds the experiment's runs, as stored, to the counts by state: after rows inserted other than
+ * by experiments_create() (an import's), inside their transaction. */
+int runs_count_inserted(struct db_conn *c, const char *experiment_id);
+
 /* The run as GET /v1/runs/{id} serves it; -ENOENT if absent. */
 int runs_get_json(struct db_conn *c, const char *run_id, struct cJSON **ret);
 
@@ -31,6 +35,19 @@ void queued_runs_free(struct queued_run *runs, size_t n);
 /* Up to max queued runs in the order they are due: oldest experiment first, then position; only
  * those of experiments after experiment_seq after_seq (0: all). */
 int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct queued_run **ret, size_t *ret_n);
+
+/* The experiments with runs in the queue (queued or running), oldest first, at most max, only
+ * those after experiment_seq after_seq (0: all); each with a bit per cell (index 0-63) that has
+ * queued runs: where the queue's runs will need CPUs, read per experiment, not per run (a queued
+ * experiment's cells all have queued runs, and only a running one's runs are read). */
+struct queued_cells {
+        char experiment_id[13];
+        int64_t experiment_seq;
+        uint64_t cells;
+        char *definition;       /* canonical JSON of the experiment (malloc'd) */
+};
+void queued_cells_free(struct queued_cells *q, size_t n);
+int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct queued_cells **ret, size_t *ret_n);
 
 /* Record the run's slices (cgroup paths as /proc/PID/cgroup names them). */
 int runs_set_slices(struct db_conn *c, const char *run_id, const char *sut, const char *load);

@@ -193,12 +193,47 @@ static const char schema_v5[] =
          * transaction: through this index, not a scan of a week's keys. */
         "CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_wall_ns);";
 
+/* The runs counted by state, so that the queue's limit (every POST, in its write transaction) and
+ * the loop's status read a few rows instead of counting every queued run (a POST's cost grew with
+ * the queue, issue 33). Filled from the runs already stored. A state's change and a run's removal
+ * (a transition, a cancel, the restart's interruption, an UPDATE by hand, a deleted experiment's
+ * cascade) are counted by triggers, in the statement that makes them; a run's insert by the code
+ * that inserts (experiments_create(), an import's imports_record()), in its transaction: a
+ * trigger there would have made every insert into runs write two b-trees, and SQLite keeps a
+ * statement journal of the pages of such a statement (four 16 KiB pages, just past its 64 KiB in
+ * memory: a temporary file created, written and unlinked for every run, a fifth of a POST's CPU).
+ * Runs inserted by hand are not counted. Runs are never written with INSERT OR REPLACE: the rows
+ * a replace deletes fire no trigger (recursive_triggers is off). And the runs' state index only
+ * for the runs in progress (the restart's look for them): every queued run written into it cost
+ * each POST a page of the WAL, and its only other readers, a cancel's and the counts', chose it
+ * over the experiment's runs and read the whole queue. */
+static const char schema_v6[] =
+        "CREATE TABLE run_state_counts ("
+        "  state TEXT PRIMARY KEY,"
+        "  runs INTEGER NOT NULL"
+        ") WITHOUT ROWID;"
+        "INSERT INTO run_state_counts(state, runs)"
+        "  SELECT s.column1, (SELECT count(*) FROM runs WHERE state = s.column1) FROM (VALUES ('queued'),"
+        "    ('preparing'), ('starting'), ('warmup'), ('measuring'), ('collecting'), ('succeeded'), ('failed'),"
+        "    ('cancelled'), ('interrupted')) s;"
+        "CREATE TRIGGER run_state_counts_delete AFTER DELETE ON runs BEGIN"
+        "  UPDATE run_state_counts SET runs = runs - 1 WHERE state = OLD.state;"
+        " END;"
+        "CREATE TRIGGER run_state_counts_update AFTER UPDATE OF state ON runs WHEN OLD.state IS NOT NEW.state BEGIN"
+        "  UPDATE run_state_counts SET runs = runs - 1 WHERE state = OLD.state;"
+        "  UPDATE run_state_counts SET runs = runs + 1 WHERE state = NEW.state;"
+        " END;"
+        "DROP INDEX runs_by_state;"
+        "CREATE INDEX runs_active ON runs(state)"
+        "  WHERE state IN ('preparing','starting','warmup','measuring','collecting');";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
         { "peer loads", schema_v3 },
         { "imported experiments", schema_v4 },
         { "experiment labels, idempotency keys by age", schema_v5 },
+        { "runs counted by state, the state index of runs in progress only", schema_v6 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

@@ -3,7 +3,8 @@
 
 # api_rate URL [wrk args...]: answers per second (wrk, 2 threads, 32 connections, DURATION s),
 # counting only 2xx and 3xx: wrk's own rate counts errors too, and POSTs past the queue's limit
-# (10 000 runs) are refused fast with 429. How many were left out goes to stderr.
+# (--queue-max, 10 000 runs by default) are refused fast with 429. How many were left out goes to
+# stderr.
 api_rate() {
         wrk -t2 -c32 -d"${DURATION}s" "$@" 2>/dev/null | awk '
                 / requests in / { n = $1; t = $4 + 0 }
@@ -34,13 +35,13 @@ LUA
         api_rate -s "$TEST_TMP/post.lua" "$DAEMON_URL/v1/experiments"
 }
 
-# api_post_cost: "RATE CPU_US": api_post_rate and the daemon's CPU microseconds per POST answered.
+# api_post_cost: "RATE CPU_MS": api_post_rate and the daemon's CPU milliseconds per POST answered.
 api_post_cost() {
         local c0 rate
         c0=$(bench_daemon_cpu)
         rate=$(api_post_rate)
         awk -v r="$rate" -v c0="$c0" -v c1="$(bench_daemon_cpu)" -v d="$DURATION" \
-                'BEGIN { printf "%s %.0f\n", r, (r > 0 ? (c1 - c0) * 1e6 / (r * d) : 0) }'
+                'BEGIN { printf "%s %.3f\n", r, (r > 0 ? (c1 - c0) * 1e3 / (r * d) : 0) }'
 }
 
 # api_hold_cpu0: an experiment whose run sleeps on CPU 0, so the runs posted after it wait
@@ -49,6 +50,23 @@ api_hold_cpu0() {
         post_experiment '{"name":"hold","sut":{"command":["/bin/sleep","3600"]},"load":{"command":["/bin/sleep","3600"],"timeline":"t.bin"},"cells":[{"name":"a","cpus":"0"}]}'
         HOLD_ID=$EXP_ID
 }
+
+# api_fill_queue N: N more queued runs (N a multiple of 1000), /bin/true on CPU 0 in experiments
+# of up to 64 cells x 1000 iterations (the most a definition plans), behind api_hold_cpu0's run:
+# the POSTs after them are measured with a long queue.
+api_fill_queue() {
+        local left=$1 cells
+        while [ "$left" -gt 0 ]; do
+                cells=$((left / 1000 < 64 ? left / 1000 : 64))
+                post_experiment "$(jq -cn --argjson c "$cells" '{name:"fill",iterations:1000,sut:{command:["/bin/true"]},
+                        cells:[range($c) | {name:"c\(.)",cpus:"0"}]}')"
+                [ "$HTTP_STATUS" = 201 ] || { echo "# filling the queue: $HTTP_STATUS $BODY" >&2; return 1; }
+                left=$((left - cells * 1000))
+        done
+}
+
+# api_queue_depth: the queued runs, as GET /v1/health counts them.
+api_queue_depth() { curl -s "$DAEMON_URL/v1/health" | jq -r .queue.depth; }
 
 # api_drop_queue: the queued runs cancelled (they would run /bin/true one by one), and the
 # holding experiment too.

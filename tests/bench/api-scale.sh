@@ -54,6 +54,10 @@ fill() {
                 sql+="INSERT OR IGNORE INTO experiment_labels(key, value, experiment_rowid, experiment_id)
                         SELECT l.key, l.value, e.rowid, e.id FROM experiments e, json_each(e.definition, '\$.labels') l;"
         fi
+        # The runs counted by state (schema 6), which count the daemon's inserts, not these.
+        if [ -n "$sql" ] && [ -n "$(sqlite3 "$db" "SELECT 1 FROM sqlite_master WHERE name = 'run_state_counts'")" ]; then
+                sql+="UPDATE run_state_counts SET runs = (SELECT count(*) FROM runs WHERE state = run_state_counts.state);"
+        fi
         [ -z "$sql" ] || sqlite3 "$db" "BEGIN; $sql COMMIT;"
 }
 

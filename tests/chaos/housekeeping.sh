@@ -1,7 +1,8 @@
 #!/bin/bash
 # housekeeping.sh: the daemon stays off the CPUs it measures. While a SUT without load measures
 # on CPU 1, every thread of the daemon is confined to CPU 0 (the SUT keeps CPU 1); afterwards
-# they may use every CPU again; with no CPU left over, the run's warnings say so.
+# they may use every CPU again; with no CPU left over, the run's warnings say so. Queued runs
+# count as well, however many are queued ahead of them.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 SPIN="$BUILD/contrib/workloads/slicelab-spin"
@@ -44,6 +45,23 @@ wait_for 60 run_finished "$RUN"
 check_eq "the run on every CPU succeeds" succeeded "$(run_outcome "$RUN")"
 check_match "its warnings say no CPU was left for the daemon" "no CPU is left over for the daemon's own threads" \
         "$(run_field "$RUN" '.warnings | join(" ")')"
+
+# Queued runs keep their CPUs too, however many runs are ahead of them: a run measuring on CPU 1,
+# 5000 runs queued behind it on CPU 1 (more than one look at the queue read when it was read run
+# by run: the look never got past them), then one run on CPU 0: nothing is left over.
+post_experiment "{\"name\":\"hk-hold\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"600\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+HOLD=$EXP_ID
+RUN=$(first_run "$HOLD")
+wait_for 30 run_state_is "$RUN" measuring
+post_experiment "$(jq -cn '{name:"hk-many",iterations:1000,sut:{command:["/bin/true"]},cells:[range(5) | {name:"c\(.)",cpus:"1"}]}')"
+MANY=$EXP_ID
+check "with 5000 runs queued on CPU 1 too, the daemon's threads stay on CPU 0" wait_for 10 threads_on "$DAEMON_PID" 0
+post_experiment "{\"name\":\"hk-last\",\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}"
+LAST=$EXP_ID
+if wait_for 10 threads_on "$DAEMON_PID" "$ONLINE"; then ok "a run queued after them on CPU 0 leaves nothing over: every CPU"
+else not_ok "a run queued after them on CPU 0 leaves nothing over: every CPU" "got: $(thread_lists "$DAEMON_PID")"; fi
+for id in "$LAST" "$MANY" "$HOLD"; do api_auth DELETE "/v1/experiments/$id"; done
+wait_for 60 run_finished "$RUN"
 daemon_stop
 
 # --housekeeping-cpus: where the administrator says, with a warning in a run it overlaps.

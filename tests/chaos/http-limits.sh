@@ -3,7 +3,8 @@
 # GET's headers and no body; a GET or HEAD with a body is 400; one client's 2000 idle
 # connections and a client that sends its headers one byte a second do not stop a normal client,
 # and both are closed by the server (the per-client connection limit, the header deadline); the
-# queue is bounded (429 naming the limit) and rate x duration is bounded at validation.
+# queue is bounded (429 naming the limit, the default's and --queue-max's) and rate x duration is
+# bounded at validation.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 HOLD="$BUILD/tests/conn-hold"
@@ -105,4 +106,15 @@ check_match "and the limit" "is 30000000 requests, over the limit of 20000000 pe
 
 daemon_stop
 check_eq "and stops cleanly" "EXIT 0" "$DAEMON_EXIT"
+
+# --- the queue's bound set by --queue-max -----------------------------------------------------
+daemon_start --cgroup-root "slicelab-h$$" --queue-max 20 || { not_ok "a daemon with --queue-max 20 starts"; finish; exit 1; }
+post_experiment "$(many 1 21)"
+check_eq "with --queue-max 20, 21 runs in one POST: 429" "429 queue_full" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
+check_match "the error names that limit" "this experiment's 21 would pass the limit of 20 queued runs" "$(jq -r .error.message <<<"$BODY")"
+post_experiment "$(many 1 20)"
+check_eq "20 fit" 201 "$HTTP_STATUS"
+api_auth DELETE "/v1/experiments/$EXP_ID"
+daemon_stop
+check_eq "and it stops cleanly" "EXIT 0" "$DAEMON_EXIT"
 finish

@@ -17,6 +17,8 @@ check_match "unknown flag is named, usage follows" "unknown option '--no-such-fl
 run_daemon --max-parallel 0
 check_eq "bad value exits 2" 2 "$RC"
 check_match "bad value names the flag and the rule" "--max-parallel: '0' must be a whole number from 1 to 64" "$ERR"
+run_daemon --queue-max 1000001
+check_match "a queue bound past 1000000 is refused naming the rule" "--queue-max: '1000001' must be a whole number from 1 to 1000000" "$ERR"
 run_daemon --listen nowhere
 check_match "bad --listen names the forms" "is not HOST:PORT" "$ERR"
 run_daemon --state-dir relative/path
