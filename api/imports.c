@@ -495,6 +495,10 @@ static int store(struct api_request *req, const uint8_t *buf, size_t len, const 
         if (r >= 0)
                 r = store_entries(lease.conn, buf, len, state_fd, stage, &owner, err);
         if (r >= 0)
+                /* The bundle's rows carry no label index and no run counts: an import is found
+                 * by ?label= and counted as a local experiment is. */
+                r = experiments_adopt_inserted(lease.conn, m->id);
+        if (r >= 0)
                 r = imports_record(lease.conn, m->id, &origin);
         _cleanup_free_ bool *moved = r >= 0 ? calloc(MAX(owner.n_runs, (size_t) 1), sizeof *moved) : NULL;
         if (r >= 0 && !moved)

@@ -81,6 +81,11 @@ int experiments_index_labels(struct db_conn *c, const char *id) {
         return r < 0 ? r : 0;
 }
 
+int experiments_adopt_inserted(struct db_conn *c, const char *id) {
+        int r = experiments_index_labels(c, id);
+        return r < 0 ? r : runs_count_inserted(c, id);
+}
+
 static int insert_cells(struct db_conn *c, const char *id, const struct experiment_new *e) {
         static const char sql[] = "INSERT INTO cells(experiment_id, idx, name, definition) VALUES (?, ?, ?, ?)";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;

@@ -50,6 +50,10 @@ int experiments_created_json(struct db_conn *c, const char *id, struct cJSON **r
  * stored definition so that the two cannot differ: experiments_create() calls it, and so must
  * anything else that inserts an experiment (an import). Within the caller's transaction. */
 int experiments_index_labels(struct db_conn *c, const char *id);
+/* What the daemon's own insert of an experiment does beside its rows, for one inserted otherwise
+ * (an import's rows): its labels indexed and its runs counted (storage/runs.h). Within the
+ * caller's transaction. */
+int experiments_adopt_inserted(struct db_conn *c, const char *id);
 
 /* Newest first. status NULL = any; labels_json NULL = any, else a JSON array of [key, value]
  * pairs that must all be among the definition's labels; cursor 0 = from the newest. *ret_next

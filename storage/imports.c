@@ -1,7 +1,5 @@
 /* imports.c: the imports table (see imports.h). */
 #include "storage/imports.h"
-#include "storage/experiments.h"
-#include "storage/runs.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>
@@ -44,15 +42,8 @@ int imports_record(struct db_conn *c, const char *experiment_id, const struct im
         static const char sql[] =
                 "INSERT INTO imports(experiment_id, origin_host, origin_id, bundle_sha256, imported_wall_ns)"
                 " VALUES (?, ?, ?, ?, ?)";
-        /* The bundle's rows carry no label index: an import is found by ?label= as a local one;
-         * and its runs are counted as the daemon's own are. */
-        int r = experiments_index_labels(c, experiment_id);
-        if (r >= 0)
-                r = runs_count_inserted(c, experiment_id);
-        if (r < 0)
-                return r;
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        r = db_stmt_text(c, sql, experiment_id, &s);
+        int r = db_stmt_text(c, sql, experiment_id, &s);
         if (r >= 0)
                 r = db_bind_text(s, 2, o->host);
         if (r >= 0)

@@ -219,6 +219,8 @@ static int import_rows(struct db_conn *from, struct db_conn *to, const char *exp
         if (r >= 0)
                 r = bundle_rows_check(to, &owner, &err);
         if (r >= 0)
+                r = experiments_adopt_inserted(to, experiment_id);
+        if (r >= 0)
                 r = imports_record(to, experiment_id, &origin);
         if (r >= 0)
                 r = db_txn_commit(&t);
