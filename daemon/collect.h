@@ -14,6 +14,7 @@
 #include "definition/definition.h"
 #include "host/host-rapl.h"
 #include "host/host-sysfs.h"
+#include "daemon/collect-baseline.h"
 #include "daemon/other-cpu.h"
 
 struct cJSON;
@@ -21,20 +22,6 @@ struct db_conn;
 struct host_freq_sampler;
 struct samples;
 
-/* Counters at the start and at the end of the measure phase: figures are their differences, so
- * neither the JVM's start nor its shutdown is counted. */
-struct collect_baseline {
-        bool has_sut, has_load;
-        struct slice_stats sut, load;
-        bool has_compile;
-        int64_t compile_ns;
-        int64_t t_ns;                   /* when it was taken (CLOCK_MONOTONIC) */
-        bool has_energy;
-        uint64_t energy_uj[HOST_RAPL_DOMAINS_MAX];
-        struct other_cpu_reading cpu;   /* busy time and the slices' usage per CPU */
-        bool has_meminfo;               /* the host's swap in use */
-        struct host_meminfo meminfo;
-};
 
 /* Take the snapshot (best effort: a counter that cannot be read stays has_ false); rapl NULL
  * when the host has no energy counters. */

@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "daemon/collect.h"
+#include "daemon/collect-baseline.h"
 #include "daemon/samples.h"
 
 /* {"joules": J, "joules_per_request": J | null, "domains": {"package-0": J, "core": J, ...}}:

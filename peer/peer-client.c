@@ -1,10 +1,8 @@
 /* peer-client.c: the load calls a coordinator makes on a peer, and which hosts are peers. */
 #include "peer/peer-client.h"
-#include "basic/host-pattern.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,26 +21,6 @@
 
 int peer_global_init(void) {
         return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -EIO;
-}
-
-bool peer_host_valid(const char *host) {
-        size_t n = host ? strlen(host) : 0;
-        if (n == 0 || n > PEER_HOST_MAX || host[0] == '-' || host[0] == '.')
-                return false;
-        for (const char *p = host; *p; p++)
-                if (!isalnum((unsigned char) *p) && !strchr(".-_:", *p))
-                        return false;
-        return true;
-}
-
-bool peer_host_allowed(const struct peer_config *c, const char *host) {
-        if (!c || !c->allow || !peer_host_valid(host))
-                return false;
-        size_t n = 0;
-        while (c->allow[n])
-                n++;
-        /* The rule the definition's load.hosts are checked by, so both sides agree on a name. */
-        return host_patterns_match(c->allow, n, host);
 }
 
 /* A load id as the peer made it: letters, digits and '-' only, so it is safe in a path. */

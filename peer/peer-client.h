@@ -14,16 +14,9 @@
 #include <stdint.h>
 
 #include "basic/error.h"
+#include "peer/peer-config.h"
 
-struct peer_config {            /* from the daemon's options; strings owned by the caller */
-        const char *url_template;
-        char **allow;           /* NULL-terminated fnmatch patterns */
-        const char *token;      /* bearer token sent to peers; never logged */
-};
 
-#define PEER_CONNECT_TIMEOUT_MS 2000
-#define PEER_TOTAL_TIMEOUT_MS 10000
-#define PEER_HOST_MAX 253
 #define PEER_ID_MAX 64
 #define PEER_CLOCK_SAMPLES_MAX 64
 /* A timeline of 100 M records; a peer sending more is cut off. */
@@ -32,11 +25,6 @@ struct peer_config {            /* from the daemon's options; strings owned by t
 /* Once per process, before threads that call the rest (libcurl's global state). 0 or -EIO. */
 int peer_global_init(void);
 
-/* Whether a --peer-allow pattern matches host (fnmatch(3), case-insensitive); false without
- * patterns. The host must be a plausible host name or IP literal (peer_host_valid). */
-bool peer_host_allowed(const struct peer_config *c, const char *host);
-/* Letters, digits, '.', '-', '_' and ':' (IPv6), 1 to PEER_HOST_MAX characters. */
-bool peer_host_valid(const char *host);
 
 struct peer_clock {
         int64_t offset_ns;      /* the peer's CLOCK_MONOTONIC minus ours, at the best sample */

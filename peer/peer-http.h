@@ -9,7 +9,7 @@
 
 #include "basic/error.h"
 #include "basic/macro.h"
-#include "peer/peer-client.h"
+#include "peer/peer-config.h"
 
 #define PEER_BODY_MAX (1u << 20)
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "basic/error.h"
-#include "storage/bundle-rows.h"
+#include "storage/bundle-owner.h"
 #include "storage/db.h"
 
 /* Times in ns (CLOCK_MONOTONIC or since 1970) are below 2^62 (146 years): a difference of two,
