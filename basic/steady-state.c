@@ -101,13 +101,20 @@ static void pelt_step(struct pelt *p, const struct prefix *pre, size_t t, double
         p->n_candidates = kept;
 }
 
-int steady_state_pelt(const double *x, size_t n, double penalty, size_t **ret, size_t *ret_n) {
-        const size_t min = STEADY_STATE_MIN_SEGMENT;
+/* The segmentations' common refusal: a series with a value that is not finite, or no penalty. */
+static bool segmentation_input_valid(const double *x, size_t n, double penalty) {
         if ((n > 0 && !x) || !isfinite(penalty))
-                return -EINVAL;
+                return false;
         for (size_t i = 0; i < n; i++)
                 if (!isfinite(x[i]))
-                        return -EINVAL;
+                        return false;
+        return true;
+}
+
+int steady_state_pelt(const double *x, size_t n, double penalty, size_t **ret, size_t *ret_n) {
+        const size_t min = STEADY_STATE_MIN_SEGMENT;
+        if (!segmentation_input_valid(x, n, penalty))
+                return -EINVAL;
         _cleanup_(prefix_done) struct prefix pre = { 0 };
         _cleanup_(pelt_done) struct pelt p = {
                 .best = malloc((n + 1) * sizeof(double)),
@@ -187,11 +194,8 @@ static int binary_segmentation(const struct prefix *pre, size_t n, double penalt
 }
 
 int steady_state_binseg(const double *x, size_t n, double penalty, size_t **ret, size_t *ret_n) {
-        if ((n > 0 && !x) || !isfinite(penalty))
+        if (!segmentation_input_valid(x, n, penalty))
                 return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (!isfinite(x[i]))
-                        return -EINVAL;
         _cleanup_(prefix_done) struct prefix pre = { 0 };
         if (prefix_make(x, n, &pre) < 0)
                 return -ENOMEM;
