@@ -301,8 +301,8 @@ static void test_throttle(void **state) {
         fail_msg("not throttled to 0.5 CPU in 3 attempts (figures above)");
 }
 
-/* A child busy 300 ms on one CPU: the slice's usage by CPU is all on it (v1), or the total with
- * the cpuset it ran on (v2). */
+/* A child busy 300 ms on one CPU: the slice's usage by CPU is nearly all on it (v1), or the total
+ * with the cpuset it ran on (v2). */
 static void test_cpu_usage(void **state) {
         const char *one = cpulist_test(&host.cpus, 1) ? "1" : "0";
         unsigned cpu = one[0] == '1' ? 1 : 0;
@@ -325,7 +325,9 @@ static void test_cpu_usage(void **state) {
                 uint64_t sum = 0;
                 for (unsigned c = 0; c < CPULIST_MAX; c++)
                         sum += u->percpu_ns[c];
-                assert_true(u->percpu_ns[cpu] == sum && sum <= u->total_ns + 1000);
+                /* Nearly all on the cpuset's CPU: the child's first instants, before the kernel
+                 * moved it there, may count on the CPU it was forked on (seen on a busy host). */
+                assert_true(sum <= u->total_ns + 1000);
                 assert_true(u->percpu_ns[cpu] * 10 >= u->total_ns * 9);
         }
         free(u);
