@@ -2,8 +2,11 @@
  * against the baseline: the ratio of geometric means with its interval on the log scale
  * (basic/stats), at 95% with Bonferroni's correction for the metrics compared at once
  * (findings-compare.h), so that an A/A experiment is not "different" one time in five; the
- * claim prints that interval and names its level. A difference is medium from 5% and high from
- * 10%; findings-causes.c adds the findings of the cell that can explain it. Otherwise one info
+ * claim prints that interval and names its level. A difference's severity is what its interval
+ * supports, not its point estimate: medium when the whole interval lies 5% or more from 1, high
+ * from 10% (an A/A's chance difference of "20%, interval 4.6% to 32.7%" supports only 4.6%, and
+ * with 2 iterations a side the point estimate alone says little); findings-causes.c adds the
+ * findings of the cell that can explain it. Otherwise one info
  * finding per cell says plainly that the intervals include 1. Where the interval is approximate
  * (few iterations on a side, sides of different sizes: stats.h), the claim says so. */
 #include "findings/rules.h"
@@ -65,12 +68,19 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
                 findings_add_evidence(f, c[i].metric->path, cell, c[i].value, c[i].baseline_value);
 }
 
+/* The smallest effect the interval supports: how far its bound nearest 1 lies from 1 (as the
+ * claim prints it: "4.6% to 32.7% lower" supports 4.6%). */
+static double supported_effect(const struct stats_ratio *r) {
+        return r->ci_low > 1 ? r->ci_low - 1 : r->ci_high < 1 ? 1 - r->ci_high : 0;
+}
+
 static void report_different(cJSON *out, const struct findings_cell *cell, const struct findings_cell *base,
                              const struct findings_compared *c, const char *level) {
         double effect = c->r.ratio - 1;
         bool worse = c->metric->higher_is_better ? effect < 0 : effect > 0;
-        enum findings_severity sev = fabs(effect) >= HIGH_EFFECT ? FINDING_HIGH
-                                   : fabs(effect) >= MEDIUM_EFFECT ? FINDING_MEDIUM : FINDING_INFO;
+        double supported = supported_effect(&c->r);
+        enum findings_severity sev = supported >= HIGH_EFFECT ? FINDING_HIGH
+                                   : supported >= MEDIUM_EFFECT ? FINDING_MEDIUM : FINDING_INFO;
         char what[512], claim[640];
         describe(what, sizeof what, c->metric->what, base->name, &c->r, level);
         snprintf(claim, sizeof claim, "in cell %s the %s (%s)", cell->name, what, worse ? "worse" : "better");

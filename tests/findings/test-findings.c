@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,47 @@ static void test_difference_approximate(void **state) {
         for (int i = 0; i < cJSON_GetArraySize(out); i++)
                 assert_null(strstr(claim_of(out, i), "approximate"));
         cJSON_Delete(out);
+}
+
+/* Two runs a side, p99 only (one metric: 95%), the cell's values ln 0.8 below the baseline's and
+ * each side spread by +-h on the log scale: Welch's interval is exp(ln 0.8 +- t(0.975, 2) h sqrt 2),
+ * t = 4.303 (df 2). The A/A run in CI that read "20% lower, interval 4.6% to 32.7%" was called
+ * high by its point estimate; its interval supports 4.6%. */
+static char *p99_two_by_two(double h) {
+        char *s = NULL;
+        int n = asprintf(&s,
+                         "{\"definition\":{},\"baseline\":0,\"cells\":["
+                         "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"latency_us\":{\"scheduled\":{\"p99\":%.6f}}}},"
+                         "{\"id\":\"a2\",\"metrics\":{\"latency_us\":{\"scheduled\":{\"p99\":%.6f}}}}]},"
+                         "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"latency_us\":{\"scheduled\":{\"p99\":%.6f}}}},"
+                         "{\"id\":\"b2\",\"metrics\":{\"latency_us\":{\"scheduled\":{\"p99\":%.6f}}}}]}]}",
+                         5000 * exp(h), 5000 * exp(-h), 4000 * exp(h), 4000 * exp(-h));
+        assert_true(n > 0);
+        return s;
+}
+
+/* A difference's severity is what its interval supports (its bound nearest 1), not its point
+ * estimate: 20% lower with the upper bound at 0.970 (3.0%) is info, at 0.92 (8%) medium, at
+ * 0.88 (12%) high. h from the bound: (ln bound - ln 0.8) / (4.303 sqrt 2). */
+static void test_difference_severity(void **state) {
+        static const struct {
+                double bound;
+                const char *severity, *says;
+        } cases[] = {
+                { 0.970, "info", "20% lower than in A (95% interval: 3.0% to 34.0% lower)" },
+                { 0.920, "medium", "20% lower than in A (95% interval: 8.0% to 30.4% lower)" },
+                { 0.880, "high", "20% lower than in A (95% interval: 12.0% to 27.3% lower)" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                double h = (log(cases[i].bound) - log(0.8)) / (4.302653 * sqrt(2));
+                _cleanup_free_ char *json = p99_two_by_two(h);
+                cJSON *out = run_rule(findings_rule_difference, json);
+                assert_int_equal(cJSON_GetArraySize(out), 1);
+                assert_int_equal(count(out, "difference", cases[i].severity, "B"), 1);
+                if (!strstr(claim_of(out, 0), cases[i].says))
+                        fail_msg("case %zu: %s", i, claim_of(out, 0));
+                cJSON_Delete(out);
+        }
 }
 
 /* A difference names the findings of its cell that can explain it, by id, ergonomics first;
@@ -1132,6 +1174,7 @@ int main(void) {
         json_setup();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_difference_level), cmocka_unit_test(test_difference_approximate),
+                cmocka_unit_test(test_difference_severity),
                 cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_causes_direction),
                 cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_steady_state), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan), cmocka_unit_test(test_tail_scan_hostile),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
