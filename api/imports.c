@@ -452,6 +452,7 @@ static int import_definition(const char *json, size_t len, struct bundle_rows_de
                 .cell_names = calloc(d->n_cells, sizeof(char *)),
                 .n_cells = d->n_cells,
                 .iterations = d->iterations,
+                .min_rounds = d->stop.enabled ? d->stop.min_rounds : 0,
         };
         bool ok = def.name && def.cell_names;
         for (size_t i = 0; ok && i < d->n_cells; i++)

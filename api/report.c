@@ -17,6 +17,7 @@
 #include "basic/json-util.h"
 #include "basic/stats.h"
 #include "api/cell-stats.h"
+#include "api/report-sequential.h"
 #include "api/verdict.h"
 
 int api_report_json(struct db_conn *db, const char *state_dir, const char *id, const char *baseline, cJSON **ret, bool *ret_finished) {
@@ -80,6 +81,12 @@ int api_report_json(struct db_conn *db, const char *state_dir, const char *id, c
                 cJSON_AddItemToObject(body, "verdict", verdict);
         else
                 cJSON_AddNullToObject(body, "verdict");
+        cJSON *sequential = NULL;
+        if ((r = report_sequential_json(db, id, definition, experiment_status_finished(status), &sequential)) < 0) {
+                cJSON_Delete(body);
+                return r;
+        }
+        cJSON_AddItemToObject(body, "sequential", sequential ? sequential : cJSON_CreateNull());
         *ret_finished = experiment_status_finished(status);
         *ret = body;
         return 0;

@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "basic/macro.h"
+
 void sequential_add(struct sequential_sums *s, double log_ratio) {
         s->n++;
         double delta = log_ratio - s->mean;
@@ -58,4 +60,47 @@ void sequential_paired(const double *cell, const double *baseline, size_t rounds
                 if (isfinite(cell[r]) && isfinite(baseline[r]) && cell[r] > 0 && baseline[r] > 0)
                         sequential_add(&s, log(cell[r]) - log(baseline[r]));
         sequential_interval_of(&s, alpha, ret);
+}
+
+size_t sequential_plan_comparisons(const struct sequential_plan *p) {
+        return p->n_cells > 1 ? (p->n_cells - 1) * p->n_metrics : 0;
+}
+
+double sequential_plan_alpha(const struct sequential_plan *p) {
+        size_t k = sequential_plan_comparisons(p);
+        return (1 - p->level) / (double) (k > 0 ? k : 1);
+}
+
+/* a narrowed to b where they overlap; an empty overlap (the data left what the sequence
+ * allowed, at most alpha's chance) keeps the newer interval. */
+static void intersect(struct sequential_interval *a, const struct sequential_interval *b) {
+        if (!a->bounded || MAX(a->low, b->low) > MIN(a->high, b->high)) {
+                *a = *b;
+                return;
+        }
+        a->low = MAX(a->low, b->low);
+        a->high = MIN(a->high, b->high);
+        a->n = b->n;
+        a->ratio = b->ratio;
+}
+
+void sequential_follow(const double *cell, const double *baseline, size_t rounds, unsigned min_rounds, double alpha,
+                       double margin, struct sequential_outcome *ret) {
+        struct sequential_sums s = { 0 };
+        struct sequential_outcome o = { .decision = SEQUENTIAL_UNDECIDED };
+        sequential_interval_of(&s, alpha, &o.interval);
+        for (size_t r = 0; r < rounds; r++) {
+                if (isfinite(cell[r]) && isfinite(baseline[r]) && cell[r] > 0 && baseline[r] > 0)
+                        sequential_add(&s, log(cell[r]) - log(baseline[r]));
+                struct sequential_interval now;
+                sequential_interval_of(&s, alpha, &now);
+                if (now.bounded)
+                        intersect(&o.interval, &now);
+                else
+                        o.interval = now;
+                if (o.decision == SEQUENTIAL_UNDECIDED && r + 1 >= min_rounds &&
+                    (o.decision = sequential_decide(&o.interval, margin)) != SEQUENTIAL_UNDECIDED)
+                        o.round = (unsigned) r + 1;
+        }
+        *ret = o;
 }

@@ -57,3 +57,27 @@ const char *sequential_decision_name(enum sequential_decision d);
  * baseline[i] of round i, a value <= 0 or not finite on either side leaving the round out. */
 void sequential_paired(const double *cell, const double *baseline, size_t rounds, double alpha,
                        struct sequential_interval *ret);
+
+/* An experiment's stop rule as the statistics take it: every cell but the baseline against it,
+ * for every metric, at level shared by those comparisons (Bonferroni: alpha / k each). */
+struct sequential_plan {
+        size_t baseline, n_cells;
+        const char *const *metrics;
+        size_t n_metrics;
+        unsigned min_rounds, max_rounds;
+        double level;                   /* 0.95 */
+        double margin;                  /* the equivalence margin, 0.03 for 3% */
+};
+size_t sequential_plan_comparisons(const struct sequential_plan *p);
+double sequential_plan_alpha(const struct sequential_plan *p);
+
+/* One comparison followed round by round: decided at the first round from min_rounds on whose
+ * interval decides, and kept (the running intersection of a confidence sequence is one too, so
+ * a decision never flips back); the interval is that intersection after the last round. */
+struct sequential_outcome {
+        enum sequential_decision decision;
+        unsigned round;                 /* 1-based round of the decision; 0 while undecided */
+        struct sequential_interval interval;
+};
+void sequential_follow(const double *cell, const double *baseline, size_t rounds, unsigned min_rounds, double alpha,
+                       double margin, struct sequential_outcome *ret);

@@ -14,6 +14,7 @@
 #include "daemon/load-runner.h"
 #include "storage/loads.h"
 #include "daemon/run-plan.h"
+#include "daemon/sequential-stop.h"
 #include "definition/definition.h"
 #include "basic/id.h"
 #include "basic/log.h"
@@ -357,6 +358,20 @@ static void start_due(struct scheduler *s) {
                         s->queued_stale = s->queued_stale || n == 0;
                         queued_runs_free(q, n);
                         return;
+                }
+                int gate = sequential_gate(s->ctx.db, &q[0]);
+                if (gate < 0)
+                        /* the stop rule unread: the run starts as under a fixed count */
+                        log_full(LOG_ERR, gate, q[0].experiment_id, q[0].id, "run %s: cannot read its experiment's rounds",
+                                 q[0].id);
+                if (gate == SEQUENTIAL_GATE_WAIT) {
+                        queued_runs_free(q, n);
+                        return;
+                }
+                if (gate == SEQUENTIAL_GATE_DROPPED) {
+                        queued_runs_free(q, n);
+                        s->queued_stale = true;
+                        continue;
                 }
                 /* Only the head of the queue may start: runs keep their order (interleaving is
                  * part of the experiment's design), so a head that overlaps waits. */

@@ -190,7 +190,7 @@ char *definition_format_json(const struct definition *d) {
         add_string(root, "name", d->name);
         if (d->description)
                 add_string(root, "description", d->description);
-        add_uint(root, "iterations", d->iterations);
+        def_format_iterations(root, d);
         add_uint(root, "max_consecutive_failures", d->max_consecutive_failures);
         add_string(root, "order", definition_names_order(d->order));
         if (d->has_seed)
@@ -208,5 +208,6 @@ char *definition_format_json(const struct definition *d) {
                 for (size_t i = 0; i < d->n_checks; i++)
                         format_check(checks, d, &d->checks[i]);
         }
+        def_format_stop(root, d);
         return cJSON_PrintUnformatted(root);
 }

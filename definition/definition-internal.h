@@ -128,3 +128,9 @@ int def_warnings_collect(struct definition *d);
 /* The capacity members of load (definition-capacity.c): sla, rate_min, rate_max, step,
  * precision; or, for another mode, a conflict if any is given. */
 int def_parse_capacity(const cJSON *v, struct definition_load *load, struct error *err);
+
+/* iterations and stop (definition-stop.c): iterations before the cells, stop after them. */
+int def_parse_iterations(const cJSON *v, struct definition *d, struct error *err);
+int def_parse_stop(const cJSON *v, struct definition *d, struct error *err);
+void def_format_iterations(cJSON *root, const struct definition *d);
+void def_format_stop(cJSON *root, const struct definition *d);

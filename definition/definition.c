@@ -666,7 +666,7 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
         static const char *const known[] = { "name", "description", "iterations", "max_consecutive_failures",
                                              "order", "seed",       "sut",        "load",
                                              "cells", "host",       "labels",     "checks",
-                                             "profile" };
+                                             "profile", "stop" };
         const cJSON *c = NULL; /* gcc cannot tell that get_required() sets it on success */
         int r;
 
@@ -684,7 +684,7 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 if (r < 0)
                         return r;
         }
-        r = get_unsigned_field(root, "", "iterations", 1, DEFINITION_ITERATIONS_MAX, 1, &d->iterations, err);
+        r = def_parse_iterations(cJSON_GetObjectItemCaseSensitive(root, "iterations"), d, err);
         if (r < 0)
                 return r;
         r = get_unsigned_field(root, "", "max_consecutive_failures", 0, DEFINITION_ITERATIONS_MAX,
@@ -742,6 +742,9 @@ static int parse_root(const cJSON *root, const struct host_limits *host, struct 
                 if (r < 0)
                         return r;
         }
+        r = def_parse_stop(cJSON_GetObjectItemCaseSensitive(root, "stop"), d, err);
+        if (r < 0)
+                return r;
 
         if (fill_defaults(d) < 0 || def_warnings_collect(d) < 0)
                 return def_oom(err);

@@ -70,6 +70,12 @@
  *    a profiled twin); it needs profile.cpu true, and canonical JSON has it only when false.
  *  - checks: at most 64; metric one of definition_checks_metrics, cell and ratio_to (another
  *    cell) named by the definition's cells, min and/or max finite numbers, min <= max.
+ *  - iterations: a count 1..1000, or {"min": M, "max": N} with 2 <= M <= N <= 1000, which needs
+ *    stop: {"baseline": cell (the first), "metrics": 1..5 of definition_stop_metrics, unique,
+ *    "difference_pct": (0, 100] (3), "level": [0.5, 0.999] (0.95)}; stop needs 2 cells or more
+ *    and order interleaved or random (a round runs every cell once); stop without {min, max}
+ *    is a conflict. iterations is then max: the runs of max rounds are queued, and those not
+ *    needed are dropped when every comparison is decided (daemon/sequential-stop.h).
  */
 #pragma once
 
@@ -78,6 +84,7 @@
 #include <stdint.h>
 
 #include "basic/cpulist.h"
+#include "basic/sequential.h"
 #include "basic/error.h"
 #include "basic/host-limits.h"
 #include "basic/macro.h"
@@ -112,6 +119,12 @@
 #define DEFINITION_LABEL_KEY_MAX 63        /* bytes of [a-z0-9_.-] */
 #define DEFINITION_LABEL_VALUE_MAX 256     /* bytes */
 #define DEFINITION_CHECKS_MAX 64
+#define DEFINITION_STOP_METRICS_MAX 5
+#define DEFINITION_STOP_DIFFERENCE_PCT_DEFAULT 3.0
+#define DEFINITION_STOP_DIFFERENCE_PCT_MAX 100.0
+#define DEFINITION_STOP_LEVEL_DEFAULT 0.95
+#define DEFINITION_STOP_LEVEL_MIN 0.5
+#define DEFINITION_STOP_LEVEL_MAX 0.999
 /* Load hosts of one run: a merged timeline record keeps its host as index + 1 in 8 bits. */
 #define DEFINITION_LOAD_HOSTS_MAX 64
 #define DEFINITION_SHARE_MAX 1000000.0
@@ -275,6 +288,18 @@ struct definition_check {
         double min, max;                /* min <= max when both */
 };
 
+/* Iterations chosen by the data: the experiment stops once every comparison (each cell but the
+ * baseline, each metric) is decided by a confidence sequence (basic/sequential.h). */
+struct definition_stop {
+        bool enabled;                   /* iterations given as {min, max} */
+        unsigned min_rounds;            /* iterations.min; the max is definition.iterations */
+        size_t baseline;                /* index into cells */
+        const char *metrics[DEFINITION_STOP_METRICS_MAX]; /* entries of definition_stop_metrics */
+        size_t n_metrics;
+        double difference_pct;          /* the equivalence margin, percent */
+        double level;                   /* shared by all comparisons (Bonferroni) */
+};
+
 /* CPU profiling of the SUT during the measure window (perf record -e cpu-clock -g at hz). */
 struct definition_profile {
         bool cpu;                       /* default false */
@@ -300,6 +325,7 @@ struct definition {
         struct definition_kv labels;    /* keys by definition_kv_label_key_valid() */
         struct definition_check *checks; /* 0..DEFINITION_CHECKS_MAX */
         size_t n_checks;
+        struct definition_stop stop;
         char **warnings;                /* NULL-terminated, for the experiment's record */
         size_t n_warnings;
         char *canonical;                /* compact JSON, defaults filled; parses back to itself */
@@ -368,4 +394,8 @@ bool definition_kv_label_key_valid(const char *key);
 /* The run metrics a check may name (flattened as the report shows them, "latency_us.scheduled.p99";
  * definition-checks.c). */
 bool definition_checks_metric_valid(const char *metric);
+/* The metrics stop may name (NULL-terminated; definition-stop.c). */
+extern const char *const definition_stop_metrics[];
+/* d's stop as the statistics take it (d->stop.enabled). */
+void definition_stop_plan(const struct definition *d, struct sequential_plan *ret);
 extern const char *const definition_checks_metrics[];

@@ -410,6 +410,21 @@ int bundle_check_complete(struct db_conn *c, const struct bundle_rows_owner *o, 
                 return error_set(err, 400, "invalid_bundle", "cells", "the bundle holds %zu of the %zu cells of its definition",
                                  o->n_cells, o->def.n_cells);
         size_t runs = o->def.n_cells * o->def.iterations;
+        if (o->def.min_rounds > 0) {
+                /* a stop rule ends after whole rounds: their runs all kept, ended */
+                if (o->n_runs % o->def.n_cells != 0 || o->n_runs < o->def.n_cells * o->def.min_rounds)
+                        return error_set(err, 400, "invalid_bundle", "runs",
+                                         "the bundle holds %zu runs: its definition's stop rule keeps whole rounds of its %zu"
+                                         " cells, at least iterations.min (%u) of them",
+                                         o->n_runs, o->def.n_cells, o->def.min_rounds);
+                size_t rounds = o->n_runs / o->def.n_cells;
+                for (size_t k = 0; k < o->def.n_cells * o->def.iterations; k++)
+                        if (o->cell_runs[k] != (k % o->def.iterations < rounds))
+                                return error_set(err, 400, "invalid_bundle", "runs",
+                                                 "cell %zu iteration %zu: a stop rule's experiment keeps its first %zu rounds whole",
+                                                 k / o->def.iterations, k % o->def.iterations, rounds);
+                runs = o->n_runs;
+        }
         if (o->n_runs < runs)
                 return error_set(err, 400, "invalid_bundle", "runs",
                                  "the bundle holds %zu of the %zu runs its definition plans"

@@ -20,6 +20,9 @@ struct bundle_rows_definition {
         char **cell_names;              /* n_cells, in the definition's order */
         size_t n_cells;
         unsigned iterations;
+        /* iterations.min of a definition with stop, else 0: such an experiment keeps the runs
+         * of its first min_rounds..iterations rounds (those not needed were never run) */
+        unsigned min_rounds;
 };
 void bundle_rows_definition_done(struct bundle_rows_definition *d);
 

@@ -1,0 +1,119 @@
+#!/bin/bash
+# sequential-runs.sh: iterations chosen by the data (issue 37) with real runs of slicelab-spin
+# (no load: each run prints its ops_per_s): a cell at quota 0.1 against the same CPU without a
+# quota decides "different" and stops before iterations.max, its queued runs dropped; an A/A
+# experiment never decides "different" (at level 0.999: one chance in a thousand by design) and
+# ends equivalent or undecided at iterations.max; the report's sequential section matches
+# openapi.yaml and agrees with an independent recomputation of Lai's confidence sequence; a
+# bundle of a stopped experiment imports; bad stop rules are 400s naming the field.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+SPIN="$BUILD/contrib/workloads/slicelab-spin"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-q$$" || { not_ok "daemon starts"; finish; exit 1; }
+SUT="\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
+
+# --- bad stop rules ---------------------------------------------------------------------------
+TWO='"cells":[{"name":"a","cpus":"1"},{"name":"b","cpus":"1"}]'
+STOP='"stop":{"metrics":["ops_per_s"]}'
+refused() { # NAME FIELD JSON-MEMBERS
+        post_experiment "{\"name\":\"bad\",$SUT,$3}"
+        check_eq "$1: a 400 naming $2" "400 $2" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+}
+refused "iterations.min below 2" iterations.min "\"iterations\":{\"min\":1,\"max\":4},$TWO,$STOP"
+refused "iterations.min above max" iterations.min "\"iterations\":{\"min\":5,\"max\":4},$TWO,$STOP"
+refused "iterations.max missing" iterations.max "\"iterations\":{\"min\":2},$TWO,$STOP"
+refused "an unknown member of iterations" iterations.step "\"iterations\":{\"min\":2,\"max\":4,\"step\":1},$TWO,$STOP"
+refused "iterations {min, max} without stop" stop "\"iterations\":{\"min\":2,\"max\":4},$TWO"
+refused "stop with a fixed count" stop "\"iterations\":4,$TWO,$STOP"
+refused "a metric stop cannot compare" "stop.metrics[0]" "\"iterations\":{\"min\":2,\"max\":4},$TWO,\"stop\":{\"metrics\":[\"errors\"]}"
+refused "a metric named twice" "stop.metrics[1]" "\"iterations\":{\"min\":2,\"max\":4},$TWO,\"stop\":{\"metrics\":[\"ops_per_s\",\"ops_per_s\"]}"
+refused "no metrics" stop.metrics "\"iterations\":{\"min\":2,\"max\":4},$TWO,\"stop\":{\"metrics\":[]}"
+refused "a baseline that is not a cell" stop.baseline "\"iterations\":{\"min\":2,\"max\":4},$TWO,\"stop\":{\"baseline\":\"zz\",\"metrics\":[\"ops_per_s\"]}"
+refused "a level out of range" stop.level "\"iterations\":{\"min\":2,\"max\":4},$TWO,\"stop\":{\"level\":1,\"metrics\":[\"ops_per_s\"]}"
+refused "order sequential" order "\"iterations\":{\"min\":2,\"max\":4},\"order\":\"sequential\",$TWO,$STOP"
+refused "one cell" stop "\"iterations\":{\"min\":2,\"max\":4},\"cells\":[{\"name\":\"a\"}],$STOP"
+check_eq "nothing refused was stored" 0 "$(curl -s "$DAEMON_URL/v1/experiments" | jq '.experiments | length')"
+
+# sequential_of ID: the report's sequential section, printed for the log.
+sequential_of() {
+        api GET "/v1/experiments/$1/report"
+        SEQ=$(jq -c .sequential <<<"$BODY")
+        echo "# $(jq -c '{state, rounds, min_rounds, max_rounds, comparisons: [.comparisons[] | {metric, decision, round, ratio, interval}]}' <<<"$SEQ")"
+}
+
+# --- A/B: a quota of a tenth of a CPU ---------------------------------------------------------------
+# A tenth, not a half: on a busy machine a spin shares its CPU with other work and a quota of
+# half a CPU did not bind (ratio 1.02 with load average 8); a tenth binds unless the machine
+# leaves the cell less than that.
+post_experiment "{\"name\":\"ab\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
+  \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
+  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+check_eq "a definition with iterations {min, max} and stop is accepted" 201 "$HTTP_STATUS"
+AB=$EXP_ID
+check_eq "its canonical definition keeps the rule, defaults filled" \
+        '{"iterations":{"min":3,"max":8},"stop":{"baseline":"full","metrics":["ops_per_s"],"difference_pct":3,"level":0.95}}' \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$AB" | jq -c '.definition | {iterations, stop}')"
+wait_for 300 experiment_finished "$AB" || not_finished "$AB"
+sequential_of "$AB"
+check_schema "a report with a sequential section" getExperimentReport 200
+AB_REPORT=$BODY
+check_eq "A/B: decided" decided "$(jq -r .state <<<"$SEQ")"
+check_eq "A/B: a tenth of a CPU is different from a whole one" different "$(jq -r '.comparisons[0].decision' <<<"$SEQ")"
+check "A/B: slower: its interval lies below 1" json_true '.comparisons[0] | .interval.high < 1 and .ratio < 1' "$SEQ"
+ROUNDS=$(jq -r .rounds <<<"$SEQ")
+# iterations.min (3) on a quiet machine; a round or two later when other work makes the runs noisy
+check "A/B: decided at the round it stopped, before max (8): round $ROUNDS" json_true \
+        '.comparisons[0].round == .rounds and .rounds < .max_rounds' "$SEQ"
+api GET "/v1/experiments/$AB/runs"
+check_eq "A/B: the runs of the rounds it needed, all succeeded; the rest dropped, never run" \
+        "$((2 * ROUNDS)) succeeded" "$(jq -r '"\(.runs | length) \([.runs[].state] | unique | join(","))"' <<<"$BODY")"
+check_eq "A/B: the experiment succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$AB" | jq -r .status)"
+
+# Lai's confidence sequence recomputed here from the runs' ops_per_s (sequential.h's formula,
+# written again in jq): the interval the report gives after the last round, before intersecting.
+ops=$(for id in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$id"; done |
+        jq -s -c '[group_by(.iteration)[] | (map({(.cell): .metrics.ops_per_s}) | add)] | map((.tenth | log) - (.full | log))')
+echo "# log ratios by round: $ops"
+indep=$(jq -c --argjson alpha 0.05 '
+        length as $n | (add / $n) as $m | (map(pow(. - $m; 2)) | add) as $S |
+        (($n + 0.1) * (1 - pow($alpha; 2 / $n) * pow(0.1 / ($n + 0.1); 1 / $n))) as $K |
+        if $K >= $n then null else (($K * $S) / ($n * ($n - $K)) | sqrt) as $h |
+        {ratio: ($m | exp), low: ($m - $h | exp), high: ($m + $h | exp)} end' <<<"$ops")
+echo "# recomputed after round $ROUNDS: $indep"
+check "A/B: the report's ratio is the recomputed one, its interval within the last round's (intersected)" json_true \
+        "(.comparisons[0].ratio - $(jq .ratio <<<"$indep") | fabs) < 1e-9 and
+         .comparisons[0].interval.low >= $(jq .low <<<"$indep") - 1e-9 and .comparisons[0].interval.high <= $(jq .high <<<"$indep") + 1e-9" "$SEQ"
+
+# --- A/A ----------------------------------------------------------------------------------------
+# At level 0.999 the sequence is bounded from round 5: max 8 leaves it rounds to decide in.
+post_experiment "{\"name\":\"aa\",\"iterations\":{\"min\":2,\"max\":8},$SUT,
+  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}],
+  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":10,\"level\":0.999}}"
+AA=$EXP_ID
+wait_for 300 experiment_finished "$AA" || not_finished "$AA"
+sequential_of "$AA"
+check_match "A/A: never different (equivalent, or undecided at iterations.max)" "^(equivalent|undecided)$" \
+        "$(jq -r '.comparisons[0].decision' <<<"$SEQ")"
+check "A/A: undecided only with every round run" json_true \
+        'if .comparisons[0].decision == "undecided" then .rounds == 8 and .state == "undecided: iterations.max reached" else .state == "decided" end' "$SEQ"
+check_eq "A/A: its runs are its rounds'" "$(( 2 * $(jq .rounds <<<"$SEQ") ))" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$AA/runs" | jq '.runs | length')"
+
+# --- a fixed count: no sequential section ----------------------------------------------------------
+post_experiment "{\"name\":\"fixed\",\"iterations\":1,$SUT,\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+FIXED=$EXP_ID
+wait_for 120 experiment_finished "$FIXED" || not_finished "$FIXED"
+check_eq "a fixed count has no sequential section" null "$(curl -s "$DAEMON_URL/v1/experiments/$FIXED/report" | jq -c .sequential)"
+
+# --- a stopped experiment travels as a bundle --------------------------------------------------------
+curl -s -o "$TEST_TMP/ab.slbundle" "$DAEMON_URL/v1/experiments/$AB/bundle"
+daemon_stop
+DAEMON_STATE=$TEST_TMP/results
+daemon_start --results-only --cgroup-root "slicelab-q$$-unused" || { not_ok "a results-only daemon starts"; finish; exit 1; }
+api_auth POST /v1/imports -H 'Content-Type: application/vnd.slicelab.bundle' --data-binary "@$TEST_TMP/ab.slbundle"
+check_eq "a stopped experiment's bundle imports (whole rounds, fewer than max)" 201 "$HTTP_STATUS"
+check_eq "and its report decides as the daemon that ran it did" \
+        "$(jq -c '.sequential | del(.method)' <<<"$AB_REPORT")" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$AB/report" | jq -c '.sequential | del(.method)')"
+finish
