@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "basic/macro.h"
 #include "basic/sequential.h"
@@ -193,12 +194,59 @@ static void test_decisions(void **state) {
         assert_false(iv.bounded);
 }
 
+/* A comparison followed round by round (what the scheduler and the report read): a cell at half
+ * the baseline with 2% noise is bounded from round 3 at alpha 0.05 and decided there, not before
+ * iterations.min when that is later, and kept; its interval is the running intersection, never
+ * wider than the last round's own. */
+static void test_follow(void **state) {
+        double base[10], cell[10];
+        for (size_t r = 0; r < 10; r++) {
+                base[r] = 1000 * (r % 2 ? 1.02 : 0.98);
+                cell[r] = 500 * (r % 3 ? 1.01 : 0.99);
+        }
+        struct sequential_outcome o;
+        sequential_follow(cell, base, 2, 2, 0.05, 0.03, &o);
+        assert_int_equal(o.decision, SEQUENTIAL_UNDECIDED); /* unbounded at 2 rounds */
+        assert_int_equal(o.round, 0);
+        sequential_follow(cell, base, 10, 2, 0.05, 0.03, &o);
+        assert_int_equal(o.decision, SEQUENTIAL_DIFFERENT);
+        assert_int_equal(o.round, 3);
+        sequential_follow(cell, base, 10, 6, 0.05, 0.03, &o);
+        assert_int_equal(o.decision, SEQUENTIAL_DIFFERENT);
+        assert_int_equal(o.round, 6);
+        struct sequential_interval last;
+        sequential_paired(cell, base, 10, 0.05, &last);
+        assert_true(o.interval.bounded && o.interval.high < 1);
+        assert_true(o.interval.low >= last.low && o.interval.high <= last.high);
+        assert_int_equal(o.interval.n, 10);
+        assert_true(fabs(o.interval.ratio - last.ratio) < 1e-12);
+
+        /* rounds without a value on a side are left out */
+        double gap[10];
+        memcpy(gap, cell, sizeof gap);
+        gap[1] = NAN;
+        gap[4] = 0;
+        sequential_follow(gap, base, 10, 2, 0.05, 0.03, &o);
+        assert_int_equal(o.interval.n, 8);
+        assert_int_equal(o.round, 4); /* its third pair is round 4's */
+}
+
+/* The plan's level is shared: k comparisons at alpha / k each. */
+static void test_plan(void **state) {
+        static const char *const metrics[] = { "ops_per_s", "latency_us.scheduled.p99" };
+        struct sequential_plan p = { .baseline = 0, .n_cells = 3, .metrics = metrics, .n_metrics = 2, .level = 0.95 };
+        assert_int_equal(sequential_plan_comparisons(&p), 4);
+        assert_true(fabs(sequential_plan_alpha(&p) - 0.0125) < 1e-15);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_boundary_is_the_mixture),
                 cmocka_unit_test(test_aa_error_rate),
                 cmocka_unit_test(test_ab_decides),
                 cmocka_unit_test(test_decisions),
+                cmocka_unit_test(test_follow),
+                cmocka_unit_test(test_plan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
