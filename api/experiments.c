@@ -13,6 +13,7 @@
 #include "host/host-perf.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
+#include "api/report-sequential.h"
 #include "api/verdict.h"
 #include "basic/id.h"
 #include "basic/json-util.h"
@@ -214,6 +215,12 @@ int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *r
                 cJSON_AddItemToObject(exp, "verdict", verdict);
         else
                 cJSON_AddNullToObject(exp, "verdict");
+        cJSON *sequential = NULL;
+        if ((r = report_sequential_json(db, id, cJSON_GetObjectItemCaseSensitive(exp, "definition"), finished, &sequential)) < 0) {
+                cJSON_Delete(exp);
+                return r;
+        }
+        cJSON_AddItemToObject(exp, "sequential", sequential ? sequential : cJSON_CreateNull());
         *ret = exp;
         *ret_finished = finished;
         return 0;

@@ -133,6 +133,42 @@ void json_print_capacity(const cJSON *cells) {
         }
 }
 
+static void print_comparison(const cJSON *c, double rounds, double max_rounds) {
+        double round, ratio;
+        const cJSON *interval = cJSON_GetObjectItemCaseSensitive(c, "interval");
+        printf("  %s vs %s %s: %s", json_print_str(c, "cell"), json_print_str(c, "baseline"), json_print_str(c, "metric"),
+               json_print_str(c, "decision"));
+        if (json_print_num(c, "round", &round))
+                printf(" at round %.0f", round);
+        else
+                printf(" at round %.0f of %.0f", rounds, max_rounds);
+        if (json_print_num(c, "ratio", &ratio))
+                printf(", ratio %.3f", ratio);
+        if (cJSON_IsObject(interval))
+                printf(" [%.3f-%.3f]", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(interval, "low")),
+                       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(interval, "high")));
+        else
+                printf(" (no bound yet: too few rounds for the level)");
+        printf("\n");
+}
+
+void json_print_sequential(const cJSON *sequential) {
+        double rounds = 0, max_rounds = 0, level = 0, each = 0, margin = 0;
+        const cJSON *c;
+        if (!cJSON_IsObject(sequential))
+                return;
+        json_print_num(sequential, "rounds", &rounds);
+        json_print_num(sequential, "max_rounds", &max_rounds);
+        json_print_num(sequential, "level", &level);
+        json_print_num(sequential, "level_each", &each);
+        json_print_num(sequential, "difference_pct", &margin);
+        printf("stop rule: %s after %.0f of at most %.0f rounds (confidence sequences, %g%% shared: %g%% each; "
+               "equivalent within %g%%):\n",
+               json_print_str(sequential, "state"), rounds, max_rounds, level * 100, each * 100, margin);
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sequential, "comparisons"))
+                print_comparison(c, rounds, max_rounds);
+}
+
 int json_print_get(struct http *h, bool json, const char *path, void (*show)(const cJSON *j)) {
         _cleanup_json_ cJSON *j = NULL;
         int k = http_get_json(h, path, &j);

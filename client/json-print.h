@@ -40,6 +40,11 @@ cJSON *json_print_text(const char *s, size_t n);
  * its 95% interval, the critical rate and each SLA's rate. Nothing when no cell has one. */
 void json_print_capacity(const cJSON *cells);
 
+/* An experiment's or report's `sequential` (a stop rule's comparisons): a line saying where the
+ * rule stands, then one per comparison ("tenth vs full ops_per_s: different at round 4, ratio
+ * 0.382 [0.267-0.545]"). Nothing when it is null. */
+void json_print_sequential(const cJSON *sequential);
+
 /* GET path; with json print it as the daemon gave it, else hand it to show. An exit status
  * (exit-status.h). */
 int json_print_get(struct http *h, bool json, const char *path, void (*show)(const cJSON *j));

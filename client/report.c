@@ -235,6 +235,11 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
                 printf("\n");
                 print_verdict(verdict);
         }
+        const cJSON *sequential = cJSON_GetObjectItemCaseSensitive(report, "sequential");
+        if (cJSON_IsObject(sequential)) {
+                printf("\n");
+                json_print_sequential(sequential);
+        }
         if (run_failures_expected(report)) {
                 printf("\n");
                 if ((k = run_failures_print(h, id, stdout)) != 0)

@@ -26,12 +26,31 @@ static void show_bar(const cJSON *exp, const char *id, double elapsed_s) {
                 json_print_str(exp, "status"), elapsed_s, p.phases);
 }
 
+/* "; stop rule: round 4 of at most 12, 1 of 2 decided" for an experiment with one. */
+static void stop_rule_progress(const cJSON *exp, char *buf, size_t size) {
+        const cJSON *seq = cJSON_GetObjectItemCaseSensitive(exp, "sequential"), *c;
+        double rounds = 0, max_rounds = 0;
+        unsigned decided = 0, n = 0;
+        buf[0] = '\0';
+        if (!cJSON_IsObject(seq))
+                return;
+        json_print_num(seq, "rounds", &rounds);
+        json_print_num(seq, "max_rounds", &max_rounds);
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(seq, "comparisons")) {
+                n++;
+                decided += strcmp(json_print_str(c, "decision"), "undecided") != 0;
+        }
+        snprintf(buf, size, "; stop rule: %.0f of at most %.0f rounds ended, %u of %u comparisons decided", rounds, max_rounds,
+                 decided, n);
+}
+
 /* Plain lines (logs, Slurm's output file): one when something changed. */
 static void show_line(const cJSON *exp, const char *id, char *last, size_t size) {
         struct json_print_progress p = json_print_progress(exp);
-        char line[256];
-        snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done%s%s", id,
-                 json_print_str(exp, "status"), p.done, p.total, p.phases[0] ? ", " : "", p.phases);
+        char line[384], stop[128];
+        stop_rule_progress(exp, stop, sizeof stop);
+        snprintf(line, sizeof line, "experiment %s: %s, %.0f/%.0f runs done%s%s%s", id,
+                 json_print_str(exp, "status"), p.done, p.total, p.phases[0] ? ", " : "", p.phases, stop);
         if (strcmp(line, last) == 0)
                 return;
         fprintf(stderr, "%s\n", line);
@@ -43,7 +62,7 @@ static void show_line(const cJSON *exp, const char *id, char *last, size_t size)
 static int wait_finished(struct http *h, const struct client_options *o, const char *id, cJSON **ret) {
         _cleanup_free_ char *path = http_path(h, "/v1/experiments/", id, "");
         bool tty = isatty(STDERR_FILENO);
-        char last[256] = "";
+        char last[384] = "";
         struct timespec start, now;
 
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -84,6 +103,7 @@ int cmd_wait(struct http *h, const struct client_options *o, const char *id) {
                 printf("%s %s (%.0f/%.0f runs)%s\n", id, json_print_str(exp, "status"), p.done, p.total,
                        !cJSON_IsObject(v) ? "" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "passed")) ?
                        ", checks passed" : ", checks FAILED");
+                json_print_sequential(cJSON_GetObjectItemCaseSensitive(exp, "sequential"));
                 if (run_failures_expected(exp) && (k = run_failures_print(h, id, stdout)) != 0)
                         return k;
         }

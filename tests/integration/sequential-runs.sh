@@ -9,6 +9,7 @@
 . "$SLICELAB_SRC/tests/lib.sh"
 
 SPIN="$BUILD/contrib/workloads/slicelab-spin"
+CLIENT="$BUILD/client/slicelab"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-q$$" || { not_ok "daemon starts"; finish; exit 1; }
 SUT="\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
@@ -69,6 +70,14 @@ api GET "/v1/experiments/$AB/runs"
 check_eq "A/B: the runs of the rounds it needed, all succeeded; the rest dropped, never run" \
         "$((2 * ROUNDS)) succeeded" "$(jq -r '"\(.runs | length) \([.runs[].state] | unique | join(","))"' <<<"$BODY")"
 check_eq "A/B: the experiment succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$AB" | jq -r .status)"
+check_eq "A/B: the experiment's own answer carries the same section" "$(jq -c '.sequential' <<<"$AB_REPORT")" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$AB" | jq -c .sequential)"
+out=$("$CLIENT" --url "$DAEMON_URL" wait "$AB" 2>&1)
+echo "$out" | sed 's/^/# wait: /'
+check_match "A/B: slicelab wait says where the stop rule stands and each comparison's decision" \
+        "stop rule: decided after $ROUNDS of at most 8 rounds.*tenth vs full ops_per_s: different at round $ROUNDS, ratio 0\.[0-9]+ \[0\.[0-9]+-0\.[0-9]+\]" \
+        "$(tr '\n' ' ' <<<"$out")"
+check_match "A/B: so does slicelab report" "stop rule: decided after $ROUNDS" "$("$CLIENT" --url "$DAEMON_URL" report "$AB" 2>&1)"
 
 # Lai's confidence sequence recomputed here from the runs' ops_per_s (sequential.h's formula,
 # written again in jq): the interval the report gives after the last round, before intersecting.
