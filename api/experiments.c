@@ -13,6 +13,7 @@
 #include "host/host-perf.h"
 #include "storage/experiments.h"
 #include "api/handlers.h"
+#include "basic/capacity-search.h"
 #include "api/report-sequential.h"
 #include "api/verdict.h"
 #include "basic/id.h"
@@ -88,11 +89,43 @@ static int choose_seed(const struct definition *d, bool *has_seed, uint64_t *see
 }
 
 /* {"id", "status", "runs", "warnings"} and the Location, read on the connection that stored it. */
-static enum MHD_Result reply_created(struct api_request *req, struct db_conn *c, unsigned status, const char *id) {
+/* The phases' seconds of one run: the load's warmup and measure (a capacity search's every
+ * step, at most CAPACITY_STEPS_MAX); 0 when the SUT decides (a benchmark without load). */
+static double run_phases_s(const struct definition_load *l) {
+        if (l->kind == DEFINITION_LOAD_NONE)
+                return 0;
+        double per = (double) l->warmup_s + (double) l->measure_s;
+        return l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY ? per * CAPACITY_STEPS_MAX : per;
+}
+
+/* What the experiment costs, said before it runs: the runs a stop rule may end after and those
+ * it may need, and the phases' time of each (not the JVM's start, readiness or collection). */
+static cJSON *cost_json(const struct definition *d) {
+        double most = (double) d->n_cells * d->iterations;
+        double least = d->stop.enabled ? (double) d->n_cells * d->stop.min_rounds : most;
+        double phases = run_phases_s(&d->load);
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddNumberToObject(c, "runs_least", least);
+        cJSON_AddNumberToObject(c, "runs_most", most);
+        if (phases > 0) {
+                cJSON_AddNumberToObject(c, "run_phases_s", phases);
+                cJSON_AddNumberToObject(c, "least_s", least * phases);
+                cJSON_AddNumberToObject(c, "most_s", most * phases);
+        } else {
+                cJSON_AddNullToObject(c, "run_phases_s");
+                cJSON_AddNullToObject(c, "least_s");
+                cJSON_AddNullToObject(c, "most_s");
+        }
+        return c;
+}
+
+static enum MHD_Result reply_created(struct api_request *req, struct db_conn *c, unsigned status, const char *id,
+                                     const struct definition *d) {
         cJSON *body = NULL;
         int r = experiments_created_json(c, id, &body);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
+        cJSON_AddItemToObject(body, "cost", cost_json(d));
         char location[64];
         snprintf(location, sizeof location, "/v1/experiments/%s", id);
         const char *const headers[] = { "Location", location, NULL };
@@ -188,7 +221,7 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                          d->n_cells, n_runs);
                 api_wake_loop(req);
         }
-        return reply_created(req, lease.conn, existing ? 200 : 201, id);
+        return reply_created(req, lease.conn, existing ? 200 : 201, id, d);
 }
 
 int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *ret_finished) {

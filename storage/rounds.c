@@ -12,8 +12,9 @@
 #include "storage/run-state.h"
 
 int rounds_ended(struct db_conn *c, const char *experiment_id, unsigned *ret) {
-        static const char sql[] = "SELECT iteration, sum(state IN " RUN_STATES_UNFINISHED_SQL ") FROM runs"
-                                  " WHERE experiment_id = ? GROUP BY iteration ORDER BY iteration";
+        /* A round whose runs were all cancelled was not run (the experiment was cancelled). */
+        static const char sql[] = "SELECT iteration, sum(state IN " RUN_STATES_UNFINISHED_SQL "), sum(state <> 'cancelled')"
+                                  " FROM runs WHERE experiment_id = ? GROUP BY iteration ORDER BY iteration";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;
         int r = db_stmt_text(c, sql, experiment_id, &s);
         if (r < 0)
@@ -21,7 +22,8 @@ int rounds_ended(struct db_conn *c, const char *experiment_id, unsigned *ret) {
         unsigned ended = 0;
         bool open = false;
         while ((r = db_step(s)) > 0)
-                if (!open && sqlite3_column_int64(s, 0) == (int64_t) ended && sqlite3_column_int64(s, 1) == 0)
+                if (!open && sqlite3_column_int64(s, 0) == (int64_t) ended && sqlite3_column_int64(s, 1) == 0 &&
+                    sqlite3_column_int64(s, 2) > 0)
                         ended++;
                 else
                         open = true;

@@ -6,7 +6,8 @@
 #include "basic/sequential.h"
 #include "storage/db.h"
 
-/* The rounds from the first on whose runs have all ended (any end state). */
+/* The rounds from the first on whose runs have all ended (any end state), up to the first
+ * whose runs were all cancelled (not run). */
 int rounds_ended(struct db_conn *c, const char *experiment_id, unsigned *ret);
 /* The round (0-based iteration) of a run. */
 int rounds_of_run(struct db_conn *c, const char *run_id, unsigned *ret);

@@ -51,6 +51,9 @@ post_experiment "{\"name\":\"ab\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
   \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
   \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
 check_eq "a definition with iterations {min, max} and stop is accepted" 201 "$HTTP_STATUS"
+check_schema "its answer" createExperiment 201
+check_eq "its answer says the cost up front: 6 to 16 runs, their length the SUT's (no load)" \
+        '{"runs_least":6,"runs_most":16,"run_phases_s":null,"least_s":null,"most_s":null}' "$(jq -c .cost <<<"$BODY")"
 AB=$EXP_ID
 check_eq "its canonical definition keeps the rule, defaults filled" \
         '{"iterations":{"min":3,"max":8},"stop":{"baseline":"full","metrics":["ops_per_s"],"difference_pct":3,"level":0.95}}' \
@@ -108,6 +111,43 @@ check "A/A: undecided only with every round run" json_true \
         'if .comparisons[0].decision == "undecided" then .rounds == 8 and .state == "undecided: iterations.max reached" else .state == "decided" end' "$SEQ"
 check_eq "A/A: its runs are its rounds'" "$(( 2 * $(jq .rounds <<<"$SEQ") ))" \
         "$(curl -s "$DAEMON_URL/v1/experiments/$AA/runs" | jq '.runs | length')"
+
+# --- a restart between rounds, and a cancel -------------------------------------------------------
+# The rule is read from the store at the head of the queue: a daemon stopped after the first
+# round's runs goes on where it was, and no run is lost (each is listed once, ended) or repeated.
+run_ended() { [ "$(curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r ".runs[$2].state")" = succeeded ]; }
+post_experiment "{\"name\":\"restart\",\"iterations\":{\"min\":3,\"max\":6},$SUT,
+  \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
+  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+RS=$EXP_ID
+wait_for 120 run_ended "$RS" 1 || not_ok "the first round of the restart experiment ended"
+before=$(curl -s "$DAEMON_URL/v1/experiments/$RS/runs" | jq -c '[.runs[] | select(.state != "queued") | .id]')
+daemon_stop
+daemon_start --cgroup-root "slicelab-q$$" || { not_ok "the daemon restarts"; finish; exit 1; }
+wait_for 300 experiment_finished "$RS" || not_finished "$RS"
+api GET "/v1/experiments/$RS/runs"
+echo "# after the restart: $(jq -c '[.runs[] | "\(.cell)#\(.iteration) \(.state)"]' <<<"$BODY")"
+check "a run that began before the restart is still listed, once" json_true \
+        "[.runs[].id] as \$ids | $before | all(. as \$b | \$ids | index(\$b) != null) and (\$ids | length) == (\$ids | unique | length)" "$BODY"
+check "every round is whole: each cell once per round, none queued" json_true \
+        '[.runs[] | select(.state == "queued")] == [] and ([.runs[] | [.cell, .iteration]] | length) == ([.runs[] | [.cell, .iteration]] | unique | length) and (.runs | length) % 2 == 0' "$BODY"
+interrupted=$(jq '[.runs[] | select(.state == "interrupted")] | length' <<<"$BODY")
+sequential_of "$RS"
+check "after the restart the rule went on: decided, or at iterations.max, with a pair per whole round ($interrupted interrupted)" json_true \
+        "(.state == \"decided\" or .state == \"undecided: iterations.max reached\") and .comparisons[0].pairs == .rounds - $interrupted and .comparisons[0].decision != \"equivalent\"" "$SEQ"
+
+post_experiment "{\"name\":\"cancel\",\"iterations\":{\"min\":3,\"max\":20},$SUT,
+  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}],
+  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":0.1}}"
+CX=$EXP_ID
+wait_for 120 run_ended "$CX" 1 || not_ok "the first round of the cancelled experiment ended"
+api_auth DELETE "/v1/experiments/$CX"
+check_eq "a stop rule's experiment is cancelled between rounds as any other" 202 "$HTTP_STATUS"
+wait_for 120 experiment_finished "$CX" || not_finished "$CX"
+sequential_of "$CX"
+check_eq "a cancel between rounds: cancelled, and the rule says it ended undecided before iterations.max" \
+        "cancelled undecided: ended before iterations.max" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$CX" | jq -r .status) $(jq -r .state <<<"$SEQ")"
 
 # --- a fixed count: no sequential section ----------------------------------------------------------
 post_experiment "{\"name\":\"fixed\",\"iterations\":1,$SUT,\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
