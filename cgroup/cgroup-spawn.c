@@ -4,12 +4,14 @@
  *
  * The child is made by the raw clone3 system call: between it and exec the child only makes
  * system calls (no malloc, no locks, no glibc functions that assume the parent's threads, hence
- * raw setresuid/setresgid/setgroups). */
+ * raw setresuid/setresgid/setgroups). A child may be tied to the caller's life: a parent-death
+ * signal, and its parent checked once it is set (a death before it sends nothing). */
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -18,11 +20,11 @@
 
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
-enum child_step { STEP_SYNC, STEP_SETSID, STEP_STDIO, STEP_USER, STEP_CWD, STEP_EXEC };
+enum child_step { STEP_SYNC, STEP_SETSID, STEP_STDIO, STEP_USER, STEP_DEATH_SIGNAL, STEP_CWD, STEP_EXEC };
 static const char *const step_names[] = {
         [STEP_SYNC] = "waiting for the cgroup", [STEP_SETSID] = "setsid",
         [STEP_STDIO] = "setting up stdio", [STEP_USER] = "dropping privileges",
-        [STEP_CWD] = "chdir", [STEP_EXEC] = "exec",
+        [STEP_DEATH_SIGNAL] = "setting the parent-death signal", [STEP_CWD] = "chdir", [STEP_EXEC] = "exec",
 };
 
 struct child_report {
@@ -39,6 +41,8 @@ struct child_plan {
         bool set_user;
         uid_t uid;
         gid_t gid;
+        int death_signal;
+        pid_t parent;  /* the spawning process, for the child's check that it still lives */
         int sync_fd;   /* v1: read end; one byte once attached. -1 on v2 */
         int sync_peer; /* v1: the parent's write end, closed at once so a dead parent means EOF */
         int report_fd; /* write end, CLOEXEC */
@@ -136,6 +140,15 @@ _Noreturn static void child_run(const struct child_plan *c) {
                     syscall(SYS_setresgid, c->gid, c->gid, c->gid) < 0 ||
                     syscall(SYS_setresuid, c->uid, c->uid, c->uid) < 0)
                         child_fail(c, STEP_USER, errno);
+        }
+        /* After the user drop, which clears it. A parent that died before this line sent no
+         * signal: then we are someone else's child already, and go as the signal would have
+         * made us (the report pipe has no reader left). */
+        if (c->death_signal) {
+                if (prctl(PR_SET_PDEATHSIG, (unsigned long) c->death_signal) < 0)
+                        child_fail(c, STEP_DEATH_SIGNAL, errno);
+                if (getppid() != c->parent)
+                        _exit(127);
         }
         /* The daemon's threads are confined to its housekeeping CPUs; a child must not inherit
          * that: all CPUs, which the kernel narrows to the slice's cpuset. */
@@ -246,6 +259,12 @@ int slice_spawn(struct cgroup_run *r, enum slice_kind kind, const struct spawn_p
                 pid_t *ret_pid, int *ret_pidfd) {
         if ((unsigned) kind >= _SLICE_KIND_MAX || !p || !p->argv || !p->argv[0])
                 return -EINVAL;
+        /* The kernel sends the parent-death signal when the thread that forked ends: only the
+         * main thread's end is the process's. */
+        if (p->death_signal && gettid() != getpid()) {
+                log_run(LOG_ERR, NULL, r->id, "spawn: a parent-death signal asked for from a thread other than the main one");
+                return -EINVAL;
+        }
         struct cgroup_manager *m = r->manager;
         const char *slice = r->slice[kind];
         char exe[PATH_MAX];
@@ -277,6 +296,7 @@ int slice_spawn(struct cgroup_run *r, enum slice_kind kind, const struct spawn_p
                 .exe = exe, .argv = p->argv, .envp = p->envp, .cwd = p->cwd,
                 .stdio = { p->stdin_fd, p->stdout_fd, p->stderr_fd },
                 .set_user = p->set_user, .uid = p->uid, .gid = p->gid,
+                .death_signal = p->death_signal, .parent = getpid(),
                 .sync_fd = cgroup_fd >= 0 ? -1 : sync_r, .sync_peer = sync_w, .report_fd = rep_w,
         };
         pid_t pid = 0;

@@ -130,14 +130,19 @@ struct spawn_params {
         bool set_user;     /* drop to uid/gid (supplementary groups cleared) before exec */
         uid_t uid;
         gid_t gid;
+        int death_signal;  /* 0, or the signal the child gets when the spawning process dies
+                            * (PR_SET_PDEATHSIG, set after the user drop, which would clear it);
+                            * the kernel sends it when the spawning *thread* ends, so only the
+                            * main thread may ask for it (-EINVAL otherwise) */
 };
 
 /* Starts a process that is in the slice before its first instruction: clone3(CLONE_INTO_CGROUP)
  * on v2; on v1 the child waits on a pipe until the parent has attached it to the slice in every
  * hierarchy. The child gets its own session, an empty signal mask, default signal dispositions,
- * only fds 0-2. If exec fails, its errno comes back here synchronously (-ENOENT, -EACCES, ...)
- * and the child is already reaped. On success the caller owns *ret_pidfd (CLOEXEC) and must reap
- * the child (waitid(P_PIDFD, ...)). */
+ * only fds 0-2; with p->death_signal it gets that signal when the caller dies, even before it was
+ * set (it checks its parent then). If exec fails, its errno comes back here synchronously
+ * (-ENOENT, -EACCES, ...) and the child is already reaped. On success the caller owns
+ * *ret_pidfd (CLOEXEC) and must reap the child (waitid(P_PIDFD, ...)). */
 int slice_spawn(struct cgroup_run *r, enum slice_kind kind, const struct spawn_params *p,
                 pid_t *ret_pid, int *ret_pidfd);
 

@@ -33,6 +33,15 @@ struct child {
         void *userdata;
 };
 
+/* The parent-death signal of a load process (the local injector or external load, a capacity
+ * step, a peer's injector): a load whose daemon died goes on sending to its target with nobody
+ * to measure it, stop it or hold its lease, so it dies with the daemon's main thread (the loop,
+ * where every child is spawned). SIGKILL, not the SIGTERM of a stop: nobody is left to read what
+ * a drain would write (the next daemon marks the load interrupted), and a drain can take seconds.
+ * The SUT, perf and jcmd have none: they load nobody else, and the next daemon's start kills what
+ * is left in a run's slices. */
+#define CHILD_LOAD_DEATH_SIGNAL SIGKILL
+
 /* A child that never ran. */
 #define CHILD_INIT(w) ((struct child){ .what = (w), .pidfd = -1 })
 

@@ -53,6 +53,7 @@ int load_process_spawn(struct load_process *p, char **argv, char **env) {
                 .set_user = run->set_user,
                 .uid = run->uid,
                 .gid = run->gid,
+                .death_signal = CHILD_LOAD_DEATH_SIGNAL,
         };
         k = child_start(&p->child, run->event, run->cg, SLICE_LOAD, &sp, on_process_exit, p);
         close(out_fd);

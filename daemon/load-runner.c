@@ -263,6 +263,7 @@ static int spawn_injector(struct load *l, const struct definition *d, const stru
         struct spawn_params p = {
                 .argv = argv, .envp = env, .cwd = l->dir, .stdin_fd = -1, .stdout_fd = out_fd, .stderr_fd = out_fd,
                 .set_user = ctx->set_user, .uid = ctx->uid, .gid = ctx->gid,
+                .death_signal = CHILD_LOAD_DEATH_SIGNAL,
         };
         k = child_spawn(&l->injector, l->cg, SLICE_LOAD, &p);
         close(out_fd);
@@ -404,7 +405,11 @@ static bool keep_group(const char *load_id, void *userdata) {
 
 int load_runner_recover(struct load_runner *lr) {
         int64_t n = 0;
-        int r = loads_interrupt_unfinished(lr->ctx.db, "the daemon stopped while this load was in progress", &n);
+        /* A daemon that stops ends its loads itself: what is left, a dead one left, and its
+         * injectors died with it (CHILD_LOAD_DEATH_SIGNAL); the slices' removal below is the
+         * last word. */
+        static const char message[] = "the daemon died while this load was queued or running; nothing of it runs any more";
+        int r = loads_interrupt_unfinished(lr->ctx.db, message, &n);
         if (r < 0)
                 return log_error_errno(r, "cannot mark unfinished loads as interrupted");
         if (n > 0)

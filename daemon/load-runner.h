@@ -3,8 +3,10 @@
  * on the CPUs the coordinator asked for, as the --run-as user, watched through its pidfd, its
  * files in <state-dir>/runs/load-<id>/. A load lives only while its coordinator renews the lease
  * (POST /v1/loads/{id}/lease): when the lease lapses the slice is killed and the load ends
- * expired, within the lease. DELETE ends it cancelled; a daemon that stops ends it interrupted,
- * and one that starts marks what a previous one left interrupted and removes its slices.
+ * expired, within the lease. DELETE ends it cancelled; a daemon that stops ends it interrupted;
+ * one that dies (kill -9, a crash) takes its injectors with it (their parent-death signal, see
+ * child.h), and one that starts marks what a previous one left interrupted and removes its
+ * slices.
  *
  * The scheduler owns the runner: a load never starts on CPUs a run in progress uses (it fails
  * cpus_busy), and a run never starts on CPUs a load holds (scheduler.c waits). */

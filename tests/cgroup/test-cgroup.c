@@ -13,12 +13,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -549,6 +551,87 @@ static void test_kill_tree(void **state) {
         cgroup_run_free(r);
 }
 
+/* A child with a death signal dies with the process that spawned it: here a fork of this test
+ * (single-threaded, so its main thread) spawns --child-report, whose stdin we hold open so that
+ * nothing but the signal ends it, reports its pid and exits when told. */
+static void test_death_signal(void **state) {
+        struct slice_limits sut;
+        limits_cpus(&sut, NULL);
+        struct cgroup_run *r = make_run("death", &sut);
+        int report[2], go[2], hold[2];
+        assert_int_equal(pipe2(report, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+        pid_t spawner = fork();
+        assert_true(spawner >= 0);
+        if (spawner == 0) {
+                close(report[0]);
+                close(go[1]); /* so that ours closing is its EOF */
+                close(hold[1]);
+                char *argv[] = { self_exe, "--child-report", NULL };
+                struct spawn_params p = { .argv = argv, .stdin_fd = hold[0], .stdout_fd = -1, .stderr_fd = 2,
+                                          .death_signal = SIGKILL };
+                pid_t pid = 0;
+                int pidfd;
+                if (slice_spawn(r, SLICE_SUT, &p, &pid, &pidfd) < 0)
+                        pid = 0;
+                char b;
+                if (write(report[1], &pid, sizeof pid) == (ssize_t) sizeof pid)
+                        (void) !read(go[0], &b, 1);
+                _exit(0);
+        }
+        close(report[1]);
+        close(go[0]);
+        close(hold[0]);
+        pid_t pid = 0;
+        assert_int_equal(read(report[0], &pid, sizeof pid), (ssize_t) sizeof pid);
+        close(report[0]);
+        assert_true(pid > 0);
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        assert_true(pidfd >= 0);
+        struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+        assert_int_equal(poll(&pfd, 1, 0), 0); /* alive while its spawner is */
+        close(go[1]);
+        int status;
+        assert_int_equal(waitpid(spawner, &status, 0), spawner);
+        assert_int_equal(poll(&pfd, 1, 30000), 1); /* and gone once it is (a bound for a busy host) */
+        close(pidfd);
+        close(hold[1]);
+        assert_int_equal(cgroup_run_destroy(r), 0);
+        cgroup_run_free(r);
+}
+
+struct thread_spawn {
+        struct cgroup_run *r;
+        int result;
+};
+
+static void *spawn_from_thread(void *arg) {
+        struct thread_spawn *t = arg;
+        char *argv[] = { self_exe, "--child-busy", "0", NULL };
+        struct spawn_params p = { .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+                                  .death_signal = SIGKILL };
+        pid_t pid;
+        int pidfd;
+        t->result = slice_spawn(t->r, SLICE_SUT, &p, &pid, &pidfd);
+        return NULL;
+}
+
+/* The kernel sends the death signal when the spawning thread ends: from another thread than the
+ * main one it is refused, before any child exists. */
+static void test_death_signal_thread(void **state) {
+        struct slice_limits sut;
+        limits_cpus(&sut, NULL);
+        struct cgroup_run *r = make_run("deathth", &sut);
+        struct thread_spawn t = { .r = r, .result = 1 };
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, spawn_from_thread, &t), 0);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        assert_int_equal(t.result, -EINVAL);
+        assert_int_equal(cgroup_run_destroy(r), 0);
+        cgroup_run_free(r);
+}
+
 static bool only_live1(const char *id, void *userdata) {
         (*(int *) userdata)++;
         return strcmp(id, "live1") == 0;
@@ -706,6 +789,8 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_teardown(test_exec_errors, clear_runs),
                 cmocka_unit_test_teardown(test_rollback, clear_runs),
                 cmocka_unit_test_teardown(test_kill_tree, clear_runs),
+                cmocka_unit_test_teardown(test_death_signal, clear_runs),
+                cmocka_unit_test_teardown(test_death_signal_thread, clear_runs),
                 cmocka_unit_test_teardown(test_reconcile, clear_runs),
                 cmocka_unit_test(test_manager_teardown),
         };

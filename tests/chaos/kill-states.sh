@@ -1,8 +1,8 @@
 #!/bin/bash
 # kill-states.sh: kill -9 of the daemon in each run state (preparing, starting, warmup,
-# measuring, collecting). After a restart on the same state dir and root the run is
-# `interrupted`, no process or slice of it is left, and the queue goes on: a run queued behind
-# it succeeds. preparing lasts microseconds, so the daemon is stopped in it by a breakpoint on
+# measuring, collecting). The run's injector dies with the daemon (issue 39), its SUT does not:
+# after a restart on the same state dir and root the run is `interrupted`, no process or slice
+# of it is left, and the queue goes on: a run queued behind it succeeds. preparing lasts microseconds, so the daemon is stopped in it by a breakpoint on
 # cgroup_run_create (after the state is stored, before the slices exist); the other states are
 # made long enough to be seen through GET /v1/runs/{id}.
 . "$SLICELAB_SRC/tests/lib.sh"
@@ -29,9 +29,17 @@ queue_behind() {
         BEHIND=$(first_run "$EXP_ID")
 }
 
+# has_injector STATE: the run's injector runs in STATE.
+has_injector() { [ "$1" = warmup ] || [ "$1" = measuring ]; }
+
 # after_restart STATE: the checks every state shares, once the daemon was killed in STATE.
 after_restart() {
         local state=$1
+        # Its load process dies with the daemon (issue 39), at once; its SUT is the restart's.
+        if has_injector "$state"; then
+                check "[$state] the run's injector died with the daemon, before the restart" \
+                        wait_for 30 not running_cmd "${PATTERNS[2]}"
+        fi
         check "[$state] the run's slice and processes outlive the daemon until the restart" \
                 not nothing_of "$RUN" "${PATTERNS[@]}"
         daemon_restart --cgroup-root "$CGROOT" || { not_ok "[$state] the daemon restarts"; return; }
@@ -52,6 +60,9 @@ kill_in() {
         if ! wait_for 120 run_state_is "$RUN" "$1"; then
                 not_ok "[$1] the run reaches $1" "it is $(run_field "$RUN" .state): $(run_field "$RUN" .message)"
                 return
+        fi
+        if has_injector "$1"; then
+                check "[$1] the run's injector runs" running_cmd "${PATTERNS[2]}"
         fi
         daemon_kill9
         after_restart "$1"

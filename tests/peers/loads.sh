@@ -6,8 +6,9 @@
 # /v1/clock and peer_clock_measure, against the true 1000 s), a load's schedule starting at the
 # start_at given in the peer's clock, shifted by its phase; the lease (renewed; lapsed: expired,
 # its slice and process gone); DELETE; 401, 403 (a coordinator not allowed, or not the sender, a
-# target not allowed), 400s naming the field, 409 for busy CPUs; and kill -9 of the daemon mid-load:
-# after the restart the load is interrupted and nothing of it is left.
+# target not allowed), 400s naming the field, 409 for busy CPUs; and kill -9 of the daemon mid-load
+# (issue 39): its injector dies with it, before any restart, and after the restart the load is
+# interrupted and nothing of it is left.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -47,6 +48,7 @@ load_state_is() { [ "$(load_state "$1")" = "$2" ]; }
 load_finished() { case $(load_state "$1") in succeeded | failed | cancelled | expired | interrupted) return 0 ;; esac; return 1; }
 slice_of_load() { find /sys/fs/cgroup -maxdepth 4 -type d -name "load-$1" 2>/dev/null; }
 injector_of_load() { pgrep -f "slicelab-inject .*/runs/load-$1/" ; }
+procs_of_load() { local d; for d in $(slice_of_load "$1"); do cat "$d/load/cgroup.procs" 2>/dev/null; done; }
 field_is() { check_eq "$1" "$2" "$(jq -r "$3" <<<"$BODY")"; }
 
 # ---- the clock ----------------------------------------------------------------------------------
@@ -280,16 +282,46 @@ papi 1 DELETE "/v1/experiments/$EXP"
 wait_for 60 run_done || true
 
 # ---- kill -9 of the peer mid-load ----------------------------------------------------------------
-papi 1 POST /v1/loads --data "$(load_body 1 "$(soon)" 30 60)"
+# kill9_then_gone DAEMON PID: SIGKILL to the daemon, then PID's end awaited on its pidfd (both
+# pidfds opened first, so neither number can meanwhile be another process's); prints the seconds
+# from the kill to PID's end, and fails when PID still runs 30 s after the kill (a bound for a
+# busy machine: the signal comes at once).
+kill9_then_gone() {
+        python3 - "$1" "$2" <<'EOF'
+import os, select, signal, sys, time
+daemon, victim = os.pidfd_open(int(sys.argv[1])), os.pidfd_open(int(sys.argv[2]))
+signal.pidfd_send_signal(daemon, signal.SIGKILL)
+killed = time.monotonic()
+gone = select.select([victim], [], [], 30)[0]
+print("%.3f" % (time.monotonic() - killed))
+sys.exit(0 if gone else 1)
+EOF
+}
+# A schedule of 60 s whose lease (30 s) is renewed by nobody: what ends the injector within the
+# bound is its daemon's death, not the lease nor the schedule. Killed once it sends (its warmup).
+peer_past() { [ "$(peer_now)" -gt "$1" ]; }
+at=$(soon)
+papi 1 POST /v1/loads --data "$(load_body 1 "$at" 30 60)"
 check_schema "the created load" createLoad 201
 D=$(jq -r .id <<<"$BODY")
 wait_for 30 load_state_is "$D" running || true
-check "the load's injector runs" injector_of_load "$D"
-peer_kill9 1
+wait_for 30 peer_past "$((at + 500000000))" || true
+inj=$(injector_of_load "$D" | head -1)
+check "the load's injector runs" test -n "$inj"
+if took=$(kill9_then_gone "${PEER_PID[1]}" "${inj:-0}" 2>&1); then
+        ok "kill -9 of the peer daemon: its injector (pid $inj) is gone, before any restart"
+        echo "# the injector was gone ${took} s after the kill"
+else
+        not_ok "kill -9 of the peer daemon: its injector (pid $inj) is gone, before any restart" "$took"
+fi
+check "and no process is left in its slice (which only the restart removes)" test -z "$(procs_of_load "$D")"
+peer_kill9 1    # what is left of its bookkeeping: the SIGKILL finds the daemon dead already
 peer_start 1 "$OFFSET_S" --peer-allow "$ALLOW" || not_ok "the peer restarts"
 papi 1 GET "/v1/loads/$D"
 field_is "after kill -9 and a restart the load is interrupted" interrupted .state
 field_is "its reason says why" daemon_restart .reason
+check_match "its message says the daemon died and nothing of it runs" "daemon died .*nothing of it runs any more" \
+        "$(jq -r .message <<<"$BODY")"
 check "nothing of it is left: no slice" test -z "$(slice_of_load "$D")"
 check "nothing of it is left: no injector" not injector_of_load "$D"
 check "the restart said what it cleaned" grep -q "removed .*load-$D" "$TEST_TMP/peer1.log"
