@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/sequential.h"
 #include "basic/stats.h"
 #include "findings/findings.h"
 
@@ -30,6 +31,12 @@ struct findings_compared {
         struct stats_ratio r;           /* at the decision's level; .approximate as stats.h says */
         double value, baseline_value;   /* the geometric means */
         double log_var, log_var_df;     /* pooled variance of ln x over both sides, and its df (0: n/a) */
+        /* decided by the definition's stop rule (findings-sequential.h): .r is its interval */
+        bool sequential;
+        struct sequential_outcome stop;
+        double stop_level;
+        size_t stop_comparisons;
+        unsigned stop_rounds;
 };
 
 /* The decision's level for k metrics at once: 1 - FINDINGS_ALPHA / k. */

@@ -29,7 +29,7 @@ struct findings_tail {
 
 struct findings_run {
         const char *id;
-        unsigned iteration;
+        unsigned iteration;             /* 1-based, as the API numbers them */
         const cJSON *metrics;           /* the run's metrics as stored */
         const cJSON *samples;           /* the 1 s series, columnar, as GET /v1/runs/{id}/samples; may be NULL */
         struct findings_tail tail;

@@ -8,7 +8,9 @@
  * with 2 iterations a side the point estimate alone says little); findings-causes.c adds the
  * findings of the cell that can explain it. Otherwise one info
  * finding per cell says plainly that the intervals include 1. Where the interval is approximate
- * (few iterations on a side, sides of different sizes: stats.h), the claim says so. */
+ * (few iterations on a side, sides of different sizes: stats.h), the claim says so. The metrics
+ * a definition's stop rule decides take its confidence sequence and decision instead
+ * (findings-sequential.h), and the claim names it. */
 #include "findings/rules.h"
 
 #include <math.h>
@@ -18,6 +20,7 @@
 #include "basic/macro.h"
 #include "findings/findings-causes.h"
 #include "findings/findings-compare.h"
+#include "findings/findings-sequential.h"
 
 #define MEDIUM_EFFECT 0.05
 #define HIGH_EFFECT 0.10
@@ -51,7 +54,15 @@ static void report_same(cJSON *out, const struct findings_cell *cell, const stru
         for (size_t i = 0; i < n && len > 0 && (size_t) len < sizeof claim; i++) {
                 const struct stats_ratio *r = &c[i].r;
                 approximate = approximate || r->approximate;
-                if (have_ci)
+                if (c[i].sequential) {
+                        char stop[160];
+                        findings_stop_text(stop, sizeof stop, &c[i]);
+                        len += r->have_ci ? snprintf(claim + len, sizeof claim - (size_t) len,
+                                                     "%s %s (ratio of geometric means %.3f, %s: interval %.3f-%.3f)",
+                                                     i ? ";" : "", c[i].metric->what, r->ratio, stop, r->ci_low, r->ci_high)
+                                          : snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (%s: no bound yet)",
+                                                     i ? ";" : "", c[i].metric->what, stop);
+                } else if (have_ci)
                         len += snprintf(claim + len, sizeof claim - (size_t) len, "%s %s (ratio of geometric means %.3f, interval %.3f-%.3f includes 1)",
                                         i ? ";" : "", c[i].metric->what, r->ratio, r->ci_low, r->ci_high);
                 else
@@ -101,13 +112,16 @@ void findings_rule_difference(const struct findings_input *in, cJSON *out) {
                 const struct findings_cell *cell = &in->cells[ci];
                 struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX], same[FINDINGS_COMPARE_METRICS_MAX];
                 size_t n = findings_compare_cell(cell, base, c), n_same = 0;
-                char level[96];
+                findings_stop_apply(in, ci, c, n);
+                char level[96], stop[160];
                 findings_compare_level_text(level, sizeof level, n);
                 bool have_ci = true;
                 for (size_t i = 0; i < n; i++) {
-                        have_ci = have_ci && c[i].r.have_ci;
+                        have_ci = have_ci && (c[i].sequential || c[i].r.have_ci);
+                        if (c[i].sequential)
+                                findings_stop_text(stop, sizeof stop, &c[i]);
                         if (c[i].r.have_ci && c[i].r.excludes_one)
-                                report_different(out, cell, base, &c[i], level);
+                                report_different(out, cell, base, &c[i], c[i].sequential ? stop : level);
                         else
                                 same[n_same++] = c[i];
                 }

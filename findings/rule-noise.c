@@ -17,6 +17,7 @@
 #include "basic/sample-size.h"
 #include "basic/stats.h"
 #include "findings/findings-compare.h"
+#include "findings/findings-sequential.h"
 
 #define COV_MAX 0.05
 #define RESOLVE 1.03
@@ -59,6 +60,7 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         const struct findings_cell *cell = &in->cells[ci], *base = &in->cells[in->baseline];
         struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX];
         size_t k = findings_compare_cell(cell, base, c);
+        findings_stop_apply(in, ci, c, k);
         char list[512] = "", level[96];
         findings_compare_level_text(level, sizeof level, k);
         size_t len = 0, nx = 0, nb = 0;
@@ -67,7 +69,8 @@ static void too_wide(const struct findings_input *in, size_t ci, cJSON *out) {
         for (size_t i = 0; i < k; i++) {
                 const struct stats_ratio *r = &c[i].r;
                 struct sample_size_range one;
-                if (!r->have_ci || r->excludes_one || (r->ci_low >= 1 / RESOLVE && r->ci_high <= RESOLVE) ||
+                /* the stop rule's own: stop_undecided() speaks for them */
+                if (c[i].sequential || !r->have_ci || r->excludes_one || (r->ci_low >= 1 / RESOLVE && r->ci_high <= RESOLVE) ||
                     !iterations_for(c[i].log_var, c[i].log_var_df, findings_compare_level(k), &one))
                         continue;
                 range_max(&need, &one);
@@ -121,10 +124,48 @@ static void too_variable(const struct findings_input *in, size_t ci, const char 
         findings_add_evidence(f, metric, cell, s.cov, NAN);
 }
 
+/* The comparisons a stop rule left undecided: a re-run is not what they need, iterations.max
+ * was reached (or the experiment ended, or runs, before it). */
+static void stop_undecided(const struct findings_input *in, size_t ci, cJSON *out) {
+        const struct findings_cell *cell = &in->cells[ci], *base = &in->cells[in->baseline];
+        struct findings_compared c[FINDINGS_COMPARE_METRICS_MAX];
+        size_t k = findings_compare_cell(cell, base, c), len = 0;
+        findings_stop_apply(in, ci, c, k);
+        struct findings_stop s;
+        char list[768] = "";
+        for (size_t i = 0; i < k; i++) {
+                if (!c[i].sequential || c[i].stop.decision != SEQUENTIAL_UNDECIDED || len >= sizeof list)
+                        continue;
+                len += c[i].r.have_ci ? (size_t) snprintf(list + len, sizeof list - len, "%s%s (interval %.3f-%.3f)", len ? ", " : "",
+                                                          c[i].metric->path, c[i].r.ci_low, c[i].r.ci_high)
+                                      : (size_t) snprintf(list + len, sizeof list - len, "%s%s (no bound yet)", len ? ", " : "",
+                                                          c[i].metric->path);
+        }
+        if (len == 0 || !findings_stop_of(in, &s))
+                return;
+        bool at_max = s.rounds >= s.plan.max_rounds;
+        char claim[1200];
+        snprintf(claim, sizeof claim,
+                 "the stop rule left cell %s's comparison with %s undecided after %u of at most %u rounds (%g%% confidence "
+                 "sequences, shared by %zu comparisons; equivalent within %g%%): %s%s",
+                 cell->name, base->name, s.rounds, s.plan.max_rounds, s.plan.level * 100, sequential_plan_comparisons(&s.plan),
+                 s.plan.margin * 100, list, at_max ? "; iterations.max was reached" : "");
+        cJSON *f = findings_append(out, "noise", FINDING_INFO, 0, claim,
+                                   at_max ? "a larger iterations.max, a wider stop.difference_pct, or a quieter machine"
+                                          : "let the experiment run to iterations.max");
+        findings_add_cell(f, cell->name);
+        findings_add_cell(f, base->name);
+        for (size_t i = 0; i < k; i++)
+                if (c[i].sequential && c[i].stop.decision == SEQUENTIAL_UNDECIDED)
+                        findings_add_evidence(f, c[i].metric->path, cell, c[i].value, c[i].baseline_value);
+}
+
 void findings_rule_noise(const struct findings_input *in, cJSON *out) {
         for (size_t ci = 0; ci < in->n_cells; ci++) {
-                if (ci != in->baseline)
+                if (ci != in->baseline) {
                         too_wide(in, ci, out);
+                        stop_undecided(in, ci, out);
+                }
                 for (size_t m = 0; m < ELEMENTSOF(paths); m++)
                         too_variable(in, ci, paths[m], out);
         }

@@ -283,6 +283,64 @@ static void test_difference_severity(void **state) {
         }
 }
 
+/* Two cells of 3 runs (rounds) each, throughput only, under a stop rule on it with baseline A. */
+static char *stop_fixture(double a1, double a2, double a3, double b1, double b2, double b3, unsigned max) {
+        char *s = NULL;
+        int n = asprintf(&s,
+                         "{\"definition\":{\"iterations\":{\"min\":3,\"max\":%u},\"stop\":{\"baseline\":\"A\","
+                         "\"metrics\":[\"throughput_rps\"],\"difference_pct\":3,\"level\":0.95}},\"baseline\":0,\"cells\":["
+                         "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":%g}},"
+                         "{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":%g}},{\"id\":\"a3\",\"metrics\":{\"throughput_rps\":%g}}]},"
+                         "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":%g}},"
+                         "{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":%g}},{\"id\":\"b3\",\"metrics\":{\"throughput_rps\":%g}}]}]}",
+                         max, a1, a2, a3, b1, b2, b3);
+        assert_true(n > 0);
+        return s;
+}
+
+static bool any_claim(const cJSON *out, const char *kind, const char *text) {
+        for (int i = 0; i < cJSON_GetArraySize(out); i++) {
+                const cJSON *f = cJSON_GetArrayItem(out, i);
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), kind) == 0 && strstr(claim_of(out, i), text))
+                        return true;
+        }
+        return false;
+}
+
+/* Under a stop rule the difference and noise rules decide its comparisons with its confidence
+ * sequence, as the report's sequential does, and say so: a cell at half the baseline is
+ * different at round 3; an undecided one is not sent for a re-run but told iterations.max was
+ * reached; one within 3% on every round is equivalent. Values as the fixture's rounds: A's and
+ * B's run i are round i's pair (log ratios, the sequence's observations). */
+static void test_difference_stop_rule(void **state) {
+        _cleanup_free_ char *half = stop_fixture(1000, 1010, 990, 500, 507, 494, 8);
+        cJSON *out = run_rule(findings_rule_difference, half);
+        assert_int_equal(count(out, "difference", "high", "B"), 1);
+        if (!any_claim(out, "difference", "(95% confidence sequence of the stop rule, shared by 1 comparison; different at round 3: "))
+                fail_msg("%s", claim_of(out, 0));
+        cJSON_Delete(out);
+
+        _cleanup_free_ char *alike = stop_fixture(1000, 1010, 990, 1003, 1012, 995, 3);
+        out = run_rule(findings_rule_difference, alike);
+        assert_int_equal(count(out, "difference", "info", "B"), 1);
+        if (!any_claim(out, "difference", "throughput (ratio of geometric means 1.003, 95% confidence sequence of the stop rule, "
+                                          "shared by 1 comparison; equivalent at round 3: interval 0.991-1.015)"))
+                fail_msg("%s", claim_of(out, 0));
+        cJSON_Delete(out);
+
+        _cleanup_free_ char *noisy = stop_fixture(1000, 1060, 950, 1040, 980, 1010, 3);
+        out = run_rule(findings_rule_difference, noisy);
+        assert_int_equal(count(out, "difference", "info", "B"), 1);
+        if (!any_claim(out, "difference", "95% confidence sequence of the stop rule, shared by 1 comparison; undecided after 3 rounds"))
+                fail_msg("%s", claim_of(out, 0));
+        cJSON_Delete(out);
+        out = run_rule(findings_rule_noise, noisy);
+        assert_true(any_claim(out, "noise", "the stop rule left cell B's comparison with A undecided after 3 of at most 3 rounds"));
+        assert_true(any_claim(out, "noise", "; iterations.max was reached"));
+        assert_false(any_claim(out, "noise", "too wide to decide"));
+        cJSON_Delete(out);
+}
+
 /* A difference names the findings of its cell that can explain it, by id, ergonomics first;
  * without any it says that no rule explains it. */
 static void test_difference_causes(void **state) {
@@ -1175,6 +1233,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_difference),   cmocka_unit_test(test_difference_level), cmocka_unit_test(test_difference_approximate),
                 cmocka_unit_test(test_difference_severity),
+                cmocka_unit_test(test_difference_stop_rule),
                 cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_causes_direction),
                 cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_steady_state), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan), cmocka_unit_test(test_tail_scan_hostile),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),

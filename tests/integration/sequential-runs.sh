@@ -82,6 +82,10 @@ check_match "A/B: slicelab wait says where the stop rule stands and each compari
         "$(tr '\n' ' ' <<<"$out")"
 check_match "A/B: so does slicelab report" "stop rule: decided after $ROUNDS" "$("$CLIENT" --url "$DAEMON_URL" report "$AB" 2>&1)"
 
+check_match "A/B: the difference finding decides with the stop rule's sequence, as the report does" \
+        "operations per second.*confidence sequence of the stop rule, shared by 1 comparison; different at round $ROUNDS" \
+        "$(jq -r '.findings[] | select(.kind == "difference") | .claim' <<<"$AB_REPORT")"
+
 # Lai's confidence sequence recomputed here from the runs' ops_per_s (sequential.h's formula,
 # written again in jq): the interval the report gives after the last round, before intersecting.
 ops=$(for id in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$id"; done |
@@ -109,6 +113,11 @@ check_match "A/A: never different (equivalent, or undecided at iterations.max)" 
         "$(jq -r '.comparisons[0].decision' <<<"$SEQ")"
 check "A/A: undecided only with every round run" json_true \
         'if .comparisons[0].decision == "undecided" then .rounds == 8 and .state == "undecided: iterations.max reached" else .state == "decided" end' "$SEQ"
+if [ "$(jq -r '.comparisons[0].decision' <<<"$SEQ")" = undecided ]; then
+        check_match "A/A undecided: the noise finding says iterations.max was reached, not to re-run" \
+                "the stop rule left cell a-again's comparison with a undecided after 8 of at most 8 rounds.*iterations.max was reached" \
+                "$(jq -r '.findings[] | select(.kind == "noise") | .claim' <<<"$BODY")"
+fi
 check_eq "A/A: its runs are its rounds'" "$(( 2 * $(jq .rounds <<<"$SEQ") ))" \
         "$(curl -s "$DAEMON_URL/v1/experiments/$AA/runs" | jq '.runs | length')"
 
