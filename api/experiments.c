@@ -243,16 +243,16 @@ int api_experiment_json(struct db_conn *db, const char *id, cJSON **ret, bool *r
                 return r;
         }
         bool finished = experiment_status_finished(status);
-        cJSON *verdict = verdict_json(cJSON_GetObjectItemCaseSensitive(exp, "definition"), rows, finished);
-        if (verdict)
-                cJSON_AddItemToObject(exp, "verdict", verdict);
-        else
-                cJSON_AddNullToObject(exp, "verdict");
         cJSON *sequential = NULL;
         if ((r = report_sequential_json(db, id, cJSON_GetObjectItemCaseSensitive(exp, "definition"), finished, &sequential)) < 0) {
                 cJSON_Delete(exp);
                 return r;
         }
+        cJSON *verdict = verdict_json(cJSON_GetObjectItemCaseSensitive(exp, "definition"), rows, sequential, finished);
+        if (verdict)
+                cJSON_AddItemToObject(exp, "verdict", verdict);
+        else
+                cJSON_AddNullToObject(exp, "verdict");
         cJSON_AddItemToObject(exp, "sequential", sequential ? sequential : cJSON_CreateNull());
         *ret = exp;
         *ret_finished = finished;

@@ -76,16 +76,16 @@ int api_report_json(struct db_conn *db, const char *state_dir, const char *id, c
                 cJSON_AddItemToArray(out, cell);
         }
         cJSON_AddItemToObject(body, "findings", findings ? TAKE_PTR(findings) : cJSON_CreateArray());
-        cJSON *verdict = verdict_json(definition, rows, experiment_status_finished(status));
-        if (verdict)
-                cJSON_AddItemToObject(body, "verdict", verdict);
-        else
-                cJSON_AddNullToObject(body, "verdict");
         cJSON *sequential = NULL;
         if ((r = report_sequential_json(db, id, definition, experiment_status_finished(status), &sequential)) < 0) {
                 cJSON_Delete(body);
                 return r;
         }
+        cJSON *verdict = verdict_json(definition, rows, sequential, experiment_status_finished(status));
+        if (verdict)
+                cJSON_AddItemToObject(body, "verdict", verdict);
+        else
+                cJSON_AddNullToObject(body, "verdict");
         cJSON_AddItemToObject(body, "sequential", sequential ? sequential : cJSON_CreateNull());
         *ret_finished = experiment_status_finished(status);
         *ret = body;

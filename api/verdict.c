@@ -114,7 +114,38 @@ static void evaluate_ratio(cJSON *o, const struct bounds *b, const cJSON *list, 
         add_result(o, r.ratio, true, r.ci_low, r.ci_high, "ratio_interval", within(b, r.ci_low, r.ci_high), NULL);
 }
 
-cJSON *verdict_json(const cJSON *definition, const cJSON *rows, bool final) {
+/* The stop rule's comparison of cell against ratio_to for metric, when it has one. */
+static const cJSON *stop_comparison(const cJSON *sequential, const char *cell, const char *ratio_to, const char *metric) {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sequential, "comparisons")) {
+                const char *cc = get_string(c, "cell"), *cb = get_string(c, "baseline"), *cm = get_string(c, "metric");
+                if (cc && cb && cm && strcmp(cc, cell) == 0 && strcmp(cb, ratio_to) == 0 && strcmp(cm, metric) == 0)
+                        return c;
+        }
+        return NULL;
+}
+
+/* A ratio the stop rule decides is checked on its confidence sequence; one it left undecided
+ * fails as undecided (the data did not say, whatever the fixed-sample interval would). */
+static void evaluate_stop(cJSON *o, const struct bounds *b, const cJSON *c, const cJSON *sequential) {
+        const char *decision = get_string(c, "decision");
+        const cJSON *interval = cJSON_GetObjectItemCaseSensitive(c, "interval");
+        const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(c, "ratio");
+        double rounds = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sequential, "rounds"));
+        cJSON_AddNumberToObject(o, "n", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "pairs")));
+        if (!decision || strcmp(decision, "undecided") == 0 || !cJSON_IsObject(interval) || !cJSON_IsNumber(ratio)) {
+                fail_with(o, "undecided: the stop rule's confidence sequence did not decide this ratio after %.0f rounds", rounds);
+                return;
+        }
+        double low = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(interval, "low"));
+        double high = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(interval, "high"));
+        char note[160];
+        snprintf(note, sizeof note, "checked on the stop rule's confidence sequence (%s at round %.0f), not a 95%% interval", decision,
+                 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "round")));
+        add_result(o, ratio->valuedouble, true, low, high, "sequence_interval", within(b, low, high), note);
+}
+
+cJSON *verdict_json(const cJSON *definition, const cJSON *rows, const cJSON *sequential, bool final) {
         const cJSON *checks = cJSON_GetObjectItemCaseSensitive(definition, "checks");
         if (!cJSON_IsArray(checks) || cJSON_GetArraySize(checks) == 0)
                 return NULL;
@@ -130,7 +161,10 @@ cJSON *verdict_json(const cJSON *definition, const cJSON *rows, bool final) {
                 struct bounds b = read_bounds(check);
                 _cleanup_json_ cJSON *gx = NULL, *gb = NULL;
                 const cJSON *list = metric_list(rows, cell ? cell : "", metric ? metric : "", &gx);
-                if (ratio_to)
+                const cJSON *stop = ratio_to && cell && metric ? stop_comparison(sequential, cell, ratio_to, metric) : NULL;
+                if (stop)
+                        evaluate_stop(o, &b, stop, sequential);
+                else if (ratio_to)
                         evaluate_ratio(o, &b, list, metric_list(rows, ratio_to, metric, &gb), metric, cell, ratio_to);
                 else
                         evaluate_plain(o, &b, list, metric, cell);

@@ -49,7 +49,8 @@ sequential_of() {
 # leaves the cell less than that.
 post_experiment "{\"name\":\"ab\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
   \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+  \"stop\":{\"metrics\":[\"ops_per_s\"]},
+  \"checks\":[{\"metric\":\"ops_per_s\",\"cell\":\"tenth\",\"ratio_to\":\"full\",\"max\":0.9}]}"
 check_eq "a definition with iterations {min, max} and stop is accepted" 201 "$HTTP_STATUS"
 check_schema "its answer" createExperiment 201
 check_eq "its answer says the cost up front: 6 to 16 runs, their length the SUT's (no load)" \
@@ -82,6 +83,8 @@ check_match "A/B: slicelab wait says where the stop rule stands and each compari
         "$(tr '\n' ' ' <<<"$out")"
 check_match "A/B: so does slicelab report" "stop rule: decided after $ROUNDS" "$("$CLIENT" --url "$DAEMON_URL" report "$AB" 2>&1)"
 
+check_eq "A/B: a check on the ratio the rule decided is checked on its sequence, and passes" "sequence_interval true" \
+        "$(jq -r '.verdict.checks[0] | "\(.basis) \(.passed)"' <<<"$AB_REPORT")"
 check_match "A/B: the difference finding decides with the stop rule's sequence, as the report does" \
         "operations per second.*confidence sequence of the stop rule, shared by 1 comparison; different at round $ROUNDS" \
         "$(jq -r '.findings[] | select(.kind == "difference") | .claim' <<<"$AB_REPORT")"
@@ -105,7 +108,8 @@ check "A/B: the report's ratio is the recomputed one, its interval within the la
 # At level 0.999 the sequence is bounded from round 5: max 8 leaves it rounds to decide in.
 post_experiment "{\"name\":\"aa\",\"iterations\":{\"min\":2,\"max\":8},$SUT,
   \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":10,\"level\":0.999}}"
+  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":10,\"level\":0.999},
+  \"checks\":[{\"metric\":\"ops_per_s\",\"cell\":\"a-again\",\"ratio_to\":\"a\",\"min\":0.5,\"max\":2}]}"
 AA=$EXP_ID
 wait_for 300 experiment_finished "$AA" || not_finished "$AA"
 sequential_of "$AA"
@@ -114,6 +118,8 @@ check_match "A/A: never different (equivalent, or undecided at iterations.max)" 
 check "A/A: undecided only with every round run" json_true \
         'if .comparisons[0].decision == "undecided" then .rounds == 8 and .state == "undecided: iterations.max reached" else .state == "decided" end' "$SEQ"
 if [ "$(jq -r '.comparisons[0].decision' <<<"$SEQ")" = undecided ]; then
+        check_match "A/A undecided: a check on that ratio fails as undecided, however wide its bounds" \
+                "^false undecided: the stop rule's confidence sequence did not decide" "$(jq -r '.verdict.checks[0] | "\(.passed) \(.note)"' <<<"$BODY")"
         check_match "A/A undecided: the noise finding says iterations.max was reached, not to re-run" \
                 "the stop rule left cell a-again's comparison with a undecided after 8 of at most 8 rounds.*iterations.max was reached" \
                 "$(jq -r '.findings[] | select(.kind == "noise") | .claim' <<<"$BODY")"
