@@ -5,6 +5,9 @@
 #include "basic/change-points.h"
 
 #include <errno.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,66 +23,122 @@ struct search {
         const struct change_points_params *p;
         size_t *order;          /* the arrangement scanned: original indices */
         double *y;              /* one segment's values in that arrangement */
-        double *dist;           /* dist[j]: the sum of |y[k] - y[i]| over i < j, for the current k */
         double *within_x;       /* within_x[t]: the sum over the pairs of y[0..t) */
         double *within_x_term;  /* 2 * within_x[t] / (t - 1): X's term of Q's numerator but for n */
-        double *between;        /* between[t]: the sum of |a - b| over a in y[0..t), b in y[t..k] */
-        double *two_over;       /* two_over[j] = 2 / j */
+        double *between[2];     /* between[.][t]: the sum of |a - b| over a in y[0..t), b in y[t..k],
+                                 * for row k-1 and row k */
+        double *two_over_rev;   /* two_over_rev[i] = 2 / (n - i): backwards, so that a row's
+                                 * 2 / (|Y| - 1) is contiguous in t */
         size_t *bounds;         /* segment starts, ascending, then n */
         size_t n_bounds;
         uint64_t rng;
 };
 
-/* dist[j] for j <= k: the distances of y[k] to y[0..j), as a prefix sum. Four at a time, so
- * that the chain of dependent additions is one per four values, not one per value. */
-static void distance_prefix(const double *y, size_t k, double *dist) {
-        double v = y[k], run = 0;
-        size_t j = 0;
-        dist[0] = 0;
-        for (; j + 4 <= k; j += 4) {
-                double a0 = fabs(v - y[j]), a1 = fabs(v - y[j + 1]), a2 = fabs(v - y[j + 2]), a3 = fabs(v - y[j + 3]);
-                double a01 = a0 + a1;
-                dist[j + 1] = run + a0;
-                dist[j + 2] = run + a01;
-                dist[j + 3] = run + (a01 + a2);
-                run += a01 + (a2 + a3);
-                dist[j + 4] = run;
-        }
-        for (; j < k; j++)
-                dist[j + 1] = dist[j] + fabs(v - y[j]);
+/* Two doubles at a time (SSE2 on x86-64, NEON on arm64, plain code elsewhere): each lane does the
+ * scalar code's operations in the scalar code's order, so the sums, Q and every comparison are
+ * the same bits as one value at a time. */
+typedef double vec2 __attribute__((vector_size(16)));
+typedef int64_t vec2_bits __attribute__((vector_size(16)));
+
+static inline vec2 load2(const double *p) {
+        vec2 v;
+        memcpy(&v, p, sizeof v);
+        return v;
 }
 
-/* The numerator of Q for X = y[0..t) and Y = y[t..k) (row k-1's candidate t, read while row k
- * is folded in: between[t] still holds row k-1's sum and total is the whole of y[0..k)). */
-static inline double split_numerator(const struct search *s, size_t k, double total, size_t t) {
+static inline void store2(double *p, vec2 v) {
+        memcpy(p, &v, sizeof v);
+}
+
+static inline vec2 splat2(double a) {
+        return (vec2){ a, a };
+}
+
+static inline vec2 abs2(vec2 v) {
+        return (vec2) ((vec2_bits) v & (vec2_bits){ INT64_MAX, INT64_MAX });
+}
+
+static inline vec2 max2(vec2 a, vec2 b) {
+#ifdef __SSE2__
+        return _mm_max_pd(a, b);
+#else
+        vec2_bits gt = a > b;
+        return (vec2) ((gt & (vec2_bits) a) | (~gt & (vec2_bits) b));
+#endif
+}
+
+static inline double two_over(const struct search *s, size_t j) {
+        return s->two_over_rev[s->n - j];
+}
+
+/* The numerator of Q for X = y[0..t) and Y = y[t..k), from row k-1's between sums b (total is
+ * the whole of y[0..k)'s within sum). */
+static inline double split_numerator(const struct search *s, const double *b, size_t k, double total, size_t t) {
         double m = (double) t, n = (double) (k - t);
-        double wy = total - s->within_x[t] - s->between[t];
-        return 2 * s->between[t] - n * s->within_x_term[t] - m * wy * s->two_over[k - 1 - t];
+        double wy = total - s->within_x[t] - b[t];
+        return 2 * b[t] - n * s->within_x_term[t] - m * wy * two_over(s, k - 1 - t);
 }
 
-/* The largest numerator of row k-1 over t in [min, k - min]; two running maxima, so that the
- * comparisons do not wait on each other. */
-static double row_max(const struct search *s, size_t k, size_t min, double total) {
-        double a = -INFINITY, b = -INFINITY;
-        size_t t = min;
-        for (; t + 1 + min <= k; t += 2) {
-                double na = split_numerator(s, k, total, t), nb = split_numerator(s, k, total, t + 1);
-                a = na > a ? na : a;
-                b = nb > b ? nb : b;
-        }
-        if (t + min <= k) {
-                double na = split_numerator(s, k, total, t);
-                a = na > a ? na : a;
-        }
-        return a > b ? a : b;
+/* split_numerator() for t and t + 1: b their between sums, m them as doubles, rev[t] 2 / (k - 1 - t). */
+static inline vec2 split_numerator2(const struct search *s, vec2 b, const double *rev, vec2 kd, vec2 total, size_t t,
+                                    vec2 m) {
+        vec2 n = kd - m, wy = total - load2(s->within_x + t) - b;
+        return 2.0 * b - n * load2(s->within_x_term + t) - m * wy * load2(rev + t);
 }
 
-/* The first t of row k-1 whose numerator is num (only asked when the row holds the best yet). */
-static size_t row_argmax(const struct search *s, size_t k, size_t min, double total, double num) {
-        for (size_t t = min; t + min <= k; t++)
-                if (split_numerator(s, k, total, t) >= num)
-                        return t;
-        return min;
+/* Row k in one pass over t: from cur, row k-1's between sums (Y = y[t..k)), the largest
+ * numerator over t in [min, k - min] (-INFINITY for none) in *ret_num; and y[k] added to Y for
+ * every t: nxt[t] = cur[t] + the distances of y[k] to y[0..t), a prefix sum, for t in 1..k.
+ * Returns the last of those, y[k]'s distances to all of y[0..k). The prefix sum goes four at a
+ * time so that its chain of dependent additions is one per four values; the numerators, which
+ * do not depend on it, fill the time that chain waits. */
+static double scan_row(const struct search *s, size_t k, size_t min, const double *cur, double *nxt, double *ret_num) {
+        const double *y = s->y, *rev = s->two_over_rev + s->n + 1 - k;
+        double total = s->within_x[k], best = -INFINITY;
+        vec2 v = splat2(y[k]), run = splat2(0), kd = splat2((double) k), tot = splat2(total);
+        vec2 num = splat2(-INFINITY);
+        size_t j = 0;
+        for (; j + 4 <= k; j += 4) {
+                size_t t = j + 1;
+                vec2 b01 = load2(cur + t), b23 = load2(cur + t + 2);
+                if (t >= min && t + 3 + min <= k) {
+                        vec2 m = { (double) t, (double) t + 1 };
+                        num = max2(num, max2(split_numerator2(s, b01, rev, kd, tot, t, m),
+                                             split_numerator2(s, b23, rev, kd, tot, t + 2, m + 2.0)));
+                } else
+                        for (size_t u = MAX(t, min); u <= t + 3 && u + min <= k; u++)
+                                best = MAX(best, split_numerator(s, cur, k, total, u));
+                vec2 d01 = abs2(v - load2(y + j)), d23 = abs2(v - load2(y + j + 2));
+                vec2 p01 = d01 + (vec2){ 0, d01[0] }; /* a0, a0 + a1 */
+                vec2 p23 = d23 + (vec2){ 0, d23[0] }; /* a2, a2 + a3 */
+                store2(nxt + t, b01 + (run + p01));
+                store2(nxt + t + 2, b23 + (run + (splat2(p01[1]) + p23)));
+                run += splat2(p01[1] + p23[1]);
+        }
+        double last = run[0];
+        for (; j < k; j++) {
+                size_t t = j + 1;
+                if (t >= min && t + min <= k)
+                        best = MAX(best, split_numerator(s, cur, k, total, t));
+                last += fabs(y[k] - y[j]);
+                nxt[t] = cur[t] + last;
+        }
+        *ret_num = MAX(best, MAX(num[0], num[1]));
+        return last;
+}
+
+/* The first t of row k-1 with the largest numerator (only asked when the row holds the best yet). */
+static size_t row_argmax(const struct search *s, const double *b, size_t k, size_t min, double total) {
+        size_t at = min;
+        double best = -INFINITY;
+        for (size_t t = min; t + min <= k; t++) {
+                double num = split_numerator(s, b, k, total, t);
+                if (num > best) {
+                        best = num;
+                        at = t;
+                }
+        }
+        return at;
 }
 
 /* The best split of segment [b, e) in the arrangement s->order, over every left side X = y[0..t)
@@ -90,33 +149,34 @@ static size_t row_argmax(const struct search *s, size_t k, size_t min, double to
  * and B: O(len^2) for the segment. With m = |X| and n = |Y|,
  *   Q = m n / (m + n) * (2 B / (m n) - W_X / C(m, 2) - W_Y / C(n, 2))
  *     = (2 B - 2 n W_X / (m - 1) - 2 m W_Y / (n - 1)) / (m + n),
- * and m + n is the same for every t of one row, so a row compares numerators. */
+ * and m + n is the same for every t of one row, so a row compares numerators. B is kept twice,
+ * row k-1's and row k's, so that a row that holds the best yet can still be searched for its t. */
 static double best_split(struct search *s, size_t b, size_t e, size_t *ret_at) {
         size_t len = e - b, min = s->p->min_segment;
         if (len < 2 * min)
                 return -INFINITY;
-        double *y = s->y, *dist = s->dist, *wx = s->within_x, *wx_term = s->within_x_term, *between = s->between;
-        for (size_t k = 0; k < len; k++) {
+        double *y = s->y, *wx = s->within_x, *wx_term = s->within_x_term;
+        double *cur = s->between[0], *nxt = s->between[1];
+        for (size_t k = 0; k < len; k++)
                 y[k] = s->x[s->order[b + k]];
-                between[k] = 0;
-        }
+        y[len] = 0; /* row len scans row len-1; what it folds in is never read */
+        memset(cur, 0, (len + 1) * sizeof(double));
+        memset(nxt, 0, (len + 1) * sizeof(double));
         wx[0] = wx_term[0] = 0;
         double best = -INFINITY;
         for (size_t k = 0; k <= len; k++) {
-                if (k >= 2 * min) {
-                        double num = row_max(s, k, min, wx[k]);
-                        if (num / (double) k > best) {
-                                best = num / (double) k;
-                                *ret_at = b + row_argmax(s, k, min, wx[k], num);
-                        }
+                double num, sum = scan_row(s, k, min, cur, nxt, &num);
+                if (k >= 2 * min && num / (double) k > best) {
+                        best = num / (double) k;
+                        *ret_at = b + row_argmax(s, cur, k, min, wx[k]);
                 }
                 if (k == len)
                         break;
-                distance_prefix(y, k, dist);
-                for (size_t t = 0; t <= k; t++)
-                        between[t] += dist[t];
-                wx[k + 1] = wx[k] + dist[k];
-                wx_term[k + 1] = k >= 1 ? wx[k + 1] * s->two_over[k] : 0;
+                wx[k + 1] = wx[k] + sum;
+                wx_term[k + 1] = k >= 1 ? wx[k + 1] * two_over(s, k) : 0;
+                double *row = cur;
+                cur = nxt;
+                nxt = row;
         }
         return best;
 }
@@ -202,11 +262,11 @@ bool change_points_params_valid(const struct change_points_params *p) {
 static void search_done(struct search *s) {
         free(s->order);
         free(s->y);
-        free(s->dist);
         free(s->within_x);
         free(s->within_x_term);
-        free(s->between);
-        free(s->two_over);
+        free(s->between[0]);
+        free(s->between[1]);
+        free(s->two_over_rev);
         free(s->bounds);
 }
 
@@ -238,18 +298,19 @@ int change_points_find(const double *x, size_t n, const struct change_points_par
         size_t slots = n ? n : 1;
         _cleanup_(search_done) struct search s = {
                 .x = x, .n = n, .p = p, .rng = p->seed,
-                .order = calloc(slots, sizeof(size_t)), .y = calloc(slots, sizeof(double)),
-                .dist = calloc(slots + 1, sizeof(double)), .within_x = calloc(slots + 1, sizeof(double)),
-                .within_x_term = calloc(slots + 1, sizeof(double)), .between = calloc(slots, sizeof(double)),
-                .two_over = calloc(slots + 1, sizeof(double)), .bounds = calloc(slots + 1, sizeof(size_t)),
+                .order = calloc(slots, sizeof(size_t)), .y = calloc(slots + 1, sizeof(double)),
+                .within_x = calloc(slots + 1, sizeof(double)), .within_x_term = calloc(slots + 1, sizeof(double)),
+                .between = { calloc(slots + 1, sizeof(double)), calloc(slots + 1, sizeof(double)) },
+                .two_over_rev = calloc(slots + 1, sizeof(double)),
+                .bounds = calloc(slots + 1, sizeof(size_t)),
         };
         /* Per index: the statistic and p-value it was accepted with. */
         _cleanup_free_ double *stat = calloc(slots, sizeof(double)), *pval = calloc(slots, sizeof(double));
-        if (!s.order || !s.y || !s.dist || !s.within_x || !s.within_x_term || !s.between || !s.two_over || !s.bounds ||
+        if (!s.order || !s.y || !s.within_x || !s.within_x_term || !s.between[0] || !s.between[1] || !s.two_over_rev || !s.bounds ||
             !stat || !pval)
                 return -ENOMEM;
         for (size_t j = 1; j <= n; j++)
-                s.two_over[j] = 2.0 / (double) j;
+                s.two_over_rev[n - j] = 2.0 / (double) j;
         s.bounds[0] = 0;
         s.bounds[1] = n;
         s.n_bounds = 2;
