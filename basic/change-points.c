@@ -1,13 +1,11 @@
 /* change-points.c: E-Divisive means with a permutation test over one series (see
  * change-points.h for the method). A segment's every (tau, kappa) is scanned in O(len^2) time and
  * O(len) memory: kappa by kappa, from one prefix sum of distances each, instead of a distance
- * matrix. */
+ * matrix (8 MB for 1000 values, which would not stay in cache, where the rows' sums stay in L1), in
+ * one pass per row, four values at a time. */
 #include "basic/change-points.h"
 
 #include <errno.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +14,17 @@
 #include "basic/random.h"
 #include "basic/stats.h"
 
+struct search;
+typedef double scan_row_fn(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                           double *ret_num);
+
 /* Working memory of one search, sized for the whole series. */
 struct search {
         const double *x;
         size_t n;
         const struct change_points_params *p;
         size_t *order;          /* the arrangement scanned: original indices */
-        double *y;              /* one segment's values in that arrangement */
+        double *y;              /* one segment's values in that arrangement, and a slot for row len */
         double *within_x;       /* within_x[t]: the sum over the pairs of y[0..t) */
         double *within_x_term;  /* 2 * within_x[t] / (t - 1): X's term of Q's numerator but for n */
         double *between[2];     /* between[.][t]: the sum of |a - b| over a in y[0..t), b in y[t..k],
@@ -32,39 +34,39 @@ struct search {
         size_t *bounds;         /* segment starts, ascending, then n */
         size_t n_bounds;
         uint64_t rng;
+        scan_row_fn *scan_row;  /* scan_row_plain or the version for this CPU */
 };
 
-/* Two doubles at a time (SSE2 on x86-64, NEON on arm64, plain code elsewhere): each lane does the
- * scalar code's operations in the scalar code's order, so the sums, Q and every comparison are
- * the same bits as one value at a time. */
-typedef double vec2 __attribute__((vector_size(16)));
-typedef int64_t vec2_bits __attribute__((vector_size(16)));
+/* Four doubles at a time: AVX2 where the CPU has it (one version of the row scan compiled for
+ * it, chosen at run time), two SSE2 or NEON operations or plain code elsewhere. Each lane does
+ * the scalar code's operations in the scalar code's order (no fused multiply-add), so the sums,
+ * Q and every comparison are the same bits as one value at a time. */
+typedef double vec4 __attribute__((vector_size(32)));
+typedef int64_t vec4_bits __attribute__((vector_size(32)));
 
-static inline vec2 load2(const double *p) {
-        vec2 v;
+/* Values of these types are only returned by inlined helpers, never passed as arguments (which
+ * GCC notes as an ABI change even when the call is inlined). */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define VEC_INLINE static inline __attribute__((always_inline))
+
+VEC_INLINE vec4 load4(const double *p) {
+        vec4 v;
         memcpy(&v, p, sizeof v);
         return v;
 }
 
-static inline void store2(double *p, vec2 v) {
-        memcpy(p, &v, sizeof v);
+VEC_INLINE vec4 splat4(double a) {
+        return (vec4){ a, a, a, a };
 }
 
-static inline vec2 splat2(double a) {
-        return (vec2){ a, a };
-}
-
-static inline vec2 abs2(vec2 v) {
-        return (vec2) ((vec2_bits) v & (vec2_bits){ INT64_MAX, INT64_MAX });
-}
-
-static inline vec2 max2(vec2 a, vec2 b) {
-#ifdef __SSE2__
-        return _mm_max_pd(a, b);
-#else
-        vec2_bits gt = a > b;
-        return (vec2) ((gt & (vec2_bits) a) | (~gt & (vec2_bits) b));
-#endif
+/* *acc = the larger of *acc and *v, lane by lane, written so that compilers make it one max
+ * instruction. */
+VEC_INLINE void raise4(vec4 *acc, const vec4 *v) {
+        for (int i = 0; i < 4; i++)
+                (*acc)[i] = (*v)[i] > (*acc)[i] ? (*v)[i] : (*acc)[i];
 }
 
 static inline double two_over(const struct search *s, size_t j) {
@@ -79,41 +81,37 @@ static inline double split_numerator(const struct search *s, const double *b, si
         return 2 * b[t] - n * s->within_x_term[t] - m * wy * two_over(s, k - 1 - t);
 }
 
-/* split_numerator() for t and t + 1: b their between sums, m them as doubles, rev[t] 2 / (k - 1 - t). */
-static inline vec2 split_numerator2(const struct search *s, vec2 b, const double *rev, vec2 kd, vec2 total, size_t t,
-                                    vec2 m) {
-        vec2 n = kd - m, wy = total - load2(s->within_x + t) - b;
-        return 2.0 * b - n * load2(s->within_x_term + t) - m * wy * load2(rev + t);
-}
-
 /* Row k in one pass over t: from cur, row k-1's between sums (Y = y[t..k)), the largest
  * numerator over t in [min, k - min] (-INFINITY for none) in *ret_num; and y[k] added to Y for
  * every t: nxt[t] = cur[t] + the distances of y[k] to y[0..t), a prefix sum, for t in 1..k.
  * Returns the last of those, y[k]'s distances to all of y[0..k). The prefix sum goes four at a
  * time so that its chain of dependent additions is one per four values; the numerators, which
  * do not depend on it, fill the time that chain waits. */
-static double scan_row(const struct search *s, size_t k, size_t min, const double *cur, double *nxt, double *ret_num) {
+VEC_INLINE double scan_row(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                           double *ret_num) {
         const double *y = s->y, *rev = s->two_over_rev + s->n + 1 - k;
         double total = s->within_x[k], best = -INFINITY;
-        vec2 v = splat2(y[k]), run = splat2(0), kd = splat2((double) k), tot = splat2(total);
-        vec2 num = splat2(-INFINITY);
+        const vec4_bits magnitude = { INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX };
+        vec4 v = splat4(y[k]), run = splat4(0), kd = splat4((double) k), tot = splat4(total);
+        vec4 num = splat4(-INFINITY), m = { 1, 2, 3, 4 };
         size_t j = 0;
-        for (; j + 4 <= k; j += 4) {
+        for (; j + 4 <= k; j += 4, m += 4.0) {
                 size_t t = j + 1;
-                vec2 b01 = load2(cur + t), b23 = load2(cur + t + 2);
+                vec4 b = load4(cur + t);
                 if (t >= min && t + 3 + min <= k) {
-                        vec2 m = { (double) t, (double) t + 1 };
-                        num = max2(num, max2(split_numerator2(s, b01, rev, kd, tot, t, m),
-                                             split_numerator2(s, b23, rev, kd, tot, t + 2, m + 2.0)));
+                        /* split_numerator() for t..t+3 */
+                        vec4 n = kd - m, wy = tot - load4(s->within_x + t) - b;
+                        vec4 q = 2.0 * b - n * load4(s->within_x_term + t) - m * wy * load4(rev + t);
+                        raise4(&num, &q);
                 } else
                         for (size_t u = MAX(t, min); u <= t + 3 && u + min <= k; u++)
                                 best = MAX(best, split_numerator(s, cur, k, total, u));
-                vec2 d01 = abs2(v - load2(y + j)), d23 = abs2(v - load2(y + j + 2));
-                vec2 p01 = d01 + (vec2){ 0, d01[0] }; /* a0, a0 + a1 */
-                vec2 p23 = d23 + (vec2){ 0, d23[0] }; /* a2, a2 + a3 */
-                store2(nxt + t, b01 + (run + p01));
-                store2(nxt + t + 2, b23 + (run + (splat2(p01[1]) + p23)));
-                run += splat2(p01[1] + p23[1]);
+                vec4 d = (vec4) ((vec4_bits) (v - load4(y + j)) & magnitude); /* a0, a1, a2, a3 */
+                vec4 pairs = d + (vec4){ 0, d[0], 0, d[2] };                  /* a0, a01, a2, a23 */
+                vec4 prefix = pairs + (vec4){ 0, 0, pairs[1], pairs[1] };     /* a0, a01, a01 + a2, a01 + a23 */
+                vec4 sum = b + (run + prefix);
+                memcpy(nxt + t, &sum, sizeof sum);
+                run += splat4(prefix[3]);
         }
         double last = run[0];
         for (; j < k; j++) {
@@ -123,8 +121,28 @@ static double scan_row(const struct search *s, size_t k, size_t min, const doubl
                 last += fabs(y[k] - y[j]);
                 nxt[t] = cur[t] + last;
         }
-        *ret_num = MAX(best, MAX(num[0], num[1]));
+        *ret_num = MAX(best, MAX(MAX(num[0], num[1]), MAX(num[2], num[3])));
         return last;
+}
+
+static double scan_row_plain(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                             double *ret_num) {
+        return scan_row(s, k, min, cur, nxt, ret_num);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static double scan_row_avx2(const struct search *s, size_t k, size_t min,
+                                                            const double *cur, double *nxt, double *ret_num) {
+        return scan_row(s, k, min, cur, nxt, ret_num);
+}
+#endif
+
+static scan_row_fn *scan_row_best(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (__builtin_cpu_supports("avx2"))
+                return scan_row_avx2;
+#endif
+        return scan_row_plain;
 }
 
 /* The first t of row k-1 with the largest numerator (only asked when the row holds the best yet). */
@@ -165,7 +183,7 @@ static double best_split(struct search *s, size_t b, size_t e, size_t *ret_at) {
         wx[0] = wx_term[0] = 0;
         double best = -INFINITY;
         for (size_t k = 0; k <= len; k++) {
-                double num, sum = scan_row(s, k, min, cur, nxt, &num);
+                double num, sum = s->scan_row(s, k, min, cur, nxt, &num);
                 if (k >= 2 * min && num / (double) k > best) {
                         best = num / (double) k;
                         *ret_at = b + row_argmax(s, cur, k, min, wx[k]);
@@ -297,7 +315,7 @@ int change_points_find(const double *x, size_t n, const struct change_points_par
                         return -EINVAL;
         size_t slots = n ? n : 1;
         _cleanup_(search_done) struct search s = {
-                .x = x, .n = n, .p = p, .rng = p->seed,
+                .x = x, .n = n, .p = p, .rng = p->seed, .scan_row = scan_row_best(),
                 .order = calloc(slots, sizeof(size_t)), .y = calloc(slots + 1, sizeof(double)),
                 .within_x = calloc(slots + 1, sizeof(double)), .within_x_term = calloc(slots + 1, sizeof(double)),
                 .between = { calloc(slots + 1, sizeof(double)), calloc(slots + 1, sizeof(double)) },
