@@ -89,8 +89,10 @@ static inline double split_numerator(const struct search *s, const double *b, si
  * do not depend on it, fill the time that chain waits. */
 VEC_INLINE double scan_row(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
                            double *ret_num) {
-        const double *y = s->y, *rev = s->two_over_rev + s->n + 1 - k;
-        double total = s->within_x[k], best = -INFINITY;
+        /* Locals, not s's fields: the stores into nxt could alias those, which would reload them
+         * every block. */
+        const double *y = s->y, *wx = s->within_x, *wx_term = s->within_x_term, *rev = s->two_over_rev + s->n + 1 - k;
+        double total = wx[k], best = -INFINITY;
         const vec4_bits magnitude = { INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX };
         vec4 v = splat4(y[k]), run = splat4(0), kd = splat4((double) k), tot = splat4(total);
         vec4 num = splat4(-INFINITY), m = { 1, 2, 3, 4 };
@@ -100,8 +102,8 @@ VEC_INLINE double scan_row(const struct search *s, size_t k, size_t min, const d
                 vec4 b = load4(cur + t);
                 if (t >= min && t + 3 + min <= k) {
                         /* split_numerator() for t..t+3 */
-                        vec4 n = kd - m, wy = tot - load4(s->within_x + t) - b;
-                        vec4 q = 2.0 * b - n * load4(s->within_x_term + t) - m * wy * load4(rev + t);
+                        vec4 n = kd - m, wy = tot - load4(wx + t) - b;
+                        vec4 q = 2.0 * b - n * load4(wx_term + t) - m * wy * load4(rev + t);
                         raise4(&num, &q);
                 } else
                         for (size_t u = MAX(t, min); u <= t + 3 && u + min <= k; u++)
