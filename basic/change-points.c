@@ -69,6 +69,16 @@ VEC_INLINE void raise4(vec4 *acc, const vec4 *v) {
                 (*acc)[i] = (*v)[i] > (*acc)[i] ? (*v)[i] : (*acc)[i];
 }
 
+/* 0, v[0], 0, v[2]: one unpack instruction, where building it lane by lane took four. */
+VEC_INLINE vec4 low_lanes_up(const vec4 *v) {
+        const vec4 zero = { 0, 0, 0, 0 };
+#ifdef __clang__
+        return __builtin_shufflevector(zero, *v, 0, 4, 2, 6);
+#else
+        return __builtin_shuffle(zero, *v, (vec4_bits){ 0, 4, 2, 6 });
+#endif
+}
+
 static inline double two_over(const struct search *s, size_t j) {
         return s->two_over_rev[s->n - j];
 }
@@ -109,7 +119,7 @@ VEC_INLINE double scan_row(const struct search *s, size_t k, size_t min, const d
                         for (size_t u = MAX(t, min); u <= t + 3 && u + min <= k; u++)
                                 best = MAX(best, split_numerator(s, cur, k, total, u));
                 vec4 d = (vec4) ((vec4_bits) (v - load4(y + j)) & magnitude); /* a0, a1, a2, a3 */
-                vec4 pairs = d + (vec4){ 0, d[0], 0, d[2] };                  /* a0, a01, a2, a23 */
+                vec4 pairs = d + low_lanes_up(&d);                             /* a0, a01, a2, a23 */
                 vec4 prefix = pairs + (vec4){ 0, 0, pairs[1], pairs[1] };     /* a0, a01, a01 + a2, a01 + a23 */
                 vec4 sum = b + (run + prefix);
                 memcpy(nxt + t, &sum, sizeof sum);
