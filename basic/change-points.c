@@ -39,13 +39,15 @@ struct search {
 
 /* Four doubles at a time: AVX2 where the CPU has it (one version of the row scan compiled for
  * it, chosen at run time), two SSE2 or NEON operations or plain code elsewhere. Each lane does
- * the scalar code's operations in the scalar code's order (no fused multiply-add), so the sums,
- * Q and every comparison are the same bits as one value at a time. */
+ * the scalar code's operations in the scalar code's order, so on x86-64 (no fused multiply-add
+ * in either version) the sums, Q and every comparison are the same bits as one value at a time;
+ * row_argmax() finds a row's t from the scalar numerators alone, so it needs no more than that. */
 typedef double vec4 __attribute__((vector_size(32)));
 typedef int64_t vec4_bits __attribute__((vector_size(32)));
 
-/* Values of these types are only returned by inlined helpers, never passed as arguments (which
- * GCC notes as an ABI change even when the call is inlined). */
+/* Values of these types pass only between always-inlined helpers: by pointer as arguments (GCC
+ * notes a vector argument as an ABI change even when the call is inlined) and as return values,
+ * whose warning (their ABI without AVX) concerns calls that are never made. */
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
@@ -336,8 +338,8 @@ int change_points_find(const double *x, size_t n, const struct change_points_par
         };
         /* Per index: the statistic and p-value it was accepted with. */
         _cleanup_free_ double *stat = calloc(slots, sizeof(double)), *pval = calloc(slots, sizeof(double));
-        if (!s.order || !s.y || !s.within_x || !s.within_x_term || !s.between[0] || !s.between[1] || !s.two_over_rev || !s.bounds ||
-            !stat || !pval)
+        if (!s.order || !s.y || !s.within_x || !s.within_x_term || !s.between[0] || !s.between[1] || !s.two_over_rev ||
+            !s.bounds || !stat || !pval)
                 return -ENOMEM;
         for (size_t j = 1; j <= n; j++)
                 s.two_over_rev[n - j] = 2.0 / (double) j;
