@@ -1,7 +1,8 @@
 /* change-points.c: E-Divisive means with a permutation test over one series (see
  * change-points.h for the method). A segment's every (tau, kappa) is scanned in O(len^2) time and
  * O(len) memory: kappa by kappa, from one prefix sum of distances each, instead of a distance
- * matrix. */
+ * matrix (8 MB for 1000 values, which would not stay in cache, where the rows' sums stay in L1), in
+ * one pass per row, four values at a time. */
 #include "basic/change-points.h"
 
 #include <errno.h>
@@ -13,73 +14,163 @@
 #include "basic/random.h"
 #include "basic/stats.h"
 
+struct search;
+typedef double scan_row_fn(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                           double *ret_num);
+
 /* Working memory of one search, sized for the whole series. */
 struct search {
         const double *x;
         size_t n;
         const struct change_points_params *p;
         size_t *order;          /* the arrangement scanned: original indices */
-        double *y;              /* one segment's values in that arrangement */
-        double *dist;           /* dist[j]: the sum of |y[k] - y[i]| over i < j, for the current k */
+        double *y;              /* one segment's values in that arrangement, and a slot for row len */
         double *within_x;       /* within_x[t]: the sum over the pairs of y[0..t) */
         double *within_x_term;  /* 2 * within_x[t] / (t - 1): X's term of Q's numerator but for n */
-        double *between;        /* between[t]: the sum of |a - b| over a in y[0..t), b in y[t..k] */
-        double *two_over;       /* two_over[j] = 2 / j */
+        double *between[2];     /* between[.][t]: the sum of |a - b| over a in y[0..t), b in y[t..k],
+                                 * for row k-1 and row k */
+        double *two_over_rev;   /* two_over_rev[i] = 2 / (n - i): backwards, so that a row's
+                                 * 2 / (|Y| - 1) is contiguous in t */
         size_t *bounds;         /* segment starts, ascending, then n */
         size_t n_bounds;
         uint64_t rng;
+        scan_row_fn *scan_row;  /* scan_row_plain or the version for this CPU */
 };
 
-/* dist[j] for j <= k: the distances of y[k] to y[0..j), as a prefix sum. Four at a time, so
- * that the chain of dependent additions is one per four values, not one per value. */
-static void distance_prefix(const double *y, size_t k, double *dist) {
-        double v = y[k], run = 0;
-        size_t j = 0;
-        dist[0] = 0;
-        for (; j + 4 <= k; j += 4) {
-                double a0 = fabs(v - y[j]), a1 = fabs(v - y[j + 1]), a2 = fabs(v - y[j + 2]), a3 = fabs(v - y[j + 3]);
-                double a01 = a0 + a1;
-                dist[j + 1] = run + a0;
-                dist[j + 2] = run + a01;
-                dist[j + 3] = run + (a01 + a2);
-                run += a01 + (a2 + a3);
-                dist[j + 4] = run;
-        }
-        for (; j < k; j++)
-                dist[j + 1] = dist[j] + fabs(v - y[j]);
+/* Four doubles at a time: AVX2 where the CPU has it (one version of the row scan compiled for
+ * it, chosen at run time), two SSE2 or NEON operations or plain code elsewhere. Each lane does
+ * the scalar code's operations in the scalar code's order, so on x86-64 (no fused multiply-add
+ * in either version) the sums, Q and every comparison are the same bits as one value at a time;
+ * row_argmax() finds a row's t from the scalar numerators alone, so it needs no more than that. */
+typedef double vec4 __attribute__((vector_size(32)));
+typedef int64_t vec4_bits __attribute__((vector_size(32)));
+
+/* Values of these types pass only between always-inlined helpers: by pointer as arguments (GCC
+ * notes a vector argument as an ABI change even when the call is inlined) and as return values,
+ * whose warning (their ABI without AVX) concerns calls that are never made. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define VEC_INLINE static inline __attribute__((always_inline))
+
+VEC_INLINE vec4 load4(const double *p) {
+        vec4 v;
+        memcpy(&v, p, sizeof v);
+        return v;
 }
 
-/* The numerator of Q for X = y[0..t) and Y = y[t..k) (row k-1's candidate t, read while row k
- * is folded in: between[t] still holds row k-1's sum and total is the whole of y[0..k)). */
-static inline double split_numerator(const struct search *s, size_t k, double total, size_t t) {
+VEC_INLINE vec4 splat4(double a) {
+        return (vec4){ a, a, a, a };
+}
+
+/* *acc = the larger of *acc and *v, lane by lane, written so that compilers make it one max
+ * instruction. */
+VEC_INLINE void raise4(vec4 *acc, const vec4 *v) {
+        for (int i = 0; i < 4; i++)
+                (*acc)[i] = (*v)[i] > (*acc)[i] ? (*v)[i] : (*acc)[i];
+}
+
+/* 0, v[0], 0, v[2]: one unpack instruction, where building it lane by lane took four. */
+VEC_INLINE vec4 low_lanes_up(const vec4 *v) {
+        const vec4 zero = { 0, 0, 0, 0 };
+#ifdef __clang__
+        return __builtin_shufflevector(zero, *v, 0, 4, 2, 6);
+#else
+        return __builtin_shuffle(zero, *v, (vec4_bits){ 0, 4, 2, 6 });
+#endif
+}
+
+static inline double two_over(const struct search *s, size_t j) {
+        return s->two_over_rev[s->n - j];
+}
+
+/* The numerator of Q for X = y[0..t) and Y = y[t..k), from row k-1's between sums b (total is
+ * the whole of y[0..k)'s within sum). */
+static inline double split_numerator(const struct search *s, const double *b, size_t k, double total, size_t t) {
         double m = (double) t, n = (double) (k - t);
-        double wy = total - s->within_x[t] - s->between[t];
-        return 2 * s->between[t] - n * s->within_x_term[t] - m * wy * s->two_over[k - 1 - t];
+        double wy = total - s->within_x[t] - b[t];
+        return 2 * b[t] - n * s->within_x_term[t] - m * wy * two_over(s, k - 1 - t);
 }
 
-/* The largest numerator of row k-1 over t in [min, k - min]; two running maxima, so that the
- * comparisons do not wait on each other. */
-static double row_max(const struct search *s, size_t k, size_t min, double total) {
-        double a = -INFINITY, b = -INFINITY;
-        size_t t = min;
-        for (; t + 1 + min <= k; t += 2) {
-                double na = split_numerator(s, k, total, t), nb = split_numerator(s, k, total, t + 1);
-                a = na > a ? na : a;
-                b = nb > b ? nb : b;
+/* Row k in one pass over t: from cur, row k-1's between sums (Y = y[t..k)), the largest
+ * numerator over t in [min, k - min] (-INFINITY for none) in *ret_num; and y[k] added to Y for
+ * every t: nxt[t] = cur[t] + the distances of y[k] to y[0..t), a prefix sum, for t in 1..k.
+ * Returns the last of those, y[k]'s distances to all of y[0..k). The prefix sum goes four at a
+ * time so that its chain of dependent additions is one per four values; the numerators, which
+ * do not depend on it, fill the time that chain waits. */
+VEC_INLINE double scan_row(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                           double *ret_num) {
+        /* Locals, not s's fields: the stores into nxt could alias those, which would reload them
+         * every block. */
+        const double *y = s->y, *wx = s->within_x, *wx_term = s->within_x_term, *rev = s->two_over_rev + s->n + 1 - k;
+        double total = wx[k], best = -INFINITY;
+        const vec4_bits magnitude = { INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX };
+        vec4 v = splat4(y[k]), run = splat4(0), kd = splat4((double) k), tot = splat4(total);
+        vec4 num = splat4(-INFINITY), m = { 1, 2, 3, 4 };
+        size_t j = 0;
+        for (; j + 4 <= k; j += 4, m += 4.0) {
+                size_t t = j + 1;
+                vec4 b = load4(cur + t);
+                if (t >= min && t + 3 + min <= k) {
+                        /* split_numerator() for t..t+3 */
+                        vec4 n = kd - m, wy = tot - load4(wx + t) - b;
+                        vec4 q = 2.0 * b - n * load4(wx_term + t) - m * wy * load4(rev + t);
+                        raise4(&num, &q);
+                } else
+                        for (size_t u = MAX(t, min); u <= t + 3 && u + min <= k; u++)
+                                best = MAX(best, split_numerator(s, cur, k, total, u));
+                vec4 d = (vec4) ((vec4_bits) (v - load4(y + j)) & magnitude); /* a0, a1, a2, a3 */
+                vec4 pairs = d + low_lanes_up(&d);                             /* a0, a01, a2, a23 */
+                vec4 prefix = pairs + (vec4){ 0, 0, pairs[1], pairs[1] };     /* a0, a01, a01 + a2, a01 + a23 */
+                vec4 sum = b + (run + prefix);
+                memcpy(nxt + t, &sum, sizeof sum);
+                run += splat4(prefix[3]);
         }
-        if (t + min <= k) {
-                double na = split_numerator(s, k, total, t);
-                a = na > a ? na : a;
+        double last = run[0];
+        for (; j < k; j++) {
+                size_t t = j + 1;
+                if (t >= min && t + min <= k)
+                        best = MAX(best, split_numerator(s, cur, k, total, t));
+                last += fabs(y[k] - y[j]);
+                nxt[t] = cur[t] + last;
         }
-        return a > b ? a : b;
+        *ret_num = MAX(best, MAX(MAX(num[0], num[1]), MAX(num[2], num[3])));
+        return last;
 }
 
-/* The first t of row k-1 whose numerator is num (only asked when the row holds the best yet). */
-static size_t row_argmax(const struct search *s, size_t k, size_t min, double total, double num) {
-        for (size_t t = min; t + min <= k; t++)
-                if (split_numerator(s, k, total, t) >= num)
-                        return t;
-        return min;
+static double scan_row_plain(const struct search *s, size_t k, size_t min, const double *cur, double *nxt,
+                             double *ret_num) {
+        return scan_row(s, k, min, cur, nxt, ret_num);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static double scan_row_avx2(const struct search *s, size_t k, size_t min,
+                                                            const double *cur, double *nxt, double *ret_num) {
+        return scan_row(s, k, min, cur, nxt, ret_num);
+}
+#endif
+
+static scan_row_fn *scan_row_best(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (__builtin_cpu_supports("avx2"))
+                return scan_row_avx2;
+#endif
+        return scan_row_plain;
+}
+
+/* The first t of row k-1 with the largest numerator (only asked when the row holds the best yet). */
+static size_t row_argmax(const struct search *s, const double *b, size_t k, size_t min, double total) {
+        size_t at = min;
+        double best = -INFINITY;
+        for (size_t t = min; t + min <= k; t++) {
+                double num = split_numerator(s, b, k, total, t);
+                if (num > best) {
+                        best = num;
+                        at = t;
+                }
+        }
+        return at;
 }
 
 /* The best split of segment [b, e) in the arrangement s->order, over every left side X = y[0..t)
@@ -90,33 +181,34 @@ static size_t row_argmax(const struct search *s, size_t k, size_t min, double to
  * and B: O(len^2) for the segment. With m = |X| and n = |Y|,
  *   Q = m n / (m + n) * (2 B / (m n) - W_X / C(m, 2) - W_Y / C(n, 2))
  *     = (2 B - 2 n W_X / (m - 1) - 2 m W_Y / (n - 1)) / (m + n),
- * and m + n is the same for every t of one row, so a row compares numerators. */
+ * and m + n is the same for every t of one row, so a row compares numerators. B is kept twice,
+ * row k-1's and row k's, so that a row that holds the best yet can still be searched for its t. */
 static double best_split(struct search *s, size_t b, size_t e, size_t *ret_at) {
         size_t len = e - b, min = s->p->min_segment;
         if (len < 2 * min)
                 return -INFINITY;
-        double *y = s->y, *dist = s->dist, *wx = s->within_x, *wx_term = s->within_x_term, *between = s->between;
-        for (size_t k = 0; k < len; k++) {
+        double *y = s->y, *wx = s->within_x, *wx_term = s->within_x_term;
+        double *cur = s->between[0], *nxt = s->between[1];
+        for (size_t k = 0; k < len; k++)
                 y[k] = s->x[s->order[b + k]];
-                between[k] = 0;
-        }
+        y[len] = 0; /* row len scans row len-1; what it folds in is never read */
+        memset(cur, 0, (len + 1) * sizeof(double));
+        memset(nxt, 0, (len + 1) * sizeof(double));
         wx[0] = wx_term[0] = 0;
         double best = -INFINITY;
         for (size_t k = 0; k <= len; k++) {
-                if (k >= 2 * min) {
-                        double num = row_max(s, k, min, wx[k]);
-                        if (num / (double) k > best) {
-                                best = num / (double) k;
-                                *ret_at = b + row_argmax(s, k, min, wx[k], num);
-                        }
+                double num, sum = s->scan_row(s, k, min, cur, nxt, &num);
+                if (k >= 2 * min && num / (double) k > best) {
+                        best = num / (double) k;
+                        *ret_at = b + row_argmax(s, cur, k, min, wx[k]);
                 }
                 if (k == len)
                         break;
-                distance_prefix(y, k, dist);
-                for (size_t t = 0; t <= k; t++)
-                        between[t] += dist[t];
-                wx[k + 1] = wx[k] + dist[k];
-                wx_term[k + 1] = k >= 1 ? wx[k + 1] * s->two_over[k] : 0;
+                wx[k + 1] = wx[k] + sum;
+                wx_term[k + 1] = k >= 1 ? wx[k + 1] * two_over(s, k) : 0;
+                double *row = cur;
+                cur = nxt;
+                nxt = row;
         }
         return best;
 }
@@ -202,11 +294,11 @@ bool change_points_params_valid(const struct change_points_params *p) {
 static void search_done(struct search *s) {
         free(s->order);
         free(s->y);
-        free(s->dist);
         free(s->within_x);
         free(s->within_x_term);
-        free(s->between);
-        free(s->two_over);
+        free(s->between[0]);
+        free(s->between[1]);
+        free(s->two_over_rev);
         free(s->bounds);
 }
 
@@ -237,19 +329,20 @@ int change_points_find(const double *x, size_t n, const struct change_points_par
                         return -EINVAL;
         size_t slots = n ? n : 1;
         _cleanup_(search_done) struct search s = {
-                .x = x, .n = n, .p = p, .rng = p->seed,
-                .order = calloc(slots, sizeof(size_t)), .y = calloc(slots, sizeof(double)),
-                .dist = calloc(slots + 1, sizeof(double)), .within_x = calloc(slots + 1, sizeof(double)),
-                .within_x_term = calloc(slots + 1, sizeof(double)), .between = calloc(slots, sizeof(double)),
-                .two_over = calloc(slots + 1, sizeof(double)), .bounds = calloc(slots + 1, sizeof(size_t)),
+                .x = x, .n = n, .p = p, .rng = p->seed, .scan_row = scan_row_best(),
+                .order = calloc(slots, sizeof(size_t)), .y = calloc(slots + 1, sizeof(double)),
+                .within_x = calloc(slots + 1, sizeof(double)), .within_x_term = calloc(slots + 1, sizeof(double)),
+                .between = { calloc(slots + 1, sizeof(double)), calloc(slots + 1, sizeof(double)) },
+                .two_over_rev = calloc(slots + 1, sizeof(double)),
+                .bounds = calloc(slots + 1, sizeof(size_t)),
         };
         /* Per index: the statistic and p-value it was accepted with. */
         _cleanup_free_ double *stat = calloc(slots, sizeof(double)), *pval = calloc(slots, sizeof(double));
-        if (!s.order || !s.y || !s.dist || !s.within_x || !s.within_x_term || !s.between || !s.two_over || !s.bounds ||
-            !stat || !pval)
+        if (!s.order || !s.y || !s.within_x || !s.within_x_term || !s.between[0] || !s.between[1] || !s.two_over_rev ||
+            !s.bounds || !stat || !pval)
                 return -ENOMEM;
         for (size_t j = 1; j <= n; j++)
-                s.two_over[j] = 2.0 / (double) j;
+                s.two_over_rev[n - j] = 2.0 / (double) j;
         s.bounds[0] = 0;
         s.bounds[1] = n;
         s.n_bounds = 2;

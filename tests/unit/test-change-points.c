@@ -255,6 +255,39 @@ static void test_agrees_with_textbook(void **state) {
         assert_true(compared >= 30);
 }
 
+/* A step of 50% at every place a change can be, in series of every length from 8 to 40 with
+ * min_segment 2 to 5 (so that the best split and both ends of a row fall at every place of the
+ * search's blocks of four values): the first change accepted is the textbook's estimate, the
+ * same index and Q to 1e-9; nearly all are accepted (not the shortest with a change at an end). */
+static void test_agrees_with_textbook_everywhere(void **state) {
+        (void) state;
+        unsigned compared = 0;
+        for (size_t len = 8; len <= 40; len++) {
+                struct change_points_params p = CHANGE_POINTS_PARAMS_DEFAULT;
+                p.significance = 0.5;
+                p.permutations = 19;
+                p.min_segment = 2 + len % 4;
+                for (size_t at = p.min_segment; at + p.min_segment <= len; at++) {
+                        const struct synthetic_shift step = { at, 1.5 };
+                        double x[40];
+                        synthetic_series(x, len, 100, 0.02, &step, 1, len * 100 + at);
+                        size_t tau = 0;
+                        double q = textbook_best(x, len, p.min_segment, &tau);
+                        _cleanup_free_ struct change_point *cp = NULL;
+                        size_t n_cp = find(x, len, &p, &cp), k = 0;
+                        if (n_cp == 0)
+                                continue;
+                        while (k < n_cp && cp[k].index != tau)
+                                k++;
+                        assert_true(k < n_cp);
+                        assert_true(fabs(cp[k].statistic - q) <= 1e-9 * fabs(q));
+                        compared++;
+                }
+        }
+        print_message("agreed with the textbook E-Divisive on %u steps\n", compared);
+        assert_true(compared >= 550);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_single_shifts), cmocka_unit_test(test_two_shifts),
@@ -264,6 +297,7 @@ int main(void) {
                 cmocka_unit_test(test_temporary_shift_noise_free),
                 cmocka_unit_test(test_temporary_shift_noisy),
                 cmocka_unit_test(test_agrees_with_textbook),
+                cmocka_unit_test(test_agrees_with_textbook_everywhere),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
