@@ -426,6 +426,24 @@ function profileLinks(id, cells) {
     c.name !== first ? [' · ', el('a', { href: href(c.name, first), class: 'cell-diff-flame', text: `against ${first}` })] : null))));
 }
 
+/* A stop rule's comparisons as they stand (the report's `sequential`): where the rule is, and per
+ * comparison its decision, the round it came at, the ratio and its confidence sequence. */
+function sequentialSection(seq) {
+  if (!seq) return [];
+  const iv = c => c.interval ? `${fmt(c.interval.low, 3)}–${fmt(c.interval.high, 3)}` : 'no bound yet';
+  const rows = (seq.comparisons || []).map(c => el('tr', { class: 'comparison' },
+    el('td', { text: c.cell }), el('td', { text: c.baseline }), el('td', { class: 'mono', text: c.metric }),
+    el('td', { class: 'decision decision-' + c.decision, text: c.decision }),
+    el('td', { class: 'num', text: c.round == null ? `– (after ${seq.rounds})` : c.round }),
+    el('td', { class: 'num', text: c.ratio == null ? '–' : fmt(c.ratio, 3) }), el('td', { class: 'num', text: iv(c) })));
+  return [el('h2', { text: 'Stop rule' }),
+    el('p', { class: 'sub', id: 'stop-state',
+      text: `${seq.state} after ${seq.rounds} of at most ${seq.max_rounds} rounds (at least ${seq.min_rounds}); ` +
+        `confidence sequences at ${fmt(seq.level * 100, 3)}% shared by ${(seq.comparisons || []).length} comparison(s), ` +
+        `equivalent within ${fmt(seq.difference_pct, 3)}%` }),
+    table(['Cell', 'Baseline', 'Metric', 'Decision', 'Round', 'Ratio', 'Interval'], rows, 'each comparison of the stop rule')];
+}
+
 async function viewExperiment(id) {
   const base = '/v1/experiments/' + encodeURIComponent(id);
   const exp = (await api(base)).body;
@@ -439,8 +457,9 @@ async function viewExperiment(id) {
     (exp.definition.cells || []).map(c => el('option', { value: c.name, text: c.name })));
   const reportHolder = el('div', { id: 'report' });
   const chartsHolder = el('div', { class: 'grid', id: 'metric-charts' });
+  const stopHolder = el('div', { id: 'stop-rule' });
   view.append(el('h2', { text: 'Cells' }), el('div', { class: 'controls' }, el('label', { for: 'baseline', text: 'Ratios to baseline:' }), picker),
-    reportHolder, el('h3', { text: 'Cell means with 95% intervals' }), chartsHolder);
+    reportHolder, el('h3', { text: 'Cell means with 95% intervals' }), chartsHolder, stopHolder);
   /* a cell with "profile": false runs unprofiled: it has no flame graph */
   if (exp.definition.profile && exp.definition.profile.cpu) view.append(profileLinks(id, (exp.definition.cells || []).filter(c => c.profile !== false)));
   const findingsHolder = el('div');
@@ -454,6 +473,7 @@ async function viewExperiment(id) {
     const r = await api(base + '/report' + (b ? '?baseline=' + encodeURIComponent(b) : ''), { poll });
     if (!r.changed || gen !== generation) return;
     reportHolder.replaceChildren(...reportTable(r.body));
+    stopHolder.replaceChildren(...sequentialSection(r.body.sequential));
     for (const c of charts.splice(0)) c.destroy();
     chartsHolder.replaceChildren();
     metricCharts(r.body, chartsHolder);

@@ -139,6 +139,20 @@ async function throttledView(browser) {
     return i < 0 ? null : document.querySelector('#report tbody tr').children[i].firstChild.textContent;
   });
   ok(/^[1-9][0-9.,]*%$/.test(share), 'experiment: so does its column of the cells\' table', share);
+  /* the stop rule as the report's sequential says it, each figure as the JSON has it */
+  const seq = (await (await fetch(`${URL}/v1/experiments/${SPIN_EXP}/report`)).json()).sequential;
+  const shown = await v.page.evaluate(() => {
+    const state = document.querySelector('#stop-state');
+    const row = document.querySelector('#stop-rule tr.comparison');
+    return state && row ? { state: state.textContent, cells: [...row.children].map(td => td.textContent) } : null;
+  });
+  const c = seq && seq.comparisons[0];
+  ok(shown && c && shown.state.startsWith(`${seq.state} after ${seq.rounds} of at most 6 rounds`),
+    'experiment: the stop rule section says where the rule stands', JSON.stringify(shown));
+  ok(shown && c && shown.cells[0] === 'hundredth' && shown.cells[1] === 'whole' && shown.cells[2] === 'ops_per_s' &&
+    shown.cells[3] === c.decision && shown.cells[4] === String(c.round) && c.decision === 'different' &&
+    shown.cells[5] === c.ratio.toLocaleString('en-US', { maximumFractionDigits: 3 }),
+    'experiment: and each comparison with its decision, round and ratio, as the JSON has them', JSON.stringify({ shown, c }));
   clean(v, 'throttled');
   await v.context.close();
 }
