@@ -31,11 +31,16 @@ static void take_version(struct peer_probe *p, const char *v, const char *token)
         memcpy(p->version, v, n + 1);
 }
 
-/* The answer to a finished transfer. */
+/* The answer to a finished transfer. A refusal's message is the peer's own text: one that
+ * holds the token (sent to it in the header) is replaced by the status alone. */
 static void read_answer(struct peer_http *h, int curl_code, struct peer_probe *p) {
         struct error err = { 0 };
+        const char *token = h->config->token;
         if (peer_http_done(h, curl_code, "GET", PROBE_PATH, &err) < 0 ||
             peer_http_expect(h, "GET", PROBE_PATH, 200, &err) < 0) {
+                if (token && *token && strstr(err.message, token))
+                        snprintf(err.message, sizeof err.message, "peer %s: GET %s: HTTP %ld (its message withheld)",
+                                 h->host, PROBE_PATH, h->status);
                 set_error(p, err.message);
                 return;
         }
@@ -48,7 +53,7 @@ static void read_answer(struct peer_http *h, int curl_code, struct peer_probe *p
                 return;
         }
         p->answers = true;
-        take_version(p, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "version")), h->config->token);
+        take_version(p, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "version")), token);
 }
 
 /* Each host's transfer made and added to m; a host whose transfer cannot be made is answered
