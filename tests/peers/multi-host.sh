@@ -47,6 +47,7 @@ experiment() {
                 "$1" "$SUT" "$ME" "$PORT" "$2" "$H1" "$H2"
 }
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+jq_quiet() { jq "$@" >/dev/null; }
 
 # ---- a load host named like a lab address ------------------------------------------------------
 # --peer-allow 10.231.K.* is an address pattern: a name that begins with those octets is no lab
@@ -187,13 +188,22 @@ check_schema "the hosts this coordinator used" listPeers 200
 cp "$TEST_TMP/body" "$TEST_TMP/peers.json"
 check_eq "it lists both load hosts, both answering" "$H1 true,$H2 true" \
         "$(jq -r '[.peers[] | "\(.host) \(.answers)"] | sort | join(",")' <<<"$BODY")"
-check "each host's clock and last run are those of the run" jq -e --slurpfile run "$TEST_TMP/run.json" --arg id "$RUN" \
+check "each host's clock and last run are those of the run" jq_quiet -e --slurpfile run "$TEST_TMP/run.json" --arg id "$RUN" \
         '[.peers[] | . as $p | $run[0].metrics.load.hosts[] | select(.host == $p.host)
           | $p.clock == {offset_ns, rtt_ns, error_ns} and $p.last_run == $id and $p.clock.rtt_ns > 0] | length == 2 and all' \
         "$TEST_TMP/peers.json"
 check_eq "each host's version is its daemon's" "$(curl -s "$DAEMON_URL/v1/health" | jq -r .version)" \
         "$(jq -r '[.peers[].version] | unique | join(" ")' <<<"$BODY")"
 check "the answer holds no token" not grep -qF -e "$TOKEN" -e "$DAEMON_TOKEN" "$TEST_TMP/peers.json"
+# A storm of GETs is answered from the list kept max_age_s: 40 GETs, 20 at a time, all 200, and
+# the times their hosts were checked (with the first GET's) each max_age_s or more apart.
+mkdir "$TEST_TMP/storm"
+seq 40 | xargs -P 20 -I{} curl -s --max-time 30 -o "$TEST_TMP/storm/{}.json" -w '%{http_code}\n' "$DAEMON_URL/v1/peers" \
+        >"$TEST_TMP/storm.codes"
+check_eq "40 GETs at once: all 200" "40 200" "$(sort "$TEST_TMP/storm.codes" | uniq -c | awk '{ print $1, $2 }')"
+check "the hosts were checked once per max_age_s, not for every GET" jq_quiet -s -e \
+        '.[0].max_age_s as $age | [.[].checked_at | sub("\\.[0-9]+Z$"; "Z") | fromdate] | unique
+         | . as $t | [range(1; length) | $t[.] - $t[. - 1] >= $age] | all' "$TEST_TMP/peers.json" "$TEST_TMP"/storm/*.json
 api GET '/v1/peers?limit=1'
 check_eq "?limit=1: the host used last, and truncated" "1 true" "$(jq -r '"\(.peers | length) \(.truncated)"' <<<"$BODY")"
 for bad in 'limit=0 limit' 'limit=x limit' 'limit=101 limit' 'host=x host'; do
