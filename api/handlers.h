@@ -14,6 +14,7 @@ bool experiment_status_finished(const char *status);
 enum MHD_Result api_get_ui(struct api_request *req);
 enum MHD_Result api_get_health(struct api_request *req);
 enum MHD_Result api_get_clock(struct api_request *req);
+enum MHD_Result api_get_peers(struct api_request *req);
 enum MHD_Result api_post_load(struct api_request *req);
 enum MHD_Result api_get_load(struct api_request *req);
 enum MHD_Result api_delete_load(struct api_request *req);

@@ -16,6 +16,7 @@ static const char *const series_query[] = { "label", "cell", "metric", "alpha", 
 static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
 static const char *const profile_diff_query[] = { "cell", "baseline", "limit", NULL };
 static const char *const profile_tree_query[] = { "cell", "max_depth", "max_nodes", NULL };
+static const char *const peers_query[] = { "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -31,6 +32,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/health", api_get_health, .resource = "queue", .lease = true),
         ROUTE("GET", "/v1/host", api_get_host, .resource = "host"),
         ROUTE("GET", "/v1/clock", api_get_clock, .resource = "clock", .open = true),
+        ROUTE("GET", "/v1/peers", api_get_peers, .query = peers_query, .resource = "peers"),
         ROUTE("POST", "/v1/loads", api_post_load, .resource = "load"),
         ROUTE("GET", "/v1/loads/{}", api_get_load, LOAD, .lease = true),
         ROUTE("DELETE", "/v1/loads/{}", api_delete_load, LOAD, .lease = true),

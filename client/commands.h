@@ -1,6 +1,7 @@
 /* commands.h: the client's subcommands (slicelab(1)), each returning its exit status
  * (exit-status.h), and the options they share. Defined in commands.c (the plain reads),
- * run.c, submit.c, wait.c, report.c and bundle.c; what they share to print lives in json-print.h. */
+ * run.c, submit.c, wait.c, report.c, bundle.c and load-hosts.c (peers); what they share to print
+ * lives in json-print.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -43,6 +44,7 @@ int cmd_profile(struct http *h, const struct client_options *o, const char *id);
 int cmd_cancel(struct http *h, const struct client_options *o, const char *id);
 int cmd_host(struct http *h, const struct client_options *o);
 int cmd_health(struct http *h, const struct client_options *o);
+int cmd_peers(struct http *h, const struct client_options *o);
 /* GET path into output (a complete file or none: written beside and renamed), or stdout. */
 int client_stream_to(struct http *h, const char *path, const char *accept, const char *output);
 int cmd_export(struct http *h, const struct client_options *o, const char *id);

@@ -1,4 +1,5 @@
-/* load-hosts.c: the load hosts of runs, for `run` and `report` (see load-hosts.h). */
+/* load-hosts.c: the load hosts of runs, for `run` and `report` (see load-hosts.h), and the
+ * lab's hosts for `peers`. */
 #include "client/load-hosts.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "basic/json-util.h"
 #include "basic/latency.h"
 #include "basic/macro.h"
+#include "client/commands.h"
 #include "client/http.h"
 #include "client/json-print.h"
 #include "client/table.h"
@@ -137,4 +139,39 @@ void load_hosts_print_summary(struct http *h, const cJSON *runs) {
         printf("\nload from load hosts (%s) in cells %s\n", hosts, cells);
         cJSON_ArrayForEach(run, full)
                 print_fell_behind(run);
+}
+
+/* `slicelab peers`: GET /v1/peers as a table, a row per host. */
+static void show_peers(const cJSON *list) {
+        const cJSON *peers = cJSON_GetObjectItemCaseSensitive(list, "peers");
+        if (cJSON_GetArraySize(peers) <= 0) {
+                printf("no load host used (of those --peer-allow names)\n");
+                return;
+        }
+        struct table t;
+        table_init(&t, 9, 60);
+        table_add(&t, "host", "answers", "clock offset", "round trip", "error bound", "version", "last used",
+                  "last run", "why not");
+        const cJSON *p;
+        cJSON_ArrayForEach(p, peers) {
+                const cJSON *clock = cJSON_GetObjectItemCaseSensitive(p, "clock");
+                char offset[32], rtt[32], error[32];
+                bool answers = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "answers"));
+                table_add(&t, json_print_str(p, "host"), answers ? "yes" : "no",
+                          signed_seconds(offset, sizeof offset, clock, "offset_ns"),
+                          number(rtt, sizeof rtt, clock, "rtt_ns", 1e-3, 0, " us"),
+                          number(error, sizeof error, clock, "error_ns", 1e-3, 0, " us"), json_print_str(p, "version"),
+                          json_print_str(p, "last_used"), json_print_str(p, "last_run"),
+                          answers ? "-" : json_print_str(p, "error"));
+        }
+        printf("load hosts used (clock offset: as their last run measured it; answers: at %s)\n",
+               json_print_str(list, "checked_at"));
+        table_print(&t, stdout);
+        table_done(&t);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(list, "truncated")))
+                printf("(more hosts were used: the least recently used are not listed)\n");
+}
+
+int cmd_peers(struct http *h, const struct client_options *o) {
+        return json_print_get(h, o->json, "/v1/peers", show_peers);
 }

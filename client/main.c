@@ -53,6 +53,7 @@ static const struct command commands[] = {
           "series --cell CELL --metric PATH [--label k=v]... [--threshold PCT] [--alpha A] [--min-segment N]" },
         { "host", 0, OPT_JSON, "host" },
         { "health", 0, OPT_JSON, "health" },
+        { "peers", 0, OPT_JSON, "peers" },
         { "export", 1, OPT_OUTPUT, "export ID [-o FILE]" },
         { "import", 1, OPT_JSON, "import FILE" },
 };
@@ -227,6 +228,7 @@ static int dispatch(struct http *h, const struct client_options *o, const struct
         if (!strcmp(n, "compare")) return cmd_compare(h, o, a[0], a[1]);
         if (!strcmp(n, "series")) return cmd_series(h, o);
         if (!strcmp(n, "host")) return cmd_host(h, o);
+        if (!strcmp(n, "peers")) return cmd_peers(h, o);
         if (!strcmp(n, "export")) return cmd_export(h, o, a[0]);
         if (!strcmp(n, "import")) return cmd_import(h, o, a[0]);
         return cmd_health(h, o);

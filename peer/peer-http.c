@@ -159,8 +159,8 @@ static int transfer_errno(CURL *curl, CURLcode rc) {
         }
 }
 
-int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,
-                       long total_timeout_ms, struct error *err) {
+int peer_http_prepare(struct peer_http *h, const char *method, const char *path, const char *body,
+                      long total_timeout_ms, struct error *err) {
         char url[sizeof h->base + 200];
         if (snprintf(url, sizeof url, "%s%s", h->base, path) >= (int) sizeof url)
                 return error_set(err, 502, "peer_failed", NULL, "peer %s: the URL of %s is too long", h->host, path);
@@ -181,7 +181,12 @@ int peer_http_exchange(struct peer_http *h, const char *method, const char *path
                 curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, (long) (body ? strlen(body) : 0));
         } else if (strcmp(method, "GET") != 0)
                 curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-        CURLcode rc = curl_easy_perform(curl);
+        return 0;
+}
+
+int peer_http_done(struct peer_http *h, int curl_code, const char *method, const char *path, struct error *err) {
+        CURL *curl = h->curl;
+        CURLcode rc = (CURLcode) curl_code;
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &h->status);
         if (h->too_big)
                 return error_set_errno(err, EFBIG, 502, "peer_failed", NULL, "peer %s: %s %s: the answer is larger than allowed",
@@ -193,6 +198,14 @@ int peer_http_exchange(struct peer_http *h, const char *method, const char *path
                 return error_set_errno(err, transfer_errno(curl, rc), 502, "peer_unreachable", NULL, "peer %s: %s %s: %s",
                                        h->host, method, path, h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
         return 0;
+}
+
+int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,
+                       long total_timeout_ms, struct error *err) {
+        int r = peer_http_prepare(h, method, path, body, total_timeout_ms, err);
+        if (r < 0)
+                return r;
+        return peer_http_done(h, curl_easy_perform(h->curl), method, path, err);
 }
 
 int peer_http_expect(struct peer_http *h, const char *method, const char *path, long want, struct error *err) {

@@ -39,6 +39,12 @@ DEFINE_POINTER_CLEANUP(struct peer_http, peer_http_free)
  * with err naming the host, the request and libcurl's reason. */
 int peer_http_exchange(struct peer_http *h, const char *method, const char *path, const char *body,
                        long total_timeout_ms, struct error *err);
+/* The exchange in two halves, for transfers run together (curl_multi, peer-probe.c): prepare
+ * sets the request on h->curl (the body is not copied: keep it until done), done reads the
+ * transfer's CURLcode as peer_http_exchange() reads curl_easy_perform()'s. */
+int peer_http_prepare(struct peer_http *h, const char *method, const char *path, const char *body,
+                      long total_timeout_ms, struct error *err);
+int peer_http_done(struct peer_http *h, int curl_code, const char *method, const char *path, struct error *err);
 /* An answer whose status is not want: err names the host, the request, the status and the
  * peer's own message (its error body), and the call returns -EPROTO. */
 int peer_http_expect(struct peer_http *h, const char *method, const char *path, long want, struct error *err);

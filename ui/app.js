@@ -1,7 +1,7 @@
 /* app.js: slicelab's dashboard. Read-only views over the REST API, one hash route each
  * (#/, #/experiments/ID, #/experiments/ID/profile?cell=..&baseline=.., #/runs/ID, #/runs/ID/profile,
- * #/compare?a=..&b=.., #/series?label=..&cell=..&metric=..). Every string from the API goes into
- * the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
+ * #/compare?a=..&b=.., #/series?label=..&cell=..&metric=.., #/peers). Every string from the API
+ * goes into the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
  * nothing; the token, when reads need it, is asked once and kept in sessionStorage. */
 'use strict';
 
@@ -1138,6 +1138,40 @@ async function viewExperimentProfile(id, params) {
   holder.append(...profileDiffTable(d));
 }
 
+/* ---- view: the load hosts (GET /v1/peers) ------------------------------------------------ */
+
+/* The clock offset in seconds with its sign, as the client prints it: "+500.000016 s". */
+function fmtOffset(ns) {
+  return typeof ns === 'number' ? `${ns >= 0 ? '+' : '−'}${Math.abs(ns / 1e9).toFixed(6)} s` : '–';
+}
+
+async function viewPeers() {
+  view.append(el('h1', { text: 'Load hosts' }),
+    el('p', { class: 'sub', text: 'The hosts this daemon\'s runs used for load that --peer-allow still names, ' +
+      'with the clock their last run measured; whether each answers is asked by the daemon and kept 10 s.' }));
+  const holder = el('div', { id: 'peers' });
+  view.append(holder);
+  const render = body => {
+    const rows = body.peers.map(p => el('tr', { 'data-host': p.host },
+      el('td', { class: 'mono', text: p.host }),
+      el('td', {}, el('span', { class: 'peer-answers state ' + (p.answers ? 'state-succeeded' : 'state-failed'), text: p.answers ? 'yes' : 'no' })),
+      el('td', { class: 'num peer-offset', text: fmtOffset(p.clock.offset_ns) }),
+      el('td', { class: 'num', text: fmtMicros(p.clock.rtt_ns / 1e3) }),
+      el('td', { class: 'num', text: fmtMicros(p.clock.error_ns / 1e3) }),
+      el('td', { class: 'mono', text: p.version || '–' }),
+      el('td', { class: 'mono', text: fmtTime(p.last_used) }),
+      el('td', {}, el('a', { href: '#/runs/' + encodeURIComponent(p.last_run), class: 'mono', text: p.last_run })),
+      el('td', { text: p.error || '' })));
+    holder.replaceChildren(rows.length
+      ? table(['Host', 'Answers', { label: 'Clock offset', num: true }, { label: 'Round trip', num: true },
+        { label: 'Error bound', num: true }, 'Version', 'Last used', 'Last run', 'Why not'], rows,
+        `checked ${fmtTime(body.checked_at)}${body.truncated ? '; more hosts were used than are listed' : ''}`)
+      : el('p', { class: 'empty', text: 'No load host used yet (of those --peer-allow names).' }));
+  };
+  render((await api('/v1/peers')).body);
+  pollEvery(async () => render((await api('/v1/peers')).body));
+}
+
 /* ---- routing ---------------------------------------------------------------------------- */
 
 async function route() {
@@ -1156,6 +1190,7 @@ async function route() {
     else if (parts[0] === 'runs' && parts.length === 3 && parts[2] === 'profile') await viewRunProfile(parts[1]);
     else if (parts[0] === 'compare') await viewCompare(new URLSearchParams(query || ''));
     else if (parts[0] === 'series') await viewSeries(new URLSearchParams(query || ''));
+    else if (parts[0] === 'peers' && parts.length === 1) await viewPeers();
     else view.append(el('p', { class: 'error', text: 'No such page: ' + hash }));
   } catch (e) {
     showError(view, e);

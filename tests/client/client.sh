@@ -45,7 +45,7 @@ sl --url ftp://example health; check_rc "a URL of another scheme is a usage erro
 sl --url 127.0.0.1: health; check_rc "a URL with an empty port is a usage error" 2
 sl --url 127.0.0.1:65536 health; check_rc "a URL with a port out of range is a usage error" 2
 sl --help; check_rc "--help" 0
-check_match "--help lists every command" "submit.*list.*status.*runs.*run RUN.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health" "$(tr '\n' ' ' <<<"$OUT")"
+check_match "--help lists every command" "submit.*list.*status.*runs.*run RUN.*wait.*report.*findings.*timeline.*logs.*cancel.*compare.*host.*health.*peers" "$(tr '\n' ' ' <<<"$OUT")"
 
 # --- health, host, over TCP -------------------------------------------------------------------
 sl health; check_rc "health over TCP" 0
@@ -54,6 +54,10 @@ sl health --json; check_rc "health --json" 0; json_ok health
 sl host; check_rc "host" 0
 check_match "host names the CPU count" "cpus: +$(nproc) online" "$OUT"
 sl host --json; check_rc "host --json" 0; json_ok host
+# A daemon that never used a load host (the lists with hosts: tests/peers/multi-host.sh).
+sl peers; check_rc "peers" 0
+check_eq "peers without load hosts says so" "no load host used (of those --peer-allow names)" "$OUT"
+sl peers --json; check_rc "peers --json" 0; json_ok peers
 
 # --- a succeeded experiment -------------------------------------------------------------------
 sl submit "$TEST_TMP/ok.json" --wait

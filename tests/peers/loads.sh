@@ -8,7 +8,9 @@
 # its slice and process gone); DELETE; 401, 403 (a coordinator not allowed, or not the sender, a
 # target not allowed), 400s naming the field, 409 for busy CPUs; and kill -9 of the daemon mid-load
 # (issue 39): its injector dies with it, before any restart, and after the restart the load is
-# interrupted and nothing of it is left.
+# interrupted and nothing of it is left. peer_probe (issue 39): the peer answers with its version,
+# a host without a daemon and one that never answers do not, and a peer that sends back the token
+# it was sent has it withheld.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -79,6 +81,56 @@ out=$("$PEER_TOOL" "http://{host}:$NETNS_PORT" "192.0.2.*" "$TEST_TMP/peer.token
 check_match "the library refuses a host --peer-allow does not match, naming it" "peer $H1 is not matched by --peer-allow" "$out"
 out=$("${TOOL[@]:0:4}" "$H1.evil.invalid" clock 1 2>&1)
 check_match "nor a name that begins like an address it matches" "peer $H1.evil.invalid is not matched by --peer-allow" "$out"
+
+# ---- whether hosts answer now (peer_probe, for a coordinator's GET /v1/peers) -------------------
+# The peer answers with its version; host 2's namespace has no daemon (refused). Fakes on
+# loopback addresses: one that puts the token it was sent into its version, one into its error
+# message (both withheld), one that never answers (the probe's own timeout ends it).
+H2=$(netns_addr 2)
+out=$("${TOOL[@]}" probe "$H2" 2>&1)
+check_eq "peer_probe: the peer answers, with its daemon's version" "$H1 yes $(curl -s "${PEER_URL[1]}/v1/health" \
+        -H "Authorization: Bearer ${PEER_TOKEN[1]}" | jq -r .version) -" "$(grep "^$H1 " <<<"$out")"
+check_match "peer_probe: a host without a daemon does not, saying why" "^$H2 no - peer $H2: GET /v1/health: " "$(grep "^$H2 " <<<"$out")"
+FAKE_PORT=$(loopback_port)
+python3 - "$FAKE_PORT" >"$TEST_TMP/fake.out" 2>&1 <<'EOF_PY' &
+import http.server, json, socket, sys, threading
+port = int(sys.argv[1])
+class Echo(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        auth = self.headers.get("Authorization", "")
+        token = auth.split(" ", 1)[-1]
+        if self.server.server_address[0] == "127.0.0.11":
+            code, body = 200, {"status": "ok", "version": token}
+        else:
+            code, body = 500, {"error": {"code": "internal", "message": "you sent " + token}}
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        pass
+servers = [http.server.HTTPServer((a, port), Echo) for a in ("127.0.0.11", "127.0.0.12")]
+silent = socket.socket()
+silent.bind(("127.0.0.13", port))
+silent.listen(8)  # never accepted: the request is queued and never answered
+for s in servers:
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+print("ready", flush=True)
+threading.Event().wait()
+EOF_PY
+FAKE_PID=$!
+wait_for 30 grep -q ready "$TEST_TMP/fake.out"
+out=$("$PEER_TOOL" "http://{host}:$FAKE_PORT" "127.0.0.*" "$TEST_TMP/peer.token" 127.0.0.11 probe 127.0.0.12,127.0.0.13 2>&1)
+kill "$FAKE_PID"
+wait "$FAKE_PID" 2>/dev/null
+check_eq "a peer whose version is the token it was sent: answers, its version withheld" "127.0.0.11 yes -" \
+        "$(grep '^127.0.0.11 ' <<<"$out" | cut -d' ' -f1-3)"
+check_match "one whose error message holds the token: the message withheld" \
+        "^127.0.0.12 no - peer 127.0.0.12: GET /v1/health: HTTP 500 \(its message withheld\)$" "$(grep '^127.0.0.12 ' <<<"$out")"
+check_match "one that never answers: its probe timed out" "^127.0.0.13 no - .*(timed out|Timeout)" "$(grep '^127.0.0.13 ' <<<"$out")"
+check "no probe result holds the token" not grep -qF "${PEER_TOKEN[1]}" <<<"$out"
 
 # ---- the target ---------------------------------------------------------------------------------
 coproc SERVER { exec "$HTTP_SERVER" --listen "$ME"; }

@@ -13,10 +13,13 @@
 # it; a peer killed -9 mid-run fails 'load_failed' naming it and the other peer's load is stopped;
 # the coordinator killed -9 mid-run: the peers stop their loads within the lease (expired) and its
 # restart marks the run interrupted. The token never appears in a log. Prints the start skew
-# between the hosts beside their error bounds.
+# between the hosts beside their error bounds. GET /v1/peers (issue 39) lists both hosts with the
+# run's clocks, answering, in the client and the dashboard (chromium), and host 2 not answering
+# once killed; no token in it, its bad parameters 400s.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/../ui/views-lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
@@ -44,6 +47,7 @@ experiment() {
                 "$1" "$SUT" "$ME" "$PORT" "$2" "$H1" "$H2"
 }
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+jq_quiet() { jq "$@" >/dev/null; }
 
 # ---- a load host named like a lab address ------------------------------------------------------
 # --peer-allow 10.231.K.* is an address pattern: a name that begins with those octets is no lab
@@ -175,6 +179,52 @@ done
 check_match "slicelab report names the cell that ran with load hosts" "load from load hosts \\($H1, $H2\\) in cells one" \
         "$("$BUILD/client/slicelab" --url "$DAEMON_URL" report "$EXP_ID")"
 
+# ---- the lab's view of its hosts (issue 39) ----------------------------------------------------
+# GET /v1/peers: the hosts the runs used that --peer-allow names, with the clock their last run
+# measured and whether they answer now (their /v1/health, asked by the coordinator).
+api GET /v1/peers
+check_eq "GET /v1/peers is 200" 200 "$HTTP_STATUS"
+check_schema "the hosts this coordinator used" listPeers 200
+cp "$TEST_TMP/body" "$TEST_TMP/peers.json"
+check_eq "it lists both load hosts, both answering" "$H1 true,$H2 true" \
+        "$(jq -r '[.peers[] | "\(.host) \(.answers)"] | sort | join(",")' <<<"$BODY")"
+check "each host's clock and last run are those of the run" jq_quiet -e --slurpfile run "$TEST_TMP/run.json" --arg id "$RUN" \
+        '[.peers[] | . as $p | $run[0].metrics.load.hosts[] | select(.host == $p.host)
+          | $p.clock == {offset_ns, rtt_ns, error_ns} and $p.last_run == $id and $p.clock.rtt_ns > 0] | length == 2 and all' \
+        "$TEST_TMP/peers.json"
+check_eq "each host's version is its daemon's" "$(curl -s "$DAEMON_URL/v1/health" | jq -r .version)" \
+        "$(jq -r '[.peers[].version] | unique | join(" ")' <<<"$BODY")"
+check "the answer holds no token" not grep -qF -e "$TOKEN" -e "$DAEMON_TOKEN" "$TEST_TMP/peers.json"
+# A storm of GETs is answered from the list kept max_age_s: 40 GETs, 20 at a time, all 200, and
+# the times their hosts were checked (with the first GET's) each max_age_s or more apart.
+mkdir "$TEST_TMP/storm"
+seq 40 | xargs -P 20 -I{} curl -s --max-time 30 -o "$TEST_TMP/storm/{}.json" -w '%{http_code}\n' "$DAEMON_URL/v1/peers" \
+        >"$TEST_TMP/storm.codes"
+check_eq "40 GETs at once: all 200" "40 200" "$(sort "$TEST_TMP/storm.codes" | uniq -c | awk '{ print $1, $2 }')"
+check "the hosts were checked once per max_age_s, not for every GET" jq_quiet -s -e \
+        '.[0].max_age_s as $age | [.[].checked_at | sub("\\.[0-9]+Z$"; "Z") | fromdate] | unique
+         | . as $t | [range(1; length) | $t[.] - $t[. - 1] >= $age] | all' "$TEST_TMP/peers.json" "$TEST_TMP"/storm/*.json
+api GET '/v1/peers?limit=1'
+check_eq "?limit=1: the host used last, and truncated" "1 true" "$(jq -r '"\(.peers | length) \(.truncated)"' <<<"$BODY")"
+for bad in 'limit=0 limit' 'limit=x limit' 'limit=101 limit' 'host=x host'; do
+        api GET "/v1/peers?${bad% *}"
+        check_eq "?${bad% *}: 400 naming ${bad#* }" "400 ${bad#* }" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+done
+# The dashboard's load hosts view in chromium (tests/ui/views.js), each host's row as the answer.
+if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
+        URL=$DAEMON_URL PEERS=$(jq -r '[.peers[] | "\(.host) \(if .answers then "yes" else "no" end)"] | sort | join(",")' "$TEST_TMP/peers.json") \
+                node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
+        count_views_output
+else
+        not_ok "playwright-core installs" "$(cat "$TEST_TMP/npm.log")"
+fi
+out=$("$BUILD/client/slicelab" --url "$DAEMON_URL" peers)
+for h in "$H1" "$H2"; do
+        want=$(jq -r --arg h "$h" '.peers[] | select(.host == $h) | "\(.host) yes \(.clock.offset_ns / 1e9 | floor)"' "$TEST_TMP/peers.json")
+        check_eq "slicelab peers' row of $h: answers, whole seconds of offset" "$want" \
+                "$(awk -v h="$h" '$1 == h { split($3, s, "."); print $1, $2, s[1] + 0 }' <<<"$out")"
+done
+
 # ---- a peer unreachable at preflight ------------------------------------------------------------
 ip -n "$(netns_name 2)" link set eth0 down
 post_experiment "$(experiment unreachable 2)"
@@ -196,6 +246,13 @@ wait_for 120 run_finished "$RUN" || not_finished "$EXP_ID"
 check_eq "a peer killed -9: failed/load_failed" "failed load_failed" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the message names the host" "load host $H2 " "$(run_field "$RUN" .message)"
 echo "# load_failed: $(run_field "$RUN" .message)"
+# The dead host no longer answers in GET /v1/peers once the list kept from before is older than
+# its max_age_s (polled: the list is made again by the first GET after that).
+host_answers() { curl -s --max-time 10 "$DAEMON_URL/v1/peers" | jq -e --arg h "$1" ".peers[] | select(.host == \$h) | .answers == $2" >/dev/null; }
+check "GET /v1/peers: host 2 killed does not answer" wait_for 60 host_answers "$H2" false
+check "and host 1 still answers" host_answers "$H1" true
+check_match "its error names host 2" "peer $H2: GET /v1/health: " \
+        "$(curl -s "$DAEMON_URL/v1/peers" | jq -r --arg h "$H2" '.peers[] | select(.host == $h) | .error')"
 check "the other peer's load is stopped (no injector of host 1 left)" not running_cmd "[s]licelab-inject .*$TEST_TMP/peer1/"
 # The killed daemon's restart ends what it left (its load interrupted, its slice removed).
 peer_start 2 2000 --peer-allow "$ALLOW" || not_ok "peer 2 restarts"

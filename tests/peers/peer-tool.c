@@ -4,6 +4,8 @@
  *   peer-tool ... HOST start BODY_FILE                     -> the load's id
  *   peer-tool ... HOST renew ID | get ID | delete ID
  *   peer-tool ... HOST timeline ID DIR NAME
+ *   peer-tool ... HOST probe MORE|-        -> per host (HOST, then MORE's comma-separated ones):
+ *                                             "host yes|no version|- error" (peer_probe)
  * An error prints the library's message on stderr and exits 1. */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -15,6 +17,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "peer/peer-client.h"
+#include "peer/peer-probe.h"
 
 static int fail(const struct error *err) {
         fprintf(stderr, "peer-tool: %s\n", err->message);
@@ -69,6 +72,22 @@ int main(int argc, char **argv) {
                 if (dir < 0)
                         return 2;
                 return peer_load_fetch_timeline(&c, host, arg, dir, argv[8], &err) < 0 ? fail(&err) : 0;
+        }
+        if (strcmp(cmd, "probe") == 0) {
+                const char *hosts[16] = { host };
+                size_t n = 1;
+                _cleanup_free_ char *more = strdup(arg);
+                for (char *save = NULL, *t = strtok_r(more, ",", &save); t && n < ELEMENTSOF(hosts);
+                     t = strtok_r(NULL, ",", &save))
+                        if (strcmp(t, "-") != 0)
+                                hosts[n++] = t;
+                struct peer_probe probes[ELEMENTSOF(hosts)];
+                if (peer_probe(&c, hosts, n, probes) < 0)
+                        return 2;
+                for (size_t i = 0; i < n; i++)
+                        printf("%s %s %s %s\n", hosts[i], probes[i].answers ? "yes" : "no",
+                               probes[i].version[0] ? probes[i].version : "-", probes[i].error[0] ? probes[i].error : "-");
+                return 0;
         }
         fprintf(stderr, "peer-tool: unknown command %s\n", cmd);
         return 2;

@@ -1,4 +1,5 @@
-/* test-db.c: the store's migrations and refusals, and its connection pool under threads. */
+/* test-db.c: the store's migrations and refusals, and its connection pool under threads; the load
+ * hosts the runs used. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "storage/experiments.h"
+#include "storage/peer-hosts.h"
 #include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
@@ -437,6 +439,69 @@ static void test_label_filter(void **state) {
         storage_close(s);
 }
 
+/* The load hosts the runs used (GET /v1/peers): each host's latest use with that run's clock; a
+ * host whose clock the run never measured (rtt 0), an imported experiment's hosts, a run without
+ * load hosts and a host that is not a string are not listed; max bounds the rows. */
+struct used_rows {
+        size_t n;
+        struct peer_host_used rows[8];
+};
+
+static int collect_used(const struct peer_host_used *h, void *userdata) {
+        struct used_rows *u = userdata;
+        if (u->n == ELEMENTSOF(u->rows))
+                return -E2BIG;
+        u->rows[u->n++] = *h;
+        return 0;
+}
+
+static void test_peer_hosts_used(void **state) {
+        char path[256];
+        struct storage *s = store_new(path, sizeof path, "peer-hosts.db");
+#define HOST(h, off, rtt) "{\"host\":\"" h "\",\"offset_ns\":" #off ",\"rtt_ns\":" #rtt ",\"error_ns\":" #rtt "}"
+        exec_on(path,
+                "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns) VALUES"
+                " ('e', 'e', 'succeeded', '{}', 'interleaved', 1), ('i', 'i', 'succeeded', '{}', 'interleaved', 1);"
+                "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}'), ('i', 0, 'c', '{}');"
+                "INSERT INTO imports(experiment_id, origin_host, origin_id, bundle_sha256, imported_wall_ns)"
+                " VALUES ('i', 'lab2', 'x', '00', 1);"
+                "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state, metrics) VALUES"
+                " ('r0', 'e', 0, 0, 0, 'succeeded', '{\"load\":{\"hosts\":[" HOST("a", 1, 100) "," HOST("b", 5, 0) "]}}'),"
+                " ('r1', 'e', 1, 0, 1, 'succeeded', '{\"load\":{\"hosts\":[" HOST("a", -2, 200) "," HOST("d", 7, 70) "]}}'),"
+                " ('r2', 'e', 2, 0, 2, 'succeeded', '{\"requests\":3}'),"
+                " ('r3', 'e', 3, 0, 3, 'failed', '{\"load\":{\"hosts\":[{\"host\":5,\"rtt_ns\":9}]}}'),"
+                " ('ri', 'i', 0, 0, 0, 'succeeded', '{\"load\":{\"hosts\":[" HOST("c", 3, 30) "]}}');"
+                "INSERT INTO run_events(run_id, seq, state, wall_ns, mono_ns) VALUES"
+                " ('r0', 0, 'queued', 10, 1), ('r0', 1, 'succeeded', 20, 2), ('r1', 0, 'queued', 25, 3),"
+                " ('r1', 1, 'failed', 40, 4), ('r2', 0, 'succeeded', 50, 5), ('r3', 0, 'failed', 60, 6),"
+                " ('ri', 0, 'succeeded', 90, 9);");
+#undef HOST
+        struct db_conn *c;
+        assert_int_equal(storage_acquire(s, &c), 0);
+        struct used_rows u = { 0 };
+        assert_int_equal(peer_hosts_used(c, PEER_HOSTS_SCAN_MAX, collect_used, &u), 0);
+        assert_int_equal(u.n, 2);
+        /* Same last use (r1): by name. */
+        assert_string_equal(u.rows[0].host, "a");
+        assert_string_equal(u.rows[0].run_id, "r1");
+        assert_int_equal(u.rows[0].used_wall_ns, 40);
+        assert_true(u.rows[0].offset_ns == -2 && u.rows[0].rtt_ns == 200 && u.rows[0].error_ns == 200);
+        assert_string_equal(u.rows[1].host, "d");
+        u = (struct used_rows){ 0 };
+        assert_int_equal(peer_hosts_used(c, 1, collect_used, &u), 0);
+        assert_int_equal(u.n, 1);
+        assert_string_equal(u.rows[0].host, "a");
+        /* r1 deleted: a's last use is r0's, with r0's clock. */
+        exec_on(path, "DELETE FROM run_events WHERE run_id = 'r1'; DELETE FROM runs WHERE id = 'r1';");
+        u = (struct used_rows){ 0 };
+        assert_int_equal(peer_hosts_used(c, PEER_HOSTS_SCAN_MAX, collect_used, &u), 0);
+        assert_int_equal(u.n, 1);
+        assert_string_equal(u.rows[0].run_id, "r0");
+        assert_true(u.rows[0].offset_ns == 1 && u.rows[0].used_wall_ns == 20);
+        storage_release(s, c);
+        storage_close(s);
+}
+
 int main(void) {
         if (!mkdtemp(dir))
                 return 1;
@@ -450,6 +515,7 @@ int main(void) {
                 cmocka_unit_test(test_run_rows_saved_twice_keep_one_copy),
                 cmocka_unit_test(test_cancel_names_the_runs_it_stops),
                 cmocka_unit_test(test_label_filter),
+                cmocka_unit_test(test_peer_hosts_used),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         char cmd[300];

@@ -15,9 +15,10 @@
 #   profiles): a run's, a cell's and a cell's against its baseline draw the frames of the folded
 #   text as wide as their samples, red and blue by the sign of the API's differences, the
 #   intervals on hover, a large profile's narrow frames as one block, and a run without a
-#   profile says so.
+#   profile says so; the load hosts' view, without any, says so (with two: tests/peers/multi-host.sh).
 . "$SLICELAB_SRC/tests/lib.sh"
 . "$SLICELAB_SRC/tests/ui/profile-data.sh"
+. "$SLICELAB_SRC/tests/ui/views-lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 SYNTH="$BUILD/tests/synth-timeline"
@@ -137,18 +138,6 @@ check_eq "another page has another tag" 200 "$(curl -s -o /dev/null -w '%{http_c
 tag=$(headers "$DAEMON_URL/v1/experiments" | header ETag)
 check_eq "the experiments list polled with If-None-Match answers 304 while nothing changes" 304 \
         "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $tag" "$DAEMON_URL/v1/experiments")"
-
-# count_views_output: views.js's "ok - " / "not ok - " lines as this script's assertions.
-count_views_output() {
-        while IFS= read -r line; do
-                case $line in
-                "ok - "*) ok "${line#ok - }" ;;
-                "not ok - "*) not_ok "${line#not ok - }" ;;
-                *) echo "$line" ;;
-                esac
-        done <"$TEST_TMP/views.out"
-        check_match "the browser tests ran" '^ok - ' "$(head -1 "$TEST_TMP/views.out")"
-}
 
 # --- the browser ---------------------------------------------------------------------------
 # An experiment that waits behind another (one run at a time): the list must turn it running.

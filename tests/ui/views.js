@@ -3,8 +3,9 @@
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
 //   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN SERIES_LABEL
-//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR node views.js
-// (each group of views runs when its variables are set: PROFILE_* are profile-data.sh's)
+//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR PEERS node views.js
+// (each group of views runs when its variables are set: PROFILE_* are profile-data.sh's; PEERS,
+// "HOST yes|no,..." as GET /v1/peers answered, tests/peers/multi-host.sh's load hosts)
 // QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -13,6 +14,7 @@ const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env
 const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
 const SERIES_LABEL = process.env.SERIES_LABEL, PROFILE_EXP = process.env.PROFILE_EXP;
 const PROFILE_RUN = process.env.PROFILE_RUN, LARGE_RUN = process.env.LARGE_RUN;
+const PEERS = process.env.PEERS;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -417,6 +419,23 @@ async function tokenFlow(browser) {
   await v.context.close();
 }
 
+// The load hosts' view: each host's row as GET /v1/peers had it (want: "HOST yes|no,..." sorted),
+// or, with none, the page says so.
+async function peersView(browser, want) {
+  const v = await loadView(browser, '#/peers', want ? '#peers table' : '#peers .empty', 'load hosts');
+  if (want) {
+    const rows = await v.page.$$eval('#peers tbody tr', trs => trs.map(tr =>
+      `${tr.dataset.host} ${tr.querySelector('.peer-answers').textContent}`));
+    ok(rows.slice().sort().join(',') === want, 'load hosts: a row per host, with whether it answers', rows.join(','));
+    const offsets = await v.page.$$eval('#peers .peer-offset', tds => tds.map(t => t.textContent));
+    ok(offsets.length > 0 && offsets.every(t => /^[+−][0-9]+\.[0-9]{6} s$/.test(t)), 'load hosts: each clock offset in seconds', offsets.join(','));
+  } else {
+    ok(/No load host used/.test(await v.page.$eval('#peers', e => e.textContent)), 'load hosts: none used, the view says so');
+  }
+  clean(v, 'load hosts');
+  await v.context.close();
+}
+
 (async () => {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
@@ -432,7 +451,9 @@ async function tokenFlow(browser) {
       await runView(browser, { width: 1280, height: 800 }, '');
       await runView(browser, { width: 390, height: 800 }, ' (narrow window)');
       await compareView(browser);
+      await peersView(browser, null);
     }
+    if (PEERS) await peersView(browser, PEERS);
     if (SERIES_LABEL) await seriesView(browser);
     if (PROFILE_EXP) await profileViews(browser);
   } catch (e) {
