@@ -53,6 +53,7 @@ void tmp_put(const char *dir, const char *rel, const char *text) {
         *slash = '\0';
         assert_int_equal(mkdir_parents(path, 0755), 0);
         *slash = '/';
+        /* O_TRUNC: a shorter value must not leave the tail of the old one. */
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         assert_true(fd >= 0);
         assert_int_equal(write_full(fd, text, strlen(text)), 0);
