@@ -378,10 +378,10 @@ static void test_label_filter(void **state) {
         char path[256], got[256], want[256];
         struct storage *s = test_store_new(dir, "labels.db", path, sizeof path);
         test_store_exec(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
-                      "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
-                      "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
-                      "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
+                              "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
+                              "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
+                              "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                              " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
         storage_close(s);
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);

@@ -134,14 +134,14 @@ static void test_migration_counts_the_runs_stored(void **state) {
         struct storage *s = test_store_new(dir, "migrate.db", path, sizeof path);
         storage_close(s);
         test_store_exec(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_delete;"
-                      "DROP TRIGGER run_state_counts_update;"
-                      "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
-                      "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
-                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
-                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
-                      " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'failed'), ('r2', 'e', 2, 0, 2, 'measuring'),"
-                      " ('r3', 'e', 3, 0, 3, 'queued'), ('r4', 'e', 4, 0, 4, 'queued'), ('r5', 'e', 5, 0, 5, 'queued')");
+                              "DROP TRIGGER run_state_counts_update;"
+                              "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
+                              "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                              " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
+                              "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
+                              "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
+                              " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'failed'), ('r2', 'e', 2, 0, 2, 'measuring'),"
+                              " ('r3', 'e', 3, 0, 3, 'queued'), ('r4', 'e', 4, 0, 4, 'queued'), ('r5', 'e', 5, 0, 5, 'queued')");
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);
         struct db_conn *c;
