@@ -168,7 +168,8 @@ int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct qu
         static const char sql[] =
                 QUEUED_OF("running") " UNION ALL " QUEUED_OF("queued") " ORDER BY seq, pos LIMIT ?1";
         void *rows;
-        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_run_row, queued_runs_free_rows, &rows, ret_n);
+        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_run_row, queued_runs_free_rows,
+                           &rows, ret_n);
         if (r < 0)
                 return r;
         *ret = rows;
@@ -210,7 +211,8 @@ int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct q
                 "        ORDER BY seq LIMIT ?1) e"
                 " ORDER BY e.seq";
         void *rows;
-        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_cells_row, queued_cells_free_rows, &rows, ret_n);
+        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_cells_row, queued_cells_free_rows,
+                           &rows, ret_n);
         if (r < 0)
                 return r;
         *ret = rows;

@@ -43,7 +43,6 @@
 #define CGROUP_V1_CPU "/sys/fs/cgroup/cpu"
 
 static const char *sut_jar;
-static char *tmpdir;
 /* What a failed assertion would otherwise leak: the teardown kills and removes these. */
 static pid_t child = -1;
 static char cgroup_dir[256];
@@ -185,10 +184,10 @@ static void test_live_sut(void **state) {
         char gc_log[300], out_path[300], err_path[300], saved[300], xlog[400], savefile[400];
         int pipefd[2];
 
-        tmp_path(gc_log, sizeof gc_log, tmpdir, "gc.log");
-        tmp_path(out_path, sizeof out_path, tmpdir, "stdout");
-        tmp_path(err_path, sizeof err_path, tmpdir, "stderr");
-        tmp_path(saved, sizeof saved, tmpdir, "hsperfdata");
+        tmp_path(gc_log, sizeof gc_log, tmp_group_dir, "gc.log");
+        tmp_path(out_path, sizeof out_path, tmp_group_dir, "stdout");
+        tmp_path(err_path, sizeof err_path, tmp_group_dir, "stderr");
+        tmp_path(saved, sizeof saved, tmp_group_dir, "hsperfdata");
         snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s:uptimenanos,timenanos,level,tags:filecount=0", gc_log);
         snprintf(savefile, sizeof savefile, "-XX:PerfDataSaveFile=%s", saved);
         char *argv[] = { "java", "-XX:+UseParallelGC", "-Xms64m", "-Xmx64m", "-XX:+PrintFlagsFinal", xlog,
@@ -327,9 +326,9 @@ static void test_live_sut(void **state) {
 /* java -version in the quota slice: returns the parsed ergonomics. */
 static void java_in_slice(const char *tasks, bool container_support, struct jvm_info *ret) {
         char gc_log[300], out_path[300], err_path[300], xlog[400];
-        tmp_path(gc_log, sizeof gc_log, tmpdir, container_support ? "gc-cs.log" : "gc-nocs.log");
-        tmp_path(out_path, sizeof out_path, tmpdir, container_support ? "flags-cs" : "flags-nocs");
-        tmp_path(err_path, sizeof err_path, tmpdir, "stderr-version");
+        tmp_path(gc_log, sizeof gc_log, tmp_group_dir, container_support ? "gc-cs.log" : "gc-nocs.log");
+        tmp_path(out_path, sizeof out_path, tmp_group_dir, container_support ? "flags-cs" : "flags-nocs");
+        tmp_path(err_path, sizeof err_path, tmp_group_dir, "stderr-version");
         snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s:uptimenanos,timenanos,level,tags:filecount=0", gc_log);
         char *argv[] = { "java", container_support ? "-XX:+UseContainerSupport" : "-XX:-UseContainerSupport",
                          "-XX:+UseParallelGC", "-XX:+PrintFlagsFinal", xlog, "-version", NULL };
@@ -428,11 +427,9 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "# no java in PATH: skipped\n");
                 return 77;
         }
-        _cleanup_tmp_dir_ char *scratch = tmp_dir_new("jvm-live");
-        tmpdir = scratch;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_live_sut, teardown),
                 cmocka_unit_test_teardown(test_ergonomics_under_quota, teardown),
         };
-        return cmocka_run_group_tests(tests, NULL, NULL);
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

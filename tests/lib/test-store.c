@@ -8,8 +8,9 @@
 
 #include "test-tmp.h"
 
-struct storage *test_store_new(const char *dir, const char *name, char *path, size_t size) {
-        tmp_path(path, size, dir, name);
+struct storage *test_store_new(const char *name, char *path, size_t size) {
+        assert_non_null(tmp_group_dir);
+        tmp_path(path, size, tmp_group_dir, name);
         struct storage *s = NULL;
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);

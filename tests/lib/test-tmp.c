@@ -41,6 +41,19 @@ void tmp_dir_free(char *dir) {
         free(dir);
 }
 
+char *tmp_group_dir = NULL;
+
+int tmp_group_setup(void **state) {
+        tmp_group_dir = tmp_dir_new(program_invocation_short_name);
+        return 0;
+}
+
+int tmp_group_teardown(void **state) {
+        int r = tmp_dir_remove(tmp_group_dir);
+        free(TAKE_PTR(tmp_group_dir));
+        return r;
+}
+
 void tmp_path(char *buf, size_t size, const char *dir, const char *rel) {
         int n = snprintf(buf, size, "%s/%s", dir, rel);
         assert_true(n > 0 && (size_t) n < size);

@@ -19,8 +19,6 @@
 #include "test-store.h"
 #include "test-tmp.h"
 
-static char *dir;
-
 static int user_version(const char *path) {
         sqlite3 *db;
         sqlite3_stmt *s;
@@ -50,12 +48,12 @@ static void seed_experiment(const char *path, const char *runs_values) {
 
 static void test_new_and_version0_files_migrate(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "new.db", path, sizeof path);
+        struct storage *s = test_store_new("new.db", path, sizeof path);
         struct error err = { 0 };
         storage_close(s);
         assert_int_equal(user_version(path), storage_schema_version());
 
-        tmp_path(path, sizeof path, dir, "v0.db");
+        tmp_path(path, sizeof path, tmp_group_dir, "v0.db");
         test_store_exec(path, "CREATE TABLE unrelated(x); PRAGMA user_version=0;");
         assert_int_equal(storage_open(path, &s, &err), 0);
         struct db_conn *c;
@@ -75,7 +73,7 @@ static void test_refusals_leave_file_untouched(void **state) {
         struct storage *s = NULL;
         struct error err = { 0 };
 
-        tmp_path(path, sizeof path, dir, "future.db");
+        tmp_path(path, sizeof path, tmp_group_dir, "future.db");
         test_store_exec(path, "CREATE TABLE t(x); PRAGMA user_version=1000;");
         assert_int_equal(read_file_bounded(path, 1 << 20, &before, &before_len), 0);
         assert_int_equal(storage_open(path, &s, &err), -EPROTONOSUPPORT);
@@ -85,7 +83,7 @@ static void test_refusals_leave_file_untouched(void **state) {
         assert_int_equal(before_len, after_len);
         assert_memory_equal(before, after, before_len);
 
-        tmp_path(path, sizeof path, dir, "garbage.db");
+        tmp_path(path, sizeof path, tmp_group_dir, "garbage.db");
         char junk[4096];
         for (size_t i = 0; i < sizeof junk; i++)
                 junk[i] = (char) (i * 7 + 3);
@@ -126,7 +124,7 @@ static void *writer_main(void *p) {
 
 static void test_pool_under_concurrent_writers(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "pool.db", path, sizeof path);
+        struct storage *s = test_store_new("pool.db", path, sizeof path);
         pthread_t th[8];
         struct writer w[8];
         for (int i = 0; i < 8; i++) {
@@ -172,7 +170,7 @@ static int64_t mono_ms(void) {
 
 static void test_pool_bounded_wait(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "bounded.db", path, sizeof path);
+        struct storage *s = test_store_new("bounded.db", path, sizeof path);
         unsigned n = storage_pool_size();
         struct db_conn *held[64];
         assert_true(n <= 64);
@@ -200,7 +198,7 @@ static void test_pool_bounded_wait(void **state) {
  * the next borrower sees what others wrote since (a run finished, an experiment's status). */
 static void test_release_resets_a_forgotten_statement(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "forgotten.db", path, sizeof path);
+        struct storage *s = test_store_new("forgotten.db", path, sizeof path);
         struct db_conn *reader, *writer;
         assert_int_equal(storage_acquire(s, &reader), 0);
         assert_int_equal(storage_acquire(s, &writer), 0);
@@ -238,7 +236,7 @@ static char many_sql[MANY_STATEMENTS][32];
 
 static void test_statement_cache_keeps_held_statements(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "many.db", path, sizeof path);
+        struct storage *s = test_store_new("many.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         for (size_t i = 0; i < MANY_STATEMENTS; i++)
@@ -277,7 +275,7 @@ static int64_t count_of(struct db_conn *c, const char *sql) {
 /* A run's data saved again (a collection retried after a crash) replaces the first copy. */
 static void test_run_rows_saved_twice_keep_one_copy(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "replace.db", path, sizeof path);
+        struct storage *s = test_store_new("replace.db", path, sizeof path);
         seed_experiment(path, "('r', 'e', 0, 0, 0, 'collecting')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
@@ -317,7 +315,7 @@ static void test_run_rows_saved_twice_keep_one_copy(void **state) {
  * one it cancels nor the finished one; a second cancel of the ended experiment stops nothing. */
 static void test_cancel_names_the_runs_it_stops(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "cancel.db", path, sizeof path);
+        struct storage *s = test_store_new("cancel.db", path, sizeof path);
         seed_experiment(path, "('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'measuring'), ('r2', 'e', 2, 0, 2, 'queued')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
@@ -376,7 +374,7 @@ static void list_ids(struct db_conn *c, const char *labels, int64_t limit, int64
  * required, newest first, paged by cursor. */
 static void test_label_filter(void **state) {
         char path[256], got[256], want[256];
-        struct storage *s = test_store_new(dir, "labels.db", path, sizeof path);
+        struct storage *s = test_store_new("labels.db", path, sizeof path);
         test_store_exec(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
                               "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
                               "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
@@ -420,8 +418,6 @@ static void test_label_filter(void **state) {
 }
 
 int main(void) {
-        _cleanup_tmp_dir_ char *scratch = tmp_dir_new("db");
-        dir = scratch;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_new_and_version0_files_migrate),
                 cmocka_unit_test(test_refusals_leave_file_untouched),
@@ -433,5 +429,5 @@ int main(void) {
                 cmocka_unit_test(test_cancel_names_the_runs_it_stops),
                 cmocka_unit_test(test_label_filter),
         };
-        return cmocka_run_group_tests(tests, NULL, NULL);
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

@@ -15,8 +15,6 @@
 #include "test-store.h"
 #include "test-tmp.h"
 
-static char *dir;
-
 /* Experiments (rowids 1, 2, 3): e1 running with cells 0-2, its first run done, its runs
  * at positions 1, 2 and 3 queued (cells 1, 2, 0); e2 queued, cells 0-1, runs at positions 0 and 1;
  * e3 succeeded, whose run left queued must not be read. */
@@ -35,10 +33,15 @@ static const char seed[] =
         " ('r30', 'e3', 0, 0, 0, 'queued');"
         "UPDATE run_state_counts SET runs = (SELECT count(*) FROM runs WHERE state = run_state_counts.state);";
 
+static struct storage *seeded_store(const char *name, char *path, size_t size) {
+        struct storage *s = test_store_new(name, path, size);
+        test_store_exec(path, seed);
+        return s;
+}
+
 static void test_runs_in_order(void **state) {
         char path[4096];
-        _cleanup_(storage_closep) struct storage *s = test_store_new(dir, "order.db", path, sizeof path);
-        test_store_exec(path, seed);
+        _cleanup_(storage_closep) struct storage *s = seeded_store("order.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
 
@@ -76,8 +79,7 @@ static void test_runs_in_order(void **state) {
 
 static void test_cells_of_the_queue(void **state) {
         char path[4096];
-        _cleanup_(storage_closep) struct storage *s = test_store_new(dir, "cells.db", path, sizeof path);
-        test_store_exec(path, seed);
+        _cleanup_(storage_closep) struct storage *s = seeded_store("cells.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
 
@@ -135,8 +137,7 @@ static unsigned long head_cost(struct db_conn *c) {
  * more). */
 static void test_head_is_cheap(void **state) {
         char path[4096];
-        _cleanup_(storage_closep) struct storage *s = test_store_new(dir, "head.db", path, sizeof path);
-        test_store_exec(path, seed);
+        _cleanup_(storage_closep) struct storage *s = seeded_store("head.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         unsigned long few = head_cost(c);
@@ -159,12 +160,10 @@ static void test_head_is_cheap(void **state) {
 }
 
 int main(void) {
-        _cleanup_tmp_dir_ char *scratch = tmp_dir_new("queue");
-        dir = scratch;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_runs_in_order),
                 cmocka_unit_test(test_cells_of_the_queue),
                 cmocka_unit_test(test_head_is_cheap),
         };
-        return cmocka_run_group_tests(tests, NULL, NULL);
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

@@ -23,8 +23,6 @@
 #include "test-store.h"
 #include "test-tmp.h"
 
-static char *dir;
-
 static int64_t query_int(struct db_conn *c, const char *sql) {
         sqlite3_stmt *s;
         assert_int_equal(sqlite3_prepare_v2(db_handle(c), sql, -1, &s, NULL), SQLITE_OK);
@@ -131,7 +129,7 @@ static void run_to_end(struct db_conn *c, const char *experiment_id, int positio
 /* A store at schema 5 holding runs in several states: the migration counts them. */
 static void test_migration_counts_the_runs_stored(void **state) {
         char path[256];
-        struct storage *s = test_store_new(dir, "migrate.db", path, sizeof path);
+        struct storage *s = test_store_new("migrate.db", path, sizeof path);
         storage_close(s);
         test_store_exec(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_delete;"
                               "DROP TRIGGER run_state_counts_update;"
@@ -217,7 +215,7 @@ static int import_rows(struct db_conn *from, struct db_conn *to, const char *exp
 
 static void test_every_path_keeps_the_count(void **state) {
         char path[256], other_path[256];
-        struct storage *s = test_store_new(dir, "paths.db", path, sizeof path);
+        struct storage *s = test_store_new("paths.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         assert_counts_exact(c, "a new store");
@@ -277,7 +275,7 @@ static void test_every_path_keeps_the_count(void **state) {
 
         /* Imports: a finished experiment of another store, and one that is not finished (refused,
          * rolled back). */
-        struct storage *other = test_store_new(dir, "other.db", other_path, sizeof other_path);
+        struct storage *other = test_store_new("other.db", other_path, sizeof other_path);
         struct db_conn *o;
         assert_int_equal(storage_acquire(other, &o), 0);
         char finished[ID_LEN + 1], unfinished[ID_LEN + 1];
@@ -307,11 +305,9 @@ static void test_every_path_keeps_the_count(void **state) {
 }
 
 int main(void) {
-        _cleanup_tmp_dir_ char *scratch = tmp_dir_new("run-counts");
-        dir = scratch;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_migration_counts_the_runs_stored),
                 cmocka_unit_test(test_every_path_keeps_the_count),
         };
-        return cmocka_run_group_tests(tests, NULL, NULL);
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

@@ -16,14 +16,12 @@
 #include "basic/macro.h"
 #include "test-tmp.h"
 
-static char *dir;
-
 static void test_write_then_read(void **state) {
         char path[256];
-        tmp_path(path, sizeof path, dir, "a/b/c");
+        tmp_path(path, sizeof path, tmp_group_dir, "a/b/c");
         assert_int_equal(mkdir_parents(path, 0700), 0);
         assert_int_equal(mkdir_parents(path, 0700), 0); /* existing is fine */
-        tmp_path(path, sizeof path, dir, "a/file");
+        tmp_path(path, sizeof path, tmp_group_dir, "a/file");
         assert_int_equal(write_file_atomic(path, "hello\n", 6, 0600), 0);
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
@@ -41,7 +39,7 @@ static void test_write_then_read(void **state) {
 /* A file of exactly the buffer's room fits; one byte more is -EFBIG, never cut short. */
 static void test_bounds_are_exact(void **state) {
         char path[256], buf[8];
-        tmp_path(path, sizeof path, dir, "seven");
+        tmp_path(path, sizeof path, tmp_group_dir, "seven");
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         assert_true(fd >= 0);
         assert_int_equal(write_full(fd, "1234567", 7), 0);
@@ -67,8 +65,6 @@ static void test_bounds_are_exact(void **state) {
 }
 
 int main(void) {
-        _cleanup_tmp_dir_ char *scratch = tmp_dir_new("fileio");
-        dir = scratch;
         const struct CMUnitTest tests[] = { cmocka_unit_test(test_write_then_read), cmocka_unit_test(test_bounds_are_exact) };
-        return cmocka_run_group_tests(tests, NULL, NULL);
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }
