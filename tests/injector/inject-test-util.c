@@ -198,7 +198,7 @@ void tmpdir_remove(const char *dir) {
         for (size_t i = 0; i < ELEMENTSOF(made); i++)
                 if (strcmp(made[i], copy) == 0)
                         made[i][0] = '\0';
-        tmp_dir_remove(copy);
+        assert_int_equal(tmp_dir_remove(copy), 0);
 }
 
 void timeline_load(const char *path, struct timeline *t) {
