@@ -102,10 +102,58 @@ int runs_get_json(struct db_conn *c, const char *run_id, cJSON **ret) {
         return 0;
 }
 
+/* Fills element i of rows from the statement's current row; 0 or negative errno, leaving the
+ * element for free_rows to free either way. */
+typedef int (*queue_row_fn)(void *rows, size_t i, sqlite3_stmt *s);
+typedef void (*queue_free_fn)(void *rows, size_t n);
+
+/* One of the scheduler's reads of the queue, sql taking the limit as ?1 and the experiment_seq to
+ * start after as ?2: at most max rows into a new array of elements of size bytes, each filled by
+ * row. On failure what was read is freed by free_rows and *ret and *ret_n are untouched. */
+static int queue_read(struct db_conn *c, const char *sql, int64_t after_seq, size_t max, size_t size,
+                      queue_row_fn row, queue_free_fn free_rows, void **ret, size_t *ret_n) {
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt(c, sql, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, (int64_t) max);
+        sqlite3_bind_int64(s, 2, after_seq);
+        void *rows = calloc(max ? max : 1, size);
+        if (!rows)
+                return -ENOMEM;
+        size_t n = 0;
+        while (n < max && (r = db_step(s)) > 0) {
+                r = row(rows, n++, s);
+                if (r < 0)
+                        break;
+        }
+        if (r < 0) {
+                free_rows(rows, n);
+                return r;
+        }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
+}
+
 void queued_runs_free(struct queued_run *runs, size_t n) {
         for (size_t i = 0; runs && i < n; i++)
                 free(runs[i].definition);
         free(runs);
+}
+
+static void queued_runs_free_rows(void *rows, size_t n) {
+        queued_runs_free(rows, n);
+}
+
+static int queued_run_row(void *rows, size_t i, sqlite3_stmt *s) {
+        struct queued_run *q = (struct queued_run *) rows + i;
+        snprintf(q->id, sizeof q->id, "%s", (const char *) sqlite3_column_text(s, 0));
+        snprintf(q->experiment_id, sizeof q->experiment_id, "%s", (const char *) sqlite3_column_text(s, 1));
+        q->cell_idx = sqlite3_column_int64(s, 2);
+        q->experiment_seq = sqlite3_column_int64(s, 4);
+        q->definition = strdup((const char *) sqlite3_column_text(s, 3));
+        return q->definition ? 0 : -ENOMEM;
 }
 
 /* Queued runs belong to experiments queued or running. Each status read through its index, in
@@ -119,35 +167,12 @@ void queued_runs_free(struct queued_run *runs, size_t n) {
 int runs_next_queued(struct db_conn *c, int64_t after_seq, size_t max, struct queued_run **ret, size_t *ret_n) {
         static const char sql[] =
                 QUEUED_OF("running") " UNION ALL " QUEUED_OF("queued") " ORDER BY seq, pos LIMIT ?1";
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        void *rows;
+        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_run_row, queued_runs_free_rows,
+                           &rows, ret_n);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, (int64_t) max);
-        sqlite3_bind_int64(s, 2, after_seq);
-        struct queued_run *runs = calloc(max ? max : 1, sizeof *runs);
-        if (!runs)
-                return -ENOMEM;
-        size_t n = 0;
-        while (n < max && (r = db_step(s)) > 0) {
-                struct queued_run *q = &runs[n];
-                snprintf(q->id, sizeof q->id, "%s", (const char *) sqlite3_column_text(s, 0));
-                snprintf(q->experiment_id, sizeof q->experiment_id, "%s", (const char *) sqlite3_column_text(s, 1));
-                q->cell_idx = sqlite3_column_int64(s, 2);
-                q->experiment_seq = sqlite3_column_int64(s, 4);
-                q->definition = strdup((const char *) sqlite3_column_text(s, 3));
-                n++;
-                if (!q->definition) {
-                        r = -ENOMEM;
-                        break;
-                }
-        }
-        if (r < 0) {
-                queued_runs_free(runs, n);
-                return r;
-        }
-        *ret = runs;
-        *ret_n = n;
+        *ret = rows;
         return 0;
 }
 
@@ -155,6 +180,19 @@ void queued_cells_free(struct queued_cells *q, size_t n) {
         for (size_t i = 0; q && i < n; i++)
                 free(q[i].definition);
         free(q);
+}
+
+static void queued_cells_free_rows(void *rows, size_t n) {
+        queued_cells_free(rows, n);
+}
+
+static int queued_cells_row(void *rows, size_t i, sqlite3_stmt *s) {
+        struct queued_cells *e = (struct queued_cells *) rows + i;
+        snprintf(e->experiment_id, sizeof e->experiment_id, "%s", (const char *) sqlite3_column_text(s, 0));
+        e->experiment_seq = sqlite3_column_int64(s, 1);
+        e->cells = (uint64_t) sqlite3_column_int64(s, 3);
+        e->definition = strdup((const char *) sqlite3_column_text(s, 2));
+        return e->definition ? 0 : -ENOMEM;
 }
 
 #define QUEUE_EXPERIMENTS_OF(status) \
@@ -172,33 +210,12 @@ int runs_queued_cells(struct db_conn *c, int64_t after_seq, size_t max, struct q
                 "  FROM (" QUEUE_EXPERIMENTS_OF("running") " UNION ALL " QUEUE_EXPERIMENTS_OF("queued")
                 "        ORDER BY seq LIMIT ?1) e"
                 " ORDER BY e.seq";
-        sqlite3_stmt *s _cleanup_stmt_ = NULL;
-        int r = db_stmt(c, sql, &s);
+        void *rows;
+        int r = queue_read(c, sql, after_seq, max, sizeof **ret, queued_cells_row, queued_cells_free_rows,
+                           &rows, ret_n);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, (int64_t) max);
-        sqlite3_bind_int64(s, 2, after_seq);
-        struct queued_cells *q = calloc(max ? max : 1, sizeof *q);
-        if (!q)
-                return -ENOMEM;
-        size_t n = 0;
-        while (n < max && (r = db_step(s)) > 0) {
-                struct queued_cells *e = &q[n++];
-                snprintf(e->experiment_id, sizeof e->experiment_id, "%s", (const char *) sqlite3_column_text(s, 0));
-                e->experiment_seq = sqlite3_column_int64(s, 1);
-                e->cells = (uint64_t) sqlite3_column_int64(s, 3);
-                e->definition = strdup((const char *) sqlite3_column_text(s, 2));
-                if (!e->definition) {
-                        r = -ENOMEM;
-                        break;
-                }
-        }
-        if (r < 0) {
-                queued_cells_free(q, n);
-                return r;
-        }
-        *ret = q;
-        *ret_n = n;
+        *ret = rows;
         return 0;
 }
 

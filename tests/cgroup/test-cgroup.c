@@ -27,6 +27,7 @@
 
 #include "cgroup/cgroup.h"
 #include "basic/host-limits.h"
+#include "test-tmp.h"
 
 static struct cgroup_manager *manager;
 static char root_name[64];
@@ -464,14 +465,13 @@ static void test_exec_errors(void **state) {
         p.argv = unknown;
         assert_int_equal(slice_spawn(r, SLICE_SUT, &p, &pid, &pidfd), -ENOENT);
 
-        char tmp[] = "/tmp/slicelab-noexec-XXXXXX";
-        int fd = mkstemp(tmp);
-        assert_true(fd >= 0);
-        close(fd);
-        char *noexec[] = { tmp, NULL };
+        _cleanup_tmp_dir_ char *dir = tmp_dir_new("noexec");
+        char file[4096];
+        tmp_path(file, sizeof file, dir, "not-executable");
+        tmp_put(dir, "not-executable", "");
+        char *noexec[] = { file, NULL };
         p.argv = noexec;
         assert_int_equal(slice_spawn(r, SLICE_SUT, &p, &pid, &pidfd), -EACCES);
-        unlink(tmp);
 
         char *self[] = { self_exe, "--child-busy", "0", NULL };
         p.argv = self;

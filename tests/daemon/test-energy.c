@@ -13,23 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "basic/json-util.h"
 #include "daemon/energy.h"
 #include "host/host-rapl.h"
+#include "test-tmp.h"
 
-static char root[64];
+static char *root;
 
 static void put(const char *dir, const char *file, const char *text) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/sys/class/powercap/%s", root, dir);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/sys/class/powercap/%s/%s", root, dir, file);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
+        char rel[256];
+        snprintf(rel, sizeof rel, "sys/class/powercap/%s/%s", dir, file);
+        tmp_put(root, rel, text);
 }
 
 static void set_energy(const char *dir, uint64_t uj) {
@@ -39,17 +34,8 @@ static void set_energy(const char *dir, uint64_t uj) {
 }
 
 static int setup(void **state) {
-        snprintf(root, sizeof root, "/tmp/slicelab-rapl.XXXXXX");
-        assert_non_null(mkdtemp(root));
-        char path[256];
-        snprintf(path, sizeof path, "%s/sys", root);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/sys/class", root);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/sys/class/powercap", root);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/sys/class/powercap/intel-rapl", root);
-        mkdir(path, 0755); /* the control type: no energy_uj, not a domain */
+        root = tmp_dir_new("rapl");
+        put("intel-rapl", "enabled", "1\n"); /* the control type: no energy_uj, not a domain */
         put("intel-rapl:0", "name", "package-0\n");
         put("intel-rapl:0", "max_energy_range_uj", "1000000\n");
         set_energy("intel-rapl:0", 900000);
@@ -60,9 +46,8 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd);
+        tmp_dir_free(TAKE_PTR(root));
+        return 0;
 }
 
 static void test_delta(void **state) {

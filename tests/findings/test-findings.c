@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/cpulist.h"
@@ -26,6 +25,7 @@
 #include "findings/profile-shares.h"
 #include "findings/rules.h"
 #include "host/host-cpufreq.h"
+#include "test-tmp.h"
 
 #define MAX_CELLS 4
 #define MAX_RUNS 8
@@ -814,21 +814,6 @@ static void test_jit(void **state) {
 
 /* ---- governor and frequency, from a sysfs-like tree ---- */
 
-static void write_file(const char *root, const char *rel, const char *text) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", root, rel);
-        for (char *p = path + strlen(root) + 1; *p; p++)
-                if (*p == '/') {
-                        *p = 0;
-                        mkdir(path, 0755);
-                        *p = '/';
-                }
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
-
 /* The metrics "cpu" object a run on cpus records when the tree has these governors and kHz. */
 static char *cpu_metrics(const char *root, const char *cpus, const char *const *gov, const char *const *khz) {
         struct cpulist l;
@@ -836,9 +821,9 @@ static char *cpu_metrics(const char *root, const char *cpus, const char *const *
         for (int i = cpulist_next(&l, -1), k = 0; i >= 0; i = cpulist_next(&l, i), k++) {
                 char rel[128];
                 snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", i);
-                write_file(root, rel, gov[k]);
+                tmp_put(root, rel, gov[k]);
                 snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", i);
-                write_file(root, rel, khz[k]);
+                tmp_put(root, rel, khz[k]);
         }
         struct host_freq_sampler *s = NULL;
         assert_int_equal(host_freq_sampler_new(root, &l, &s), 0);
@@ -853,20 +838,9 @@ static char *cpu_metrics(const char *root, const char *cpus, const char *const *
         return text;
 }
 
-static char *tree(void) {
-        char *root = strdup("/tmp/slicelab-findings-sysfs.XXXXXX");
-        assert_non_null(mkdtemp(root));
-        return root;
-}
-
-static void rm_tree(const char *root) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        assert_int_equal(system(cmd), 0);
-}
-
 static void test_governor_frequency(void **state) {
-        _cleanup_free_ char *r1 = tree(), *r2 = tree(), *r3 = tree();
+        _cleanup_tmp_dir_ char *r1 = tmp_dir_new("findings-sysfs"), *r2 = tmp_dir_new("findings-sysfs"),
+                                *r3 = tmp_dir_new("findings-sysfs");
         const char *perf[] = { "performance\n", "performance\n" }, *save[] = { "powersave\n", "powersave\n" };
         const char *fast[] = { "3000000\n", "3000000\n" }, *slow[] = { "2400000\n", "2400000\n" }, *near[] = { "2950000\n", "2950000\n" };
         _cleanup_free_ char *a = cpu_metrics(r1, "2-3", perf, fast);
@@ -908,9 +882,6 @@ static void test_governor_frequency(void **state) {
         out = run_rule(findings_rule_frequency, none);
         assert_int_equal(cJSON_GetArraySize(out), 0);
         cJSON_Delete(out);
-        rm_tree(r1);
-        rm_tree(r2);
-        rm_tree(r3);
 }
 
 /* ---- interference, memory, energy ---- */

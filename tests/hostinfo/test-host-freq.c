@@ -11,28 +11,29 @@
 #include "alloc-count.h"
 #include "host/host-cpufreq.h"
 #include "host-test-util.h"
+#include "test-tmp.h"
 #include "basic/json-util.h"
 
 static void set_freq(const char *root, unsigned cpu, const char *khz) {
         char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", cpu);
-        scratch_put(root, path, khz);
+        snprintf(path, sizeof path, "sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", cpu);
+        tmp_put(root, path, khz);
 }
 
 static void set_governor(const char *root, unsigned cpu, const char *gov) {
         char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_governor", cpu);
-        scratch_put(root, path, gov);
+        snprintf(path, sizeof path, "sys/devices/system/cpu/cpu%u/cpufreq/scaling_governor", cpu);
+        tmp_put(root, path, gov);
 }
 
 /* cpus 2 and 3 with cpufreq, cpu 5 without */
 static char *make_tree(void) {
-        char *root = scratch_new();
+        char *root = tmp_dir_new("host");
         set_freq(root, 2, "2000000\n");
         set_freq(root, 3, "1000000\n");
         set_governor(root, 2, "performance\n");
         set_governor(root, 3, "powersave\n");
-        scratch_put(root, "/sys/devices/system/cpu/cpu5/topology/core_id", "5\n");
+        tmp_put(root, "sys/devices/system/cpu/cpu5/topology/core_id", "5\n");
         return root;
 }
 
@@ -107,7 +108,7 @@ static void test_sampling(void **state) {
 
         s = host_freq_sampler_free(s);
         assert_int_equal(count_open_fds(), fds_before); /* every fd closed */
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 static void test_sampling_allocates_nothing(void **state) {
@@ -126,7 +127,7 @@ static void test_sampling_allocates_nothing(void **state) {
         assert_int_equal(alloc_count() - before, 0);
         assert_int_equal(find(s, 2)->samples, 1000);
         host_freq_sampler_free(s);
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 static void test_sampler_fixture_and_errors(void **state) {
@@ -151,20 +152,20 @@ static void test_boost_sources(void **state) {
         assert_true(b.have && b.enabled);
         assert_string_equal(b.source, "intel_pstate/no_turbo");
 
-        char *root = scratch_new();
-        scratch_put(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+        char *root = tmp_dir_new("host");
+        tmp_put(root, "sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
         assert_int_equal(host_boost_read(root, &b), 0);
         assert_true(b.have && !b.enabled); /* no_turbo = 1: turbo off */
         /* cpufreq/boost wins where both exist */
-        scratch_put(root, "/sys/devices/system/cpu/cpufreq/boost", "1\n");
+        tmp_put(root, "sys/devices/system/cpu/cpufreq/boost", "1\n");
         assert_int_equal(host_boost_read(root, &b), 0);
         assert_true(b.have && b.enabled);
         assert_string_equal(b.source, "cpufreq/boost");
-        scratch_put(root, "/sys/devices/system/cpu/cpufreq/boost", "7\n");
+        tmp_put(root, "sys/devices/system/cpu/cpufreq/boost", "7\n");
         assert_int_equal(host_boost_read(root, &b), 0);
         assert_false(b.have);
         assert_non_null(strstr(b.reason, "not 0 or 1"));
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 /* On the real host the sampler works whether or not cpufreq is there, and says which. */

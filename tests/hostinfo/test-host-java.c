@@ -17,13 +17,14 @@
 #include "basic/fileio.h"
 #include "host/host-java.h"
 #include "host-test-util.h"
+#include "test-tmp.h"
 #include "basic/macro.h"
 
 /* root/bin/java with this script body, executable. */
 static void fake_java(const char *root, const char *body) {
         char text[1024], path[PATH_MAX];
         snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
-        scratch_put(root, "/bin/java", text);
+        tmp_put(root, "bin/java", text);
         snprintf(path, sizeof path, "%s/bin/java", root);
         assert_int_equal(chmod(path, 0755), 0);
 }
@@ -34,7 +35,7 @@ static void no_children_left(void) {
 }
 
 static void test_find(void **state) {
-        char *root = scratch_new();
+        char *root = tmp_dir_new("host");
         fake_java(root, "exit 0");
         char bin[PATH_MAX], path_env[3 * PATH_MAX], found[PATH_MAX];
         snprintf(bin, sizeof bin, "%s/bin", root);
@@ -65,17 +66,17 @@ static void test_find(void **state) {
         fake_java(root, "exit 0");
         char tiny[8];
         assert_int_equal(host_java_find(bin, tiny, sizeof tiny), -ENAMETOOLONG);
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 static void probe_fake(const char *body, int timeout_ms, int expect, struct host_java *j) {
-        char *root = scratch_new();
+        char *root = tmp_dir_new("host");
         fake_java(root, body);
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/bin/java", root);
         assert_int_equal(host_java_probe(path, timeout_ms, j), expect);
         no_children_left();
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 static void test_probe_stand_ins(void **state) {
@@ -136,7 +137,7 @@ static void test_real_java(void **state) {
 
 /* The stand-in counts its runs in a file: two lookups, one run; a changed binary, a new run. */
 static void test_cache(void **state) {
-        char *root = scratch_new();
+        char *root = tmp_dir_new("host");
         char body[PATH_MAX + 128], bin[PATH_MAX], count_file[PATH_MAX];
         snprintf(count_file, sizeof count_file, "%s/runs", root);
         snprintf(body, sizeof body, "echo x >> '%s'\necho 'openjdk version \"17.0.1\"' >&2", count_file);
@@ -169,7 +170,7 @@ static void test_cache(void **state) {
         assert_int_equal(host_java_get(&j), -ENOENT);
         assert_int_equal(setenv("PATH", saved, 1), 0);
         no_children_left();
-        scratch_free(root);
+        tmp_dir_free(root);
 }
 
 int main(void) {

@@ -6,7 +6,6 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "basic/macro.h"
+#include "test-tmp.h"
 
 extern char **environ;
 
@@ -183,18 +183,13 @@ void server_stop(struct test_server *s) {
 }
 
 void tmpdir_make(char *buf, size_t size) {
-        const char *t = getenv("TMPDIR");
-        snprintf(buf, size, "%s/slicelab-inject-test-XXXXXX", t && *t ? t : "/tmp");
-        assert_non_null(mkdtemp(buf));
+        _cleanup_free_ char *dir = tmp_dir_new("inject-test");
+        assert_true(snprintf(buf, size, "%s", dir) < (int) size);
         for (size_t i = 0; i < ELEMENTSOF(made); i++)
                 if (!made[i][0]) {
                         snprintf(made[i], sizeof made[i], "%s", buf);
                         break;
                 }
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
 }
 
 void tmpdir_remove(const char *dir) {
@@ -203,7 +198,7 @@ void tmpdir_remove(const char *dir) {
         for (size_t i = 0; i < ELEMENTSOF(made); i++)
                 if (strcmp(made[i], copy) == 0)
                         made[i][0] = '\0';
-        nftw(copy, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        assert_int_equal(tmp_dir_remove(copy), 0);
 }
 
 void timeline_load(const char *path, struct timeline *t) {

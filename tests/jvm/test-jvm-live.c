@@ -37,12 +37,12 @@
 #include "jvm/jvm-gclog.h"
 #include "jvm/jvm-hsperf.h"
 #include "basic/macro.h"
+#include "test-tmp.h"
 
 #define READY_TIMEOUT_MS (180 * 1000)
 #define CGROUP_V1_CPU "/sys/fs/cgroup/cpu"
 
 static const char *sut_jar;
-static char tmpdir[] = "/tmp/slicelab-jvm-live-XXXXXX";
 /* What a failed assertion would otherwise leak: the teardown kills and removes these. */
 static pid_t child = -1;
 static char cgroup_dir[256];
@@ -51,10 +51,6 @@ static int64_t now(clockid_t clk) {
         struct timespec ts;
         assert_int_equal(clock_gettime(clk, &ts), 0);
         return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void path_in_tmp(char *buf, size_t size, const char *name) {
-        snprintf(buf, size, "%s/%s", tmpdir, name);
 }
 
 /* fork + exec java with argv; stdout to out_fd, stderr to err_path; join the cgroup first
@@ -188,10 +184,10 @@ static void test_live_sut(void **state) {
         char gc_log[300], out_path[300], err_path[300], saved[300], xlog[400], savefile[400];
         int pipefd[2];
 
-        path_in_tmp(gc_log, sizeof gc_log, "gc.log");
-        path_in_tmp(out_path, sizeof out_path, "stdout");
-        path_in_tmp(err_path, sizeof err_path, "stderr");
-        path_in_tmp(saved, sizeof saved, "hsperfdata");
+        tmp_path(gc_log, sizeof gc_log, tmp_group_dir, "gc.log");
+        tmp_path(out_path, sizeof out_path, tmp_group_dir, "stdout");
+        tmp_path(err_path, sizeof err_path, tmp_group_dir, "stderr");
+        tmp_path(saved, sizeof saved, tmp_group_dir, "hsperfdata");
         snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s:uptimenanos,timenanos,level,tags:filecount=0", gc_log);
         snprintf(savefile, sizeof savefile, "-XX:PerfDataSaveFile=%s", saved);
         char *argv[] = { "java", "-XX:+UseParallelGC", "-Xms64m", "-Xmx64m", "-XX:+PrintFlagsFinal", xlog,
@@ -325,19 +321,14 @@ static void test_live_sut(void **state) {
         assert_int_equal(ns, 1000000000);
         fprintf(stderr, "# JIT compile time: %.3f s while serving, %.3f s at exit; GC time %.3f s\n",
                 (double) compile_live / 1e9, (double) compile_final / 1e9, (double) gc_time / 1e9);
-
-        unlink(gc_log);
-        unlink(out_path);
-        unlink(err_path);
-        unlink(saved);
 }
 
 /* java -version in the quota slice: returns the parsed ergonomics. */
 static void java_in_slice(const char *tasks, bool container_support, struct jvm_info *ret) {
         char gc_log[300], out_path[300], err_path[300], xlog[400];
-        path_in_tmp(gc_log, sizeof gc_log, container_support ? "gc-cs.log" : "gc-nocs.log");
-        path_in_tmp(out_path, sizeof out_path, container_support ? "flags-cs" : "flags-nocs");
-        path_in_tmp(err_path, sizeof err_path, "stderr-version");
+        tmp_path(gc_log, sizeof gc_log, tmp_group_dir, container_support ? "gc-cs.log" : "gc-nocs.log");
+        tmp_path(out_path, sizeof out_path, tmp_group_dir, container_support ? "flags-cs" : "flags-nocs");
+        tmp_path(err_path, sizeof err_path, tmp_group_dir, "stderr-version");
         snprintf(xlog, sizeof xlog, "-Xlog:gc*,safepoint:file=%s:uptimenanos,timenanos,level,tags:filecount=0", gc_log);
         char *argv[] = { "java", container_support ? "-XX:+UseContainerSupport" : "-XX:-UseContainerSupport",
                          "-XX:+UseParallelGC", "-XX:+PrintFlagsFinal", xlog, "-version", NULL };
@@ -354,9 +345,6 @@ static void java_in_slice(const char *tasks, bool container_support, struct jvm_
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *log = NULL;
         assert_int_equal(jvm_gclog_load(gc_log, 1000, &log), 0);
         jvm_info_apply_gclog(ret, &log->info);
-        unlink(gc_log);
-        unlink(out_path);
-        unlink(err_path);
 }
 
 static void write_file(const char *dir, const char *name, const char *value) {
@@ -439,15 +427,9 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "# no java in PATH: skipped\n");
                 return 77;
         }
-        if (!mkdtemp(tmpdir)) {
-                perror("mkdtemp");
-                return 1;
-        }
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_live_sut, teardown),
                 cmocka_unit_test_teardown(test_ergonomics_under_quota, teardown),
         };
-        int r = cmocka_run_group_tests(tests, NULL, NULL);
-        rmdir(tmpdir);   /* only empty when every test cleaned up: failures leave evidence */
-        return r;
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

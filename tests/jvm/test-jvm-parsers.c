@@ -19,6 +19,7 @@
 #include "jvm/jvm-hsperf.h"
 #include "jvm/jvm-lines.h"
 #include "basic/macro.h"
+#include "test-tmp.h"
 
 static void fixture_path(char *buf, size_t size, const char *name) {
         const char *src = getenv("SLICELAB_SRC");
@@ -340,14 +341,14 @@ static void test_gclog_stream(void **state) {
 /* A log rotated in two pieces reads as the whole: the same events in the same order, the header
  * (collector, heap) from the first piece. */
 static void test_gclog_load_rotated(void **state) {
-        char path[4096], dir[] = "/tmp/slicelab-gclog.XXXXXX", first[4200], second[4200];
+        char path[4096], first[4200], second[4200];
         fixture_path(path, sizeof path, "gc-g1.log");
         _cleanup_(jvm_gclog_freep) struct jvm_gclog *whole = NULL, *pieces = NULL;
         assert_int_equal(jvm_gclog_load(path, 100000, &whole), 0);
         assert_true(whole->n_events >= 2);
-        assert_non_null(mkdtemp(dir));
-        snprintf(first, sizeof first, "%s/gc.log.0", dir);
-        snprintf(second, sizeof second, "%s/gc.log", dir);
+        _cleanup_tmp_dir_ char *dir = tmp_dir_new("gclog");
+        tmp_path(first, sizeof first, dir, "gc.log.0");
+        tmp_path(second, sizeof second, dir, "gc.log");
         FILE *in = fopen(path, "re"), *a = fopen(first, "we"), *b = fopen(second, "we");
         assert_true(in && a && b);
         char line[8192];
@@ -372,9 +373,6 @@ static void test_gclog_load_rotated(void **state) {
         struct jvm_gclog *untouched = (struct jvm_gclog *) 0x1;
         assert_int_equal(jvm_gclog_load_files(missing, 2, 100000, &untouched), -ENOENT);
         assert_ptr_equal(untouched, (struct jvm_gclog *) 0x1);
-        unlink(first);
-        unlink(second);
-        rmdir(dir);
 }
 
 static void test_gclog_load_limits(void **state) {
@@ -727,15 +725,15 @@ static void test_hsperf_hostile(void **state) {
 }
 
 static void test_hsperf_files(void **state) {
-        char dir[] = "/tmp/slicelab-hsperf-XXXXXX", path[256], link[256], fifo[256];
+        char path[4096], link[4096], fifo[4096];
         struct image_writer w;
         struct jvm_hsperf_sample s;
         int fd;
 
-        assert_non_null(mkdtemp(dir));
-        snprintf(path, sizeof path, "%s/saved", dir);
-        snprintf(link, sizeof link, "%s/link", dir);
-        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        _cleanup_tmp_dir_ char *dir = tmp_dir_new("hsperf");
+        tmp_path(path, sizeof path, dir, "saved");
+        tmp_path(link, sizeof link, dir, "link");
+        tmp_path(fifo, sizeof fifo, dir, "fifo");
         build_image(&w, true);
         FILE *f = fopen(path, "we");
         assert_non_null(f);
@@ -755,11 +753,6 @@ static void test_hsperf_files(void **state) {
         /* a process that is not a JVM has no counters */
         assert_int_equal(jvm_hsperf_open(getpid(), &fd), -ENOENT);
         assert_int_equal(jvm_hsperf_open(0, &fd), -EINVAL);
-
-        unlink(fifo);
-        unlink(link);
-        unlink(path);
-        rmdir(dir);
 }
 
 int main(void) {

@@ -18,12 +18,8 @@
 #include "storage/runs.h"
 #include "storage/samples-store.h"
 #include "storage/timeline-store.h"
-
-static char dir[] = "/tmp/slicelab-db-XXXXXX";
-
-static void path_for(char *buf, size_t size, const char *name) {
-        snprintf(buf, size, "%s/%s", dir, name);
-}
+#include "test-store.h"
+#include "test-tmp.h"
 
 static int user_version(const char *path) {
         sqlite3 *db;
@@ -38,13 +34,6 @@ static int user_version(const char *path) {
         return v;
 }
 
-static void exec_on(const char *path, const char *sql) {
-        sqlite3 *db;
-        assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-        sqlite3_close(db);
-}
-
 /* Experiment 'e' with one cell and the runs of runs_values, "(id, experiment_id, position,
  * cell_idx, iteration, state)" rows, counted by state as the daemon's inserts are. */
 static void seed_experiment(const char *path, const char *runs_values) {
@@ -56,27 +45,18 @@ static void seed_experiment(const char *path, const char *runs_values) {
                  "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES %s;"
                  "UPDATE run_state_counts SET runs = (SELECT count(*) FROM runs WHERE state = run_state_counts.state);",
                  runs_values);
-        exec_on(path, sql);
-}
-
-/* A new store file in the test's directory; its path in path. */
-static struct storage *store_new(char *path, size_t size, const char *name) {
-        path_for(path, size, name);
-        struct storage *s = NULL;
-        struct error err = { 0 };
-        assert_int_equal(storage_open(path, &s, &err), 0);
-        return s;
+        test_store_exec(path, sql);
 }
 
 static void test_new_and_version0_files_migrate(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "new.db");
+        struct storage *s = test_store_new("new.db", path, sizeof path);
         struct error err = { 0 };
         storage_close(s);
         assert_int_equal(user_version(path), storage_schema_version());
 
-        path_for(path, sizeof path, "v0.db");
-        exec_on(path, "CREATE TABLE unrelated(x); PRAGMA user_version=0;");
+        tmp_path(path, sizeof path, tmp_group_dir, "v0.db");
+        test_store_exec(path, "CREATE TABLE unrelated(x); PRAGMA user_version=0;");
         assert_int_equal(storage_open(path, &s, &err), 0);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
@@ -95,8 +75,8 @@ static void test_refusals_leave_file_untouched(void **state) {
         struct storage *s = NULL;
         struct error err = { 0 };
 
-        path_for(path, sizeof path, "future.db");
-        exec_on(path, "CREATE TABLE t(x); PRAGMA user_version=1000;");
+        tmp_path(path, sizeof path, tmp_group_dir, "future.db");
+        test_store_exec(path, "CREATE TABLE t(x); PRAGMA user_version=1000;");
         assert_int_equal(read_file_bounded(path, 1 << 20, &before, &before_len), 0);
         assert_int_equal(storage_open(path, &s, &err), -EPROTONOSUPPORT);
         assert_null(s);
@@ -105,7 +85,7 @@ static void test_refusals_leave_file_untouched(void **state) {
         assert_int_equal(before_len, after_len);
         assert_memory_equal(before, after, before_len);
 
-        path_for(path, sizeof path, "garbage.db");
+        tmp_path(path, sizeof path, tmp_group_dir, "garbage.db");
         char junk[4096];
         for (size_t i = 0; i < sizeof junk; i++)
                 junk[i] = (char) (i * 7 + 3);
@@ -146,7 +126,7 @@ static void *writer_main(void *p) {
 
 static void test_pool_under_concurrent_writers(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "pool.db");
+        struct storage *s = test_store_new("pool.db", path, sizeof path);
         pthread_t th[8];
         struct writer w[8];
         for (int i = 0; i < 8; i++) {
@@ -192,7 +172,7 @@ static int64_t mono_ms(void) {
 
 static void test_pool_bounded_wait(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "bounded.db");
+        struct storage *s = test_store_new("bounded.db", path, sizeof path);
         unsigned n = storage_pool_size();
         struct db_conn *held[64];
         assert_true(n <= 64);
@@ -220,7 +200,7 @@ static void test_pool_bounded_wait(void **state) {
  * the next borrower sees what others wrote since (a run finished, an experiment's status). */
 static void test_release_resets_a_forgotten_statement(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "forgotten.db");
+        struct storage *s = test_store_new("forgotten.db", path, sizeof path);
         struct db_conn *reader, *writer;
         assert_int_equal(storage_acquire(s, &reader), 0);
         assert_int_equal(storage_acquire(s, &writer), 0);
@@ -258,7 +238,7 @@ static char many_sql[MANY_STATEMENTS][32];
 
 static void test_statement_cache_keeps_held_statements(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "many.db");
+        struct storage *s = test_store_new("many.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         for (size_t i = 0; i < MANY_STATEMENTS; i++)
@@ -297,7 +277,7 @@ static int64_t count_of(struct db_conn *c, const char *sql) {
 /* A run's data saved again (a collection retried after a crash) replaces the first copy. */
 static void test_run_rows_saved_twice_keep_one_copy(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "replace.db");
+        struct storage *s = test_store_new("replace.db", path, sizeof path);
         seed_experiment(path, "('r', 'e', 0, 0, 0, 'collecting')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
@@ -337,7 +317,7 @@ static void test_run_rows_saved_twice_keep_one_copy(void **state) {
  * one it cancels nor the finished one; a second cancel of the ended experiment stops nothing. */
 static void test_cancel_names_the_runs_it_stops(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "cancel.db");
+        struct storage *s = test_store_new("cancel.db", path, sizeof path);
         seed_experiment(path, "('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'measuring'), ('r2', 'e', 2, 0, 2, 'queued')");
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
@@ -349,7 +329,7 @@ static void test_cancel_names_the_runs_it_stops(void **state) {
         assert_int_equal(cancelled, 1);
         cJSON_Delete(stopping);
 
-        exec_on(path, "UPDATE runs SET state = 'cancelled' WHERE id = 'r1'; UPDATE experiments SET status = 'cancelled'");
+        test_store_exec(path, "UPDATE runs SET state = 'cancelled' WHERE id = 'r1'; UPDATE experiments SET status = 'cancelled'");
         stopping = NULL;
         assert_int_equal(experiments_cancel(c, "e", &cancelled, &stopping), 0);
         assert_int_equal(cJSON_GetArraySize(stopping), 0);
@@ -396,12 +376,12 @@ static void list_ids(struct db_conn *c, const char *labels, int64_t limit, int64
  * required, newest first, paged by cursor. */
 static void test_label_filter(void **state) {
         char path[256], got[256], want[256];
-        struct storage *s = store_new(path, sizeof path, "labels.db");
-        exec_on(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
-                      "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
-                      "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
-                      "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
+        struct storage *s = test_store_new("labels.db", path, sizeof path);
+        test_store_exec(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
+                              "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
+                              "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
+                              "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                              " VALUES ('old', 'old', 'succeeded', '{\"labels\":{\"team\":\"perf\",\"build\":\"40\"}}', 'interleaved', 1)");
         storage_close(s);
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);
@@ -503,8 +483,6 @@ static void test_peer_hosts_used(void **state) {
 }
 
 int main(void) {
-        if (!mkdtemp(dir))
-                return 1;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_new_and_version0_files_migrate),
                 cmocka_unit_test(test_refusals_leave_file_untouched),
@@ -517,9 +495,5 @@ int main(void) {
                 cmocka_unit_test(test_label_filter),
                 cmocka_unit_test(test_peer_hosts_used),
         };
-        int r = cmocka_run_group_tests(tests, NULL, NULL);
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        (void) !system(cmd);
-        return r;
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

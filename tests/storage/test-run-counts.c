@@ -20,23 +20,8 @@
 #include "storage/imports.h"
 #include "storage/run-state.h"
 #include "storage/runs.h"
-
-static char dir[] = "/tmp/slicelab-run-counts-XXXXXX";
-
-static struct storage *store_open(const char *name, char *path, size_t size) {
-        snprintf(path, size, "%s/%s", dir, name);
-        struct storage *s = NULL;
-        struct error err = { 0 };
-        assert_int_equal(storage_open(path, &s, &err), 0);
-        return s;
-}
-
-static void exec_on(const char *path, const char *sql) {
-        sqlite3 *db;
-        assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-        sqlite3_close(db);
-}
+#include "test-store.h"
+#include "test-tmp.h"
 
 static int64_t query_int(struct db_conn *c, const char *sql) {
         sqlite3_stmt *s;
@@ -144,17 +129,17 @@ static void run_to_end(struct db_conn *c, const char *experiment_id, int positio
 /* A store at schema 5 holding runs in several states: the migration counts them. */
 static void test_migration_counts_the_runs_stored(void **state) {
         char path[256];
-        struct storage *s = store_open("migrate.db", path, sizeof path);
+        struct storage *s = test_store_new("migrate.db", path, sizeof path);
         storage_close(s);
-        exec_on(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_delete;"
-                      "DROP TRIGGER run_state_counts_update;"
-                      "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
-                      "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
-                      " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
-                      "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
-                      "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
-                      " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'failed'), ('r2', 'e', 2, 0, 2, 'measuring'),"
-                      " ('r3', 'e', 3, 0, 3, 'queued'), ('r4', 'e', 4, 0, 4, 'queued'), ('r5', 'e', 5, 0, 5, 'queued')");
+        test_store_exec(path, "DROP TABLE run_state_counts; DROP TRIGGER run_state_counts_delete;"
+                              "DROP TRIGGER run_state_counts_update;"
+                              "DROP INDEX runs_active; CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=5;"
+                              "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"
+                              " VALUES ('e', 'e', 'running', '{}', 'interleaved', 1);"
+                              "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}');"
+                              "INSERT INTO runs(id, experiment_id, position, cell_idx, iteration, state) VALUES"
+                              " ('r0', 'e', 0, 0, 0, 'succeeded'), ('r1', 'e', 1, 0, 1, 'failed'), ('r2', 'e', 2, 0, 2, 'measuring'),"
+                              " ('r3', 'e', 3, 0, 3, 'queued'), ('r4', 'e', 4, 0, 4, 'queued'), ('r5', 'e', 5, 0, 5, 'queued')");
         struct error err = { 0 };
         assert_int_equal(storage_open(path, &s, &err), 0);
         struct db_conn *c;
@@ -230,7 +215,7 @@ static int import_rows(struct db_conn *from, struct db_conn *to, const char *exp
 
 static void test_every_path_keeps_the_count(void **state) {
         char path[256], other_path[256];
-        struct storage *s = store_open("paths.db", path, sizeof path);
+        struct storage *s = test_store_new("paths.db", path, sizeof path);
         struct db_conn *c;
         assert_int_equal(storage_acquire(s, &c), 0);
         assert_counts_exact(c, "a new store");
@@ -284,13 +269,13 @@ static void test_every_path_keeps_the_count(void **state) {
         assert_counts_exact(c, "the fail-fast cancel");
 
         /* An UPDATE from outside the daemon (tests/bench/api-lib.sh's api_drop_queue). */
-        exec_on(path, "UPDATE runs SET state = 'cancelled' WHERE state = 'queued'");
+        test_store_exec(path, "UPDATE runs SET state = 'cancelled' WHERE state = 'queued'");
         assert_int_equal(queued_runs(c), 0);
         assert_counts_exact(c, "an UPDATE of many runs");
 
         /* Imports: a finished experiment of another store, and one that is not finished (refused,
          * rolled back). */
-        struct storage *other = store_open("other.db", other_path, sizeof other_path);
+        struct storage *other = test_store_new("other.db", other_path, sizeof other_path);
         struct db_conn *o;
         assert_int_equal(storage_acquire(other, &o), 0);
         char finished[ID_LEN + 1], unfinished[ID_LEN + 1];
@@ -312,7 +297,7 @@ static void test_every_path_keeps_the_count(void **state) {
         before = query_int(c, "SELECT count(*) FROM runs");
         char sql[128];
         snprintf(sql, sizeof sql, "PRAGMA foreign_keys=ON; DELETE FROM experiments WHERE id = '%s'", a);
-        exec_on(path, sql);
+        test_store_exec(path, sql);
         assert_int_equal(query_int(c, "SELECT count(*) FROM runs"), before - 6);
         assert_counts_exact(c, "a deleted experiment");
         storage_release(s, c);
@@ -320,15 +305,9 @@ static void test_every_path_keeps_the_count(void **state) {
 }
 
 int main(void) {
-        if (!mkdtemp(dir))
-                return 1;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_migration_counts_the_runs_stored),
                 cmocka_unit_test(test_every_path_keeps_the_count),
         };
-        int r = cmocka_run_group_tests(tests, NULL, NULL);
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        (void) !system(cmd);
-        return r;
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

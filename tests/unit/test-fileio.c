@@ -14,15 +14,14 @@
 
 #include "basic/fileio.h"
 #include "basic/macro.h"
-
-static char dir[] = "/tmp/slicelab-fileio-XXXXXX";
+#include "test-tmp.h"
 
 static void test_write_then_read(void **state) {
         char path[256];
-        snprintf(path, sizeof path, "%s/a/b/c", dir);
+        tmp_path(path, sizeof path, tmp_group_dir, "a/b/c");
         assert_int_equal(mkdir_parents(path, 0700), 0);
         assert_int_equal(mkdir_parents(path, 0700), 0); /* existing is fine */
-        snprintf(path, sizeof path, "%s/a/file", dir);
+        tmp_path(path, sizeof path, tmp_group_dir, "a/file");
         assert_int_equal(write_file_atomic(path, "hello\n", 6, 0600), 0);
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
@@ -40,7 +39,7 @@ static void test_write_then_read(void **state) {
 /* A file of exactly the buffer's room fits; one byte more is -EFBIG, never cut short. */
 static void test_bounds_are_exact(void **state) {
         char path[256], buf[8];
-        snprintf(path, sizeof path, "%s/seven", dir);
+        tmp_path(path, sizeof path, tmp_group_dir, "seven");
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         assert_true(fd >= 0);
         assert_int_equal(write_full(fd, "1234567", 7), 0);
@@ -66,12 +65,6 @@ static void test_bounds_are_exact(void **state) {
 }
 
 int main(void) {
-        if (!mkdtemp(dir))
-                return 1;
         const struct CMUnitTest tests[] = { cmocka_unit_test(test_write_then_read), cmocka_unit_test(test_bounds_are_exact) };
-        int r = cmocka_run_group_tests(tests, NULL, NULL);
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        (void) !system(cmd);
-        return r;
+        return cmocka_run_group_tests(tests, tmp_group_setup, tmp_group_teardown);
 }

@@ -23,6 +23,7 @@
 #include "daemon/timeline.h"
 #include "injector/summary.h"
 #include "injector/timeline-stats.h"
+#include "test-tmp.h"
 
 #define N_RECORDS 20000
 #define N_WARMUP 1000
@@ -79,17 +80,14 @@ static struct timeline_record *make_records(void) {
         return recs;
 }
 
-static char *write_timeline(const struct timeline_record *recs) {
-        char *path = strdup("/tmp/test-latency-agreement-XXXXXX");
-        assert_non_null(path);
-        int fd = mkstemp(path);
+static void write_timeline(const char *path, const struct timeline_record *recs) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         assert_true(fd >= 0);
         struct timeline_header h = timeline_header_make(T0, MEASURE_START);
         assert_int_equal(write(fd, &h, sizeof h), (ssize_t) sizeof h);
         size_t bytes = N_RECORDS * sizeof *recs;
         assert_int_equal(write(fd, recs, bytes), (ssize_t) bytes);
         close(fd);
-        return path;
 }
 
 static int cmp64(const void *a, const void *b) {
@@ -164,9 +162,11 @@ static double number_at(const cJSON *lat, enum latency_kind k, enum percentile p
 
 static void test_daemon_and_injector_agree(void **state) {
         _cleanup_free_ struct timeline_record *recs = make_records();
-        _cleanup_free_ char *path = write_timeline(recs);
+        _cleanup_tmp_dir_ char *dir = tmp_dir_new("latency-agreement");
+        char path[4096];
+        tmp_path(path, sizeof path, dir, "timeline");
+        write_timeline(path, recs);
         cJSON *d = daemon_latency(path), *inj = injector_latency(path);
-        unlink(path);
         for (int k = 0; k < _LATENCY_MAX; k++) {
                 int64_t want[_PCT_MAX];
                 reference(recs, (enum latency_kind) k, want);
