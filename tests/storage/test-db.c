@@ -437,9 +437,9 @@ static int collect_used(const struct peer_host_used *h, void *userdata) {
 
 static void test_peer_hosts_used(void **state) {
         char path[256];
-        struct storage *s = store_new(path, sizeof path, "peer-hosts.db");
+        struct storage *s = test_store_new("peer-hosts.db", path, sizeof path);
 #define HOST(h, off, rtt) "{\"host\":\"" h "\",\"offset_ns\":" #off ",\"rtt_ns\":" #rtt ",\"error_ns\":" #rtt "}"
-        exec_on(path,
+        test_store_exec(path,
                 "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns) VALUES"
                 " ('e', 'e', 'succeeded', '{}', 'interleaved', 1), ('i', 'i', 'succeeded', '{}', 'interleaved', 1);"
                 "INSERT INTO cells(experiment_id, idx, name, definition) VALUES ('e', 0, 'c', '{}'), ('i', 0, 'c', '{}');"
@@ -472,7 +472,7 @@ static void test_peer_hosts_used(void **state) {
         assert_int_equal(u.n, 1);
         assert_string_equal(u.rows[0].host, "a");
         /* r1 deleted: a's last use is r0's, with r0's clock. */
-        exec_on(path, "DELETE FROM run_events WHERE run_id = 'r1'; DELETE FROM runs WHERE id = 'r1';");
+        test_store_exec(path, "DELETE FROM run_events WHERE run_id = 'r1'; DELETE FROM runs WHERE id = 'r1';");
         u = (struct used_rows){ 0 };
         assert_int_equal(peer_hosts_used(c, PEER_HOSTS_SCAN_MAX, collect_used, &u), 0);
         assert_int_equal(u.n, 1);
