@@ -34,6 +34,7 @@
 #include "basic/utf8.h"
 #include "storage/timeline-store.h"
 #include "daemon/timeline.h"
+#include "daemon/ops-series.h"
 #include "daemon/timeline-series.h"
 
 #define GC_EVENTS_MAX 1000000
@@ -179,7 +180,7 @@ static int collect_ops(const struct collect_input *in, cJSON *m, char *why, size
                 return -EBADMSG;
         }
         cJSON_AddNumberToObject(m, "ops_per_s", ops->valuedouble);
-        return 0;
+        return in->sut_ops ? ops_series_steady_state(in->sut_ops, m) : 0;
 }
 
 /* ---- JVM ----------------------------------------------------------------------------------- */

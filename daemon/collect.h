@@ -29,6 +29,7 @@ void collect_baseline_take(struct cgroup_run *cg, pid_t sut_pid, bool jvm, const
                            struct collect_baseline *ret);
 
 struct collect_hosts;
+struct ops_series;
 struct profile_input;
 
 struct collect_input {
@@ -37,6 +38,7 @@ struct collect_input {
         const char *dir;
         struct cgroup_run *cg;
         const char *sut_last_line;
+        const struct ops_series *sut_ops;       /* its in-process iterations (no load); may be NULL */
         int64_t measure_start_ns;       /* CLOCK_MONOTONIC; the timeline's header wins when present */
         int64_t measure_end_ns;
         const struct collect_baseline *baseline;

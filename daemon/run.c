@@ -24,6 +24,7 @@
 #include "basic/macro.h"
 #include "daemon/preflight.h"
 #include "daemon/load.h"
+#include "daemon/ops-series.h"
 #include "daemon/run-plan.h"
 #include "host/host-cpufreq.h"
 #include "host/host-info.h"
@@ -51,6 +52,7 @@ struct run {
         struct cgroup_run *cg;
         struct child sut;
         struct capture sut_out, sut_err;
+        struct ops_series ops;          /* a benchmark without load's iterations */
         struct capture_file sut_log;    /* stdout and stderr together */
         regex_t ready_regex;
         bool has_ready_regex, ready;
@@ -315,6 +317,7 @@ static void finish_collect(struct run *r) {
                 .dir = r->dir,
                 .cg = r->cg,
                 .sut_last_line = r->sut_out.last_line,
+                .sut_ops = &r->ops,
                 .measure_start_ns = r->measure_start_ns,
                 .measure_end_ns = r->measure_end_ns ? r->measure_end_ns : now_mono_ns(),
                 .baseline = &r->baseline,
@@ -499,6 +502,8 @@ static void on_probe_ready(void *userdata) {
 
 static void on_sut_line(struct capture *c, const char *line, void *userdata) {
         struct run *r = userdata;
+        if (c == &r->sut_out && r->def->load.kind == DEFINITION_LOAD_NONE)
+                ops_series_line(&r->ops, line, now_mono_ns());
         if (r->has_ready_regex && !r->ready && regexec(&r->ready_regex, line, 0, NULL, 0) == 0)
                 became_ready(r);
 }
@@ -547,6 +552,7 @@ static int start_sut(struct run *r) {
         k = capture_file_open(&r->sut_log, log_path);
         if (k < 0)
                 return k;
+        ops_series_start(&r->ops, now_mono_ns());
         k = capture_open(&r->sut_out, r->ctx.event, out_path, &r->sut_log, on_sut_line, r, &out_fd);
         if (k >= 0)
                 k = capture_open(&r->sut_err, r->ctx.event, err_path, &r->sut_log, on_sut_line, r, &err_fd);
@@ -827,6 +833,7 @@ void run_free(struct run *r) {
         cgroup_run_free(r->cg);
         host_freq_sampler_free(r->freq);
         samples_done(&r->series);
+        ops_series_done(&r->ops);
         load_free(r->load);
         definition_free(r->def);
         cJSON_Delete(r->warnings);
