@@ -810,6 +810,20 @@ static void test_jit(void **state) {
         assert_int_equal(cJSON_GetArraySize(out), 2);
         assert_int_equal(count(out, "jit", "info", NULL), 2);
         cJSON_Delete(out);
+
+        /* the same runs' series say the window began before they were steady: named as one cause */
+#define WARM(start, measure) ",\"steady_state\":{\"class\":\"warmup\",\"start_s\":" #start ",\"measure_start_s\":" #measure "}"
+        _cleanup_free_ char *late = two_cells(DEF, "{}", "{}", "{}",
+                                              "{\"jit\":{\"compile_time_measure_s\":1.5}" WARM(14, 10) "}",
+                                              "{\"jit\":{\"compile_time_measure_s\":0.9}" WARM(8, 10) "}",
+                                              "{\"jit\":{\"compile_time_measure_s\":0.01}" WARM(16, 10) "}");
+        out = run_rule(findings_rule_jit, late);
+        assert_int_equal(cJSON_GetArraySize(out), 1);
+        if (!strstr(claim_of(out, 0), "in 2 of 3 runs (up to 1.50 s, 15.0% of the window): the warmup was too short; in 1 of those "
+                                      "runs the measure window also began before the run was steady (by up to 4.0 s, or it never "
+                                      "was: the steady_state finding)"))
+                fail_msg("%s", claim_of(out, 0));
+        cJSON_Delete(out);
 }
 
 /* ---- governor and frequency, from a sysfs-like tree ---- */
