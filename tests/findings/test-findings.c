@@ -285,17 +285,14 @@ static void test_difference_severity(void **state) {
 
 /* Two cells of 3 runs (rounds) each, throughput only, under a stop rule on it with baseline A. */
 static char *stop_fixture(double a1, double a2, double a3, double b1, double b2, double b3, unsigned max) {
-        char *s = NULL;
-        int n = asprintf(&s,
-                         "{\"definition\":{\"iterations\":{\"min\":3,\"max\":%u},\"stop\":{\"baseline\":\"A\","
-                         "\"metrics\":[\"throughput_rps\"],\"difference_pct\":3,\"level\":0.95}},\"baseline\":0,\"cells\":["
-                         "{\"name\":\"A\",\"runs\":[{\"id\":\"a1\",\"metrics\":{\"throughput_rps\":%g}},"
-                         "{\"id\":\"a2\",\"metrics\":{\"throughput_rps\":%g}},{\"id\":\"a3\",\"metrics\":{\"throughput_rps\":%g}}]},"
-                         "{\"name\":\"B\",\"runs\":[{\"id\":\"b1\",\"metrics\":{\"throughput_rps\":%g}},"
-                         "{\"id\":\"b2\",\"metrics\":{\"throughput_rps\":%g}},{\"id\":\"b3\",\"metrics\":{\"throughput_rps\":%g}}]}]}",
-                         max, a1, a2, a3, b1, b2, b3);
-        assert_true(n > 0);
-        return s;
+        char def[256], m[6][48];
+        const double v[6] = { a1, a2, a3, b1, b2, b3 };
+        snprintf(def, sizeof def,
+                 "{\"iterations\":{\"min\":3,\"max\":%u},\"stop\":{\"baseline\":\"A\",\"metrics\":[\"throughput_rps\"],"
+                 "\"difference_pct\":3,\"level\":0.95}}", max);
+        for (size_t i = 0; i < 6; i++)
+                snprintf(m[i], sizeof m[i], "{\"throughput_rps\":%g}", v[i]);
+        return two_cells(def, m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
 static bool any_claim(const cJSON *out, const char *kind, const char *text) {
