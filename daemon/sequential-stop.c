@@ -42,7 +42,12 @@ int sequential_gate(struct db_conn *db, const struct queued_run *q) {
                 return r;
         if (round > ended)
                 return SEQUENTIAL_GATE_WAIT;
-        if (ended < d->stop.min_rounds)
+        bool begun;
+        if ((r = rounds_begun(db, q->experiment_id, round, &begun)) < 0)
+                return r;
+        /* decided only between rounds: a round under way (its other cells' runs in parallel) is
+         * run whole, so that an experiment keeps whole rounds */
+        if (begun || ended < d->stop.min_rounds)
                 return SEQUENTIAL_GATE_START;
         struct sequential_plan plan;
         definition_stop_plan(d, &plan);

@@ -33,6 +33,21 @@ int rounds_ended(struct db_conn *c, const char *experiment_id, unsigned *ret) {
         return 0;
 }
 
+int rounds_begun(struct db_conn *c, const char *experiment_id, unsigned round, bool *ret) {
+        static const char sql[] = "SELECT EXISTS (SELECT 1 FROM runs WHERE experiment_id = ?1 AND iteration = ?2 AND state <> 'queued')";
+        sqlite3_stmt *s _cleanup_stmt_ = NULL;
+        int r = db_stmt_text(c, sql, experiment_id, &s);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 2, round);
+        if ((r = db_step(s)) < 0)
+                return r;
+        if (r == 0)
+                return -EBADMSG;
+        *ret = sqlite3_column_int64(s, 0) != 0;
+        return 0;
+}
+
 int rounds_of_run(struct db_conn *c, const char *run_id, unsigned *ret) {
         static const char sql[] = "SELECT iteration FROM runs WHERE id = ?";
         sqlite3_stmt *s _cleanup_stmt_ = NULL;

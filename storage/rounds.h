@@ -3,12 +3,16 @@
  * of every cell. */
 #pragma once
 
+#include <stdbool.h>
+
 #include "basic/sequential.h"
 #include "storage/db.h"
 
 /* The rounds from the first on whose runs have all ended (any end state), up to the first
  * whose runs were all cancelled (not run). */
 int rounds_ended(struct db_conn *c, const char *experiment_id, unsigned *ret);
+/* Whether a run of round (0-based) has left the queue: the round is under way. */
+int rounds_begun(struct db_conn *c, const char *experiment_id, unsigned round, bool *ret);
 /* The round (0-based iteration) of a run. */
 int rounds_of_run(struct db_conn *c, const char *run_id, unsigned *ret);
 /* The comparisons of plan over the first `rounds` rounds, each cell but the baseline (in cell

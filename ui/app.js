@@ -588,6 +588,30 @@ async function gcEvents(base) {
   return { ...first, events, next_cursor: null };
 }
 
+/* The run's load hosts (metrics.load.hosts): each host's clock against this one's, its share of
+ * the load and whether it kept its schedule; a host that fell behind (saturated, or lag p99
+ * above 1 ms, as the client says) is marked. */
+function loadHostsSection(hosts) {
+  if (!Array.isArray(hosts) || !hosts.length) return [];
+  const late = l => l && typeof l.requests === 'number'
+    ? `${l.requests} (server ${l.server || 0}, stalled ${l.stalled || 0}, injector ${l.injector || 0})` : '–';
+  const behind = h => h.saturated === true || (typeof h.lag_p99_us === 'number' && h.lag_p99_us > 1000);
+  const rows = hosts.map(h => el('tr', { class: 'load-host' + (behind(h) ? ' behind' : ''), 'data-host': h.host },
+    el('td', { class: 'mono', text: h.host }), el('td', { text: h.state || '–' }),
+    el('td', { class: 'num host-offset', text: fmtOffset(h.offset_ns) }),
+    el('td', { class: 'num', text: typeof h.rtt_ns === 'number' ? fmtMicros(h.rtt_ns / 1e3) : '–' }),
+    el('td', { class: 'num', text: typeof h.error_ns === 'number' ? fmtMicros(h.error_ns / 1e3) : '–' }),
+    el('td', { class: 'num host-requests', text: fmt(h.requests, 0) }),
+    el('td', { class: 'num', text: typeof h.achieved_rps === 'number' ? `${fmt(h.achieved_rps, 0)} req/s` : '–' }),
+    el('td', { class: 'num', text: typeof h.lag_p99_us === 'number' ? fmtMicros(h.lag_p99_us) : '–' }),
+    el('td', { text: late(h.late) }),
+    el('td', { class: 'host-behind', text: behind(h) ? 'fell behind' : typeof h.saturated === 'boolean' ? 'kept up' : '–' })));
+  return [el('h2', { text: 'Load hosts' }), el('div', { id: 'load-hosts' },
+    table(['Host', 'State', { label: 'Clock offset', num: true }, { label: 'Round trip', num: true }, { label: 'Error bound', num: true },
+      { label: 'Requests', num: true }, { label: 'Achieved', num: true }, { label: 'Lag p99', num: true }, 'Late requests', 'Schedule'],
+    rows, 'each host\'s clock against this daemon\'s, its requests and whether it kept its schedule'))];
+}
+
 async function viewRun(id) {
   const base = '/v1/runs/' + encodeURIComponent(id);
   /* GC events and samples do not depend on the run's answer: ask for them at once. */
@@ -603,6 +627,7 @@ async function viewRun(id) {
       el('h3', { text: 'Warnings' }),
       (run.warnings || []).length ? el('ul', { class: 'plain', id: 'warnings' }, run.warnings.map(w => el('li', { text: w })))
         : el('p', { class: 'empty', text: 'none' }))));
+  view.append(...loadHostsSection(run.metrics && run.metrics.load && run.metrics.load.hosts));
 
   /* A run in progress: its page follows it (a whole new render when it changed; a finished
    * run's answer no longer changes). */

@@ -11,7 +11,9 @@
 SPIN="$BUILD/contrib/workloads/slicelab-spin"
 CLIENT="$BUILD/client/slicelab"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
-daemon_start --cgroup-root "slicelab-q$$" || { not_ok "daemon starts"; finish; exit 1; }
+# Two runs at once where their CPUs are apart: a round's runs may run in parallel, and the rule
+# still decides between whole rounds only.
+daemon_start --cgroup-root "slicelab-q$$" --max-parallel 2 || { not_ok "daemon starts"; finish; exit 1; }
 SUT="\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
 
 # --- bad stop rules ---------------------------------------------------------------------------
@@ -138,7 +140,7 @@ RS=$EXP_ID
 wait_for 120 run_ended "$RS" 1 || not_ok "the first round of the restart experiment ended"
 before=$(curl -s "$DAEMON_URL/v1/experiments/$RS/runs" | jq -c '[.runs[] | select(.state != "queued") | .id]')
 daemon_stop
-daemon_start --cgroup-root "slicelab-q$$" || { not_ok "the daemon restarts"; finish; exit 1; }
+daemon_start --cgroup-root "slicelab-q$$" --max-parallel 2 || { not_ok "the daemon restarts"; finish; exit 1; }
 wait_for 300 experiment_finished "$RS" || not_finished "$RS"
 api GET "/v1/experiments/$RS/runs"
 echo "# after the restart: $(jq -c '[.runs[] | "\(.cell)#\(.iteration) \(.state)"]' <<<"$BODY")"
@@ -163,6 +165,19 @@ sequential_of "$CX"
 check_eq "a cancel between rounds: cancelled, and the rule says it ended undecided before iterations.max" \
         "cancelled undecided: ended before iterations.max" \
         "$(curl -s "$DAEMON_URL/v1/experiments/$CX" | jq -r .status) $(jq -r .state <<<"$SEQ")"
+
+# --- a round's runs in parallel ---------------------------------------------------------------------
+post_experiment "{\"name\":\"parallel\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
+  \"cells\":[{\"name\":\"cpu0\",\"cpus\":\"0\"},{\"name\":\"cpu1-tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
+  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+PX=$EXP_ID
+wait_for 300 experiment_finished "$PX" || not_finished "$PX"
+sequential_of "$PX"
+api GET "/v1/experiments/$PX/runs"
+check "in parallel: whole rounds only, each cell once per round up to where it stopped" json_true \
+        "(.runs | length) == 2 * $(jq .rounds <<<"$SEQ") and ([.runs[] | select(.state == \"queued\")] | length) == 0 and
+         ([.runs[] | [.cell, .iteration]] | unique | length) == (.runs | length)" "$BODY"
+check_eq "in parallel: decided" "decided different" "$(jq -r '"\(.state) \(.comparisons[0].decision)"' <<<"$SEQ")"
 
 # --- a fixed count: no sequential section ----------------------------------------------------------
 post_experiment "{\"name\":\"fixed\",\"iterations\":1,$SUT,\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"

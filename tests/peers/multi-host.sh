@@ -61,6 +61,7 @@ before=$(mono_ns)
 post_experiment "$(experiment two-hosts 5)"
 check_eq "the experiment with load.hosts is accepted" 201 "$HTTP_STATUS"
 RUN=$(first_run "$EXP_ID")
+TWO_HOSTS_RUN=$RUN
 wait_for 240 run_finished "$RUN" || not_finished "$EXP_ID"
 after=$(mono_ns)
 api GET "/v1/runs/$RUN"
@@ -210,9 +211,10 @@ for bad in 'limit=0 limit' 'limit=x limit' 'limit=101 limit' 'host=x host'; do
         api GET "/v1/peers?${bad% *}"
         check_eq "?${bad% *}: 400 naming ${bad#* }" "400 ${bad#* }" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 done
-# The dashboard's load hosts view in chromium (tests/ui/views.js), each host's row as the answer.
+# The dashboard's load hosts view in chromium (tests/ui/views.js), each host's row as the answer;
+# and the two-host run's view, each host's row as the run's metrics.load.hosts.
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
-        URL=$DAEMON_URL PEERS=$(jq -r '[.peers[] | "\(.host) \(if .answers then "yes" else "no" end)"] | sort | join(",")' "$TEST_TMP/peers.json") \
+        URL=$DAEMON_URL HOSTS_RUN=$TWO_HOSTS_RUN PEERS=$(jq -r '[.peers[] | "\(.host) \(if .answers then "yes" else "no" end)"] | sort | join(",")' "$TEST_TMP/peers.json") \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output
 else

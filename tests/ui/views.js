@@ -3,7 +3,7 @@
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
 //   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN SERIES_LABEL
-//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR PEERS node views.js
+//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR PEERS HOSTS_RUN node views.js
 // (each group of views runs when its variables are set: PROFILE_* are profile-data.sh's; PEERS,
 // "HOST yes|no,..." as GET /v1/peers answered, tests/peers/multi-host.sh's load hosts)
 // QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
@@ -14,7 +14,7 @@ const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env
 const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
 const SERIES_LABEL = process.env.SERIES_LABEL, PROFILE_EXP = process.env.PROFILE_EXP;
 const PROFILE_RUN = process.env.PROFILE_RUN, LARGE_RUN = process.env.LARGE_RUN;
-const PEERS = process.env.PEERS;
+const PEERS = process.env.PEERS, HOSTS_RUN = process.env.HOSTS_RUN;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -436,6 +436,21 @@ async function peersView(browser, want) {
   await v.context.close();
 }
 
+/* A two-host run's load hosts in the run view, each row as the run's JSON has it. */
+async function loadHostsRunView(browser) {
+  const run = await (await fetch(`${URL}/v1/runs/${HOSTS_RUN}`)).json();
+  const want = run.metrics.load.hosts.map(h => `${h.host} ${h.requests}`).sort().join(',');
+  const v = await loadView(browser, `#/runs/${HOSTS_RUN}`, '#load-hosts table', 'run load hosts');
+  const rows = await v.page.$$eval('#load-hosts tr.load-host', trs => trs.map(tr =>
+    `${tr.dataset.host} ${tr.querySelector('.host-requests').textContent.replace(/,/g, '')}`));
+  ok(rows.slice().sort().join(',') === want, 'run: a row per load host with its requests, as the JSON', `${rows.join(',')} vs ${want}`);
+  const offsets = await v.page.$$eval('#load-hosts .host-offset', tds => tds.map(t => t.textContent));
+  const wantOffsets = run.metrics.load.hosts.map(h => `${h.offset_ns >= 0 ? '+' : '−'}${Math.abs(h.offset_ns / 1e9).toFixed(6)} s`);
+  ok(offsets.slice().sort().join(',') === wantOffsets.sort().join(','), 'run: each host\'s clock offset, as the JSON', offsets.join(','));
+  clean(v, 'run load hosts');
+  await v.context.close();
+}
+
 (async () => {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
@@ -454,6 +469,7 @@ async function peersView(browser, want) {
       await peersView(browser, null);
     }
     if (PEERS) await peersView(browser, PEERS);
+    if (HOSTS_RUN) await loadHostsRunView(browser);
     if (SERIES_LABEL) await seriesView(browser);
     if (PROFILE_EXP) await profileViews(browser);
   } catch (e) {
