@@ -344,15 +344,23 @@ function statCell(stat, ratio, unit) {
   return td;
 }
 
+/* A cell's runs by steady-state class: "warmup 2, flat 1; not consistent" */
+function steadyClasses(st) {
+  if (!st || !st.classes) return '–';
+  const list = Object.entries(st.classes).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+  return list ? `${list}${st.consistent === false ? '; not consistent' : ''}` : '–';
+}
+
 function reportTable(report) {
-  const headers = ['Cell', 'Runs ok', ...cellMetrics.map(m => ({ label: m.label, num: true })), { label: 'JVM ergonomics', num: false }];
+  const headers = ['Cell', 'Runs ok', ...cellMetrics.map(m => ({ label: m.label, num: true })), { label: 'JVM ergonomics', num: false },
+    'Steady state'];
   const rows = report.cells.map(c => {
     const erg = ergonomics.map(k => c.metrics[k] ? `${k.slice(4)}=${fmt(c.metrics[k].mean)}` : null).filter(Boolean).join(', ');
     return el('tr', {},
       el('th', { scope: 'row', text: c.name + (report.baseline === c.name ? ' (baseline)' : '') }),
       el('td', { class: 'num', text: `${c.runs.succeeded}/${c.runs.total}` }),
       cellMetrics.map(m => statCell(cellStat(c, m), c.ratios && c.ratios[m.key], m.unit)),
-      el('td', { text: erg || '–' }));
+      el('td', { text: erg || '–' }), el('td', { class: 'steady-classes', text: steadyClasses(c.steady_state) }));
   });
   return [el('p', { class: 'legend-note', text: 'Mean of the runs; below it the 95% interval with the mean it belongs to (the geometric mean for positive metrics, whose intervals are on the log scale); with a baseline, ×ratio of geometric means to it [95% interval], * when that interval excludes 1, ~ when it is approximate (fewer than 5 iterations on a side and sides of different sizes).' }),
     table(headers, rows)];
@@ -561,6 +569,29 @@ async function fetchBuckets(runId, from, to, explicit) {
   return (await api(`/v1/runs/${encodeURIComponent(runId)}/timeline/buckets?${q}`)).body;
 }
 
+/* metrics.steady_state on the latency chart (x: ms from measure start): each segment of the
+ * p50 series at its mean, and a mark where the steady state begins. A throughput series (a
+ * closed loop) has another unit than the chart's: it is said in words only. */
+function steadyDatasets(ss) {
+  if (!ss || ss.metric !== 'latency_us.scheduled.p50' || typeof ss.measure_start_s !== 'number') return [];
+  const x = t => (t - ss.measure_start_s) * 1000;
+  const data = (ss.segments || []).flatMap(g => [{ x: x(g.start_s), y: g.mean }, { x: x(g.end_s), y: g.mean }, { x: x(g.end_s), y: null }]);
+  const sets = [{ label: 'steady-state segments (p50, mean)', data, borderColor: '#7a4f9a', backgroundColor: '#7a4f9a',
+    borderWidth: 3, pointRadius: 0, spanGaps: false }];
+  if (typeof ss.start_s === 'number')
+    sets.push({ label: `steady from ${fmt(ss.start_s, 1)} s`, data: [{ x: x(ss.start_s), y: ss.mean }], pointStyle: 'triangle',
+      pointRadius: 7, borderColor: '#7a4f9a', backgroundColor: '#7a4f9a', showLine: false });
+  return sets;
+}
+
+/* "warmup: steady from 4.0 s (the measure phase began at 2.0 s), 3 segments" */
+function steadyText(ss) {
+  if (!ss) return 'not classified (no series of 4 intervals or more)';
+  const start = typeof ss.start_s === 'number' ? `steady from ${fmt(ss.start_s, 1)} s` : 'never steady';
+  const measure = typeof ss.measure_start_s === 'number' ? ` (the measure phase began at ${fmt(ss.measure_start_s, 1)} s)` : '';
+  return `${ss.class}: ${start}${measure}; ${(ss.segments || []).length} segment(s) of ${ss.intervals} points of ${ss.metric}`;
+}
+
 function latencyDatasets(b) {
   const pts = key => b.t_ms.map((t, i) => ({ x: t + b.width_ms / 2, y: b[key][i] }));
   const series = [['p50_us', 'p50 from scheduled'], ['p99_us', 'p99 from scheduled'], ['max_us', 'max from scheduled'], ['lag_p99_us', 'lag p99 (injector)']];
@@ -648,6 +679,8 @@ async function viewRun(id) {
     el('label', { for: 'zoom-from', text: 'From ms' }), fromIn, el('label', { for: 'zoom-to', text: 'to ms' }), toIn,
     el('button', { type: 'button', id: 'zoom', text: 'Zoom' }), el('button', { type: 'button', id: 'zoom-reset', text: 'Whole run' }), info),
   el('p', { class: 'legend-note', text: 'Time in ms from the start of the measure phase (negative: warmup, shaded). Red bands: GC pauses; brown marks at the bottom: safepoints. Drag across the chart to zoom.' }));
+  const ss = run.metrics.steady_state;
+  view.append(el('p', { id: 'steady-state', class: 'sub', text: 'Steady state (Barrett et al.): ' + steadyText(ss) }));
   const latCanvas = el('canvas', { id: 'latency-chart', role: 'img', 'aria-label': 'latency per time bucket with GC pauses as bands' });
   view.append(el('div', { class: 'chart-box' }, latCanvas));
   const sampleHolder = el('div', { id: 'samples' });
@@ -659,7 +692,7 @@ async function viewRun(id) {
   const allBands = b => [{ from: Math.min(b.from_ms, 0), to: 0, color: 'rgba(91, 100, 117, 0.10)', label: b.from_ms < 0 ? 'warmup' : null }, ...bands];
   const chart = newChart(latCanvas, {
     type: 'line',
-    data: { datasets: latencyDatasets(buckets) },
+    data: { datasets: [...latencyDatasets(buckets), ...steadyDatasets(ss)] },
     options: {
       animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
@@ -678,7 +711,7 @@ async function viewRun(id) {
     toIn.value = b.to_ms;
     info.textContent = `${b.t_ms.length} buckets of ${b.width_ms} ms`;
     latCanvas.dataset.buckets = String(b.t_ms.length);
-    chart.data.datasets = latencyDatasets(b);
+    chart.data.datasets = [...latencyDatasets(b), ...steadyDatasets(ss)];
     Object.assign(chart.options.scales.x, xRange(b));
     chart.options.plugins.bands.bands = allBands(b);
     chart.update('none');

@@ -120,6 +120,11 @@ async function experimentView(browser) {
   const intervals = await v.page.$$eval('#report tbody .ci', es => es.map(e => e.textContent));
   ok(intervals.length > 0 && intervals.every(t => /^(geo\. mean|mean) [^ ]+ \[/.test(t) || t.startsWith('×')),
     'experiment: every interval in the report names the mean it belongs to', intervals.join(' | '));
+  const report = await (await fetch(`${URL}/v1/experiments/${XSS_EXP}/report`)).json();
+  const classes = await v.page.$$eval('#report tbody .steady-classes', tds => tds.map(t => t.textContent));
+  const want = report.cells.map(c => !c.steady_state ? '–' : Object.entries(c.steady_state.classes).filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`).join(', ') + (c.steady_state.consistent === false ? '; not consistent' : ''));
+  ok(classes.join('|') === want.join('|'), 'experiment: each cell\'s steady-state classes, as the report\'s', `${classes.join('|')} vs ${want.join('|')}`);
   const runs = await v.page.$$eval('#runs a', as => as.map(a => a.getAttribute('href')));
   ok(runs.length === 4 && runs.every(h => h.startsWith('#/runs/')), 'experiment: its runs link to their views', runs.join(' '));
   clean(v, 'experiment');
@@ -175,6 +180,17 @@ async function runView(browser, viewport, label) {
   ok(bucketsCount > 0 && Number(d.points) === bucketsCount && Number(d.buckets) === bucketsCount,
     `run${label}: the chart drew as many buckets as the endpoint returned`, `endpoint ${bucketsCount}, drawn ${d.points}`);
   ok(Number(d.gcBands) > 0, `run${label}: GC bands are drawn where the run has GC events`, `bands ${d.gcBands}`);
+  /* the run's steady state, as its metrics say: in words, and its segments on the chart */
+  const ss = (await (await fetch(`${URL}/v1/runs/${GC_RUN}`)).json()).metrics.steady_state;
+  const shown = await v.page.evaluate(() => {
+    const ch = Chart.getChart(document.getElementById('latency-chart'));
+    const seg = ch.data.datasets.find(x => /^steady-state segments/.test(x.label));
+    return { text: document.querySelector('#steady-state').textContent, segPoints: seg ? seg.data.length : 0 };
+  });
+  ok(ss ? shown.text.includes(`${ss.class}: `) && shown.segPoints === 3 * ss.segments.length
+        : /not classified/.test(shown.text),
+    `run${label}: the steady state in words and its segments on the chart, as the run's metrics`,
+    JSON.stringify({ shown, ss: ss && { class: ss.class, segments: ss.segments.length } }));
   // Every label of the latency axis fits in the axis's fixed width (the widest, "10,000,000.0",
   // was cut off at the left) and below the top edge, and carries its unit.
   const axis = await v.page.evaluate(() => {
