@@ -133,9 +133,10 @@ check "(a) findings are ordered by severity" json_true \
 # A cell faster with a quota (the audit's case: 2 CPUs at quota 1.5 against 1 CPU): throttled,
 # but throttling only slows, so none of its better differences names it as a cause.
 Q15=cpus-0-1-quota-1.5
-throttled=$(cell_runs "$SEED" "$Q15" | jq '[.[].metrics.cgroup] | (map(.nr_throttled) | add) / ([map(.nr_periods) | add, 1] | max)')
+periods=$(cell_runs "$SEED" "$Q15" | jq -c '[.[].metrics.cgroup] | [(map(.nr_throttled) | add), (map(.nr_periods) | add)]')
+throttled=$(jq '.[0] / ([.[1], 1] | max)' <<<"$periods")
 THR15=$(jq -r --arg c "$Q15" '[.findings[] | select(.kind == "throttling" and (.cells | index($c)))][0].id // "none"' <<<"$F")
-echo "# $Q15: throttled in $throttled of its periods, throttling finding $THR15; its differences:"
+echo "# $Q15: throttled in $(jq -r '"\(.[0]) of its \(.[1])"' <<<"$periods") periods, throttling finding $THR15; its differences:"
 jq -r --arg c "$Q15" "$JQ_DEFS"'differences($c) | "#   \(.id) \(way) causes \(.causes) shared \(.shared): \(.claim)"' <<<"$F"
 if jq -e '. >= 0.05' <<<"$throttled" >/dev/null; then
         check "(a) $Q15, throttled in 5% of its periods or more, has a throttling finding (medium or high)" json_true \
@@ -274,8 +275,12 @@ check_eq "(d) an interference finding names the run by its other work" "[\"$RUN\
 total_causes=0
 for exp in "$SEED" "$SEED cpus-0-1-quota-1" "$SEED cpus-0-1-quota-1.5" "$AA" "$GC"; do
         set -- $exp
-        got=$(findings_of "$1" "${2:-}" | jq -c "$JQ_INVARIANT")
+        doc=$(findings_of "$1" "${2:-}")
+        got=$(jq -c "$JQ_INVARIANT" <<<"$doc")
         echo "# experiment $1 against ${2:-its first cell}: $(jq -r '"\(.differences) differences, \(.causes) slowing causes, \(.shared) shared"' <<<"$got")"
+        jq -r "$JQ_DEFS"'.findings as $all | .findings[] | select(.kind == "difference" and .causes != null)
+                | "#   \(.id) \(.cells[0]) \(way): causes \([.causes[] as $i | $all[] | select(.id == $i) | "\($i) \(.kind)"])"
+                  + " shared \([.shared[] as $i | $all[] | select(.id == $i) | "\($i) \(.kind) \(.evidence[0].value)"]): \(.claim | .[0:160])"' <<<"$doc"
         check_eq "causes that can cause: experiment $1 against ${2:-its first cell}" "[]" "$(jq -c .bad <<<"$got")"
         total_causes=$((total_causes + $(jq .causes <<<"$got")))
 done
