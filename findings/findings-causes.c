@@ -110,11 +110,17 @@ static bool figure_of(const cJSON *f, const char *cell, double *ret_value, doubl
         return false;
 }
 
-/* The baseline's own finding of kind (one that names the baseline and not the cell). */
-static const cJSON *baseline_finding(const cJSON *all, const char *kind, const char *cell, const char *base) {
+/* The baseline's own finding of kind (one that names the baseline and not the cell) whose figure
+ * is in metric (NULL: any). One kind holds several mechanisms: an interference finding is the
+ * injector's CPUs overlapping the cell's or other work on them, and the baseline's other work
+ * does not make a cell's overlap with the injector shared. */
+static const cJSON *baseline_finding(const cJSON *all, const char *kind, const char *metric, const char *cell, const char *base) {
         const cJSON *f;
         cJSON_ArrayForEach(f, all) {
-                if (strcmp(string_of(f, "kind"), kind) == 0 && names_cell(f, base) && !names_cell(f, cell))
+                double unused_v, unused_b;
+                const cJSON *e;
+                if (strcmp(string_of(f, "kind"), kind) == 0 && names_cell(f, base) && !names_cell(f, cell) &&
+                    (!metric || (figure_of(f, base, &unused_v, &unused_b, &e) && strcmp(string_of(e, "metric"), metric) == 0)))
                         return f;
         }
         return NULL;
@@ -135,7 +141,7 @@ static enum verdict judge(const cJSON *f, const cJSON *all, const char *cell, co
         if (effect == CAUSE_SLOWS_WHEN_LOWER)
                 /* The rule only fires on a clock unlike the baseline's: which way decides. */
                 return isfinite(v) && isfinite(b) && v != b && (v < b) == worse ? CAUSE : NOT_THIS_WAY;
-        const cJSON *theirs = baseline_finding(all, string_of(f, "kind"), cell, base);
+        const cJSON *theirs = baseline_finding(all, string_of(f, "kind"), have ? string_of(entry, "metric") : NULL, cell, base);
         if (!isfinite(b) && theirs)
                 figure_of(theirs, base, &g, &unused, &g_entry);
         double baseline = isfinite(b) ? b : g;

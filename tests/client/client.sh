@@ -237,6 +237,18 @@ for cmd in "findings $OK_ID" "compare $OK_ID $FAIL_ID"; do
         sl "$@"; check_rc "$1 as a table" 0
 done
 check_match "compare's table names both experiments" "a: $OK_ID .*b: $FAIL_ID" "$(tr '\n' ' ' <<<"$OUT")"
+# Each finding's line starts with its id (F5 [medium] throttling: ...): other findings' claims
+# name it by that id. In findings and in the report's findings, in the daemon's order.
+sl findings "$OK_ID" --json
+IDS=$(jq -r '.findings[].id' <<<"$OUT")
+check "findings: the experiment has findings (cell b's quota throttles it)" test -n "$IDS"
+sl findings "$OK_ID"
+check_eq "findings: each finding's line starts with its id, in order" "$IDS" "$(grep -v '^    ' <<<"$OUT" | cut -d' ' -f1)"
+check "findings: each as 'F<n> [severity] kind: claim'" json_true 'all(test("^F[0-9]+ \\[(high|medium|info)\\] [a-z-]+: ."))' \
+        "$(grep -v '^    ' <<<"$OUT" | jq -R . | jq -s -c .)"
+sl report "$OK_ID"
+check_eq "report: its findings' lines start with their ids too" "$IDS" \
+        "$(sed -n '/^findings:$/,/^$/p' <<<"$OUT" | grep -E '^F[0-9]+ ' | cut -d' ' -f1)"
 
 # Checks failing: exit 3.
 jq -c '.name = "checks" | .checks = [{"metric":"ops_per_s","cell":"a","min":1e15}]' "$TEST_TMP/ok.json" >"$TEST_TMP/checks.json"

@@ -497,6 +497,41 @@ static void test_causes_shared_with_baseline(void **state) {
 #undef JIT
 }
 
+/* One kind, two mechanisms: cell B's CPUs overlap the injector's (A's do not) and both have other
+ * work on their CPUs alike (55% and 50%). B's overlap is a cause of its lower throughput; only its
+ * other work is shared, not the overlap because A has an interference finding of another kind. */
+static void test_causes_same_mechanism(void **state) {
+        (void) state;
+#define OTHER(rps, share) "{\"throughput_rps\":" #rps ",\"cpu\":{\"other_busy_share\":" #share ",\"other_busy_s\":1}}"
+        struct fixture f;
+        _cleanup_free_ char *json = two_cells(DEF, OTHER(1000, 0.5), OTHER(1010, 0.5), OTHER(990, 0.5), OTHER(700, 0.55),
+                                              OTHER(710, 0.55), OTHER(690, 0.55));
+        fixture_load(&f, json);
+        cJSON *out = findings_compute(&f.in);
+        const cJSON *x, *diff = difference_in(out, "throughput_rps");
+        const char *overlap = NULL, *other_b = NULL;
+        cJSON_ArrayForEach(x, out) {
+                const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(x, "evidence"), 0);
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind")), "interference") != 0 ||
+                    strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "cell")), "B") != 0)
+                        continue;
+                if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "metric")), "cpus") == 0)
+                        overlap = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
+                else
+                        other_b = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
+        }
+        assert_non_null(overlap);
+        assert_non_null(other_b);
+        assert_non_null(diff);
+        assert_true(lists(cJSON_GetObjectItem(diff, "causes"), overlap));
+        assert_false(lists(cJSON_GetObjectItem(diff, "shared"), overlap));
+        assert_true(lists(cJSON_GetObjectItem(diff, "shared"), other_b));
+        assert_false(lists(cJSON_GetObjectItem(diff, "causes"), other_b));
+        cJSON_Delete(out);
+        fixture_done(&f);
+#undef OTHER
+}
+
 /* ---- steady state ---- */
 
 #define STEADY(class, start, segend) "{\"throughput_rps\":1000,\"steady_state\":{\"class\":\"" class "\",\"start_s\":" #start ",\"measure_start_s\":10,\"segments\":[{\"start_s\":0,\"end_s\":" #segend ",\"mean\":1,\"variance\":0}]}}"
@@ -1217,7 +1252,7 @@ int main(void) {
                 cmocka_unit_test(test_difference_severity),
                 cmocka_unit_test(test_difference_stop_rule),
                 cmocka_unit_test(test_difference_causes), cmocka_unit_test(test_causes_direction),
-                cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_steady_state), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
+                cmocka_unit_test(test_causes_shared_with_baseline), cmocka_unit_test(test_causes_same_mechanism), cmocka_unit_test(test_steady_state), cmocka_unit_test(test_throttling), cmocka_unit_test(test_ergonomics),
                 cmocka_unit_test(test_gc),           cmocka_unit_test(test_tail_scan), cmocka_unit_test(test_tail_scan_hostile),  cmocka_unit_test(test_injector), cmocka_unit_test(test_injector_account),
                 cmocka_unit_test(test_injector_hosts),
                 cmocka_unit_test(test_noise),        cmocka_unit_test(test_drift),      cmocka_unit_test(test_jit),

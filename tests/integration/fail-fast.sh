@@ -64,6 +64,9 @@ EX="$SRC/contrib/examples/gc-latency.json"
 named=$(jq -r '.sut.command[] | select(endswith(".jar"))' "$EX")
 check "contrib/demo.sh installs everything, the workloads too (meson install without --tags)" \
         grep -Eq '^meson install -C build( --quiet)?( |$)' "$SRC/contrib/demo.sh"
+# The findings once: in the report demo.sh prints, not again as a findings table after it.
+check "contrib/demo.sh prints the report, whose findings the client prints" grep -Eq '^"\$SL" report "\$ID"' "$SRC/contrib/demo.sh"
+check "and runs no findings table after it" not grep -Eq '^[[:space:]]*"\$SL" findings' "$SRC/contrib/demo.sh"
 # Installed under a DESTDIR: the test puts nothing on the host.
 DEST=$TEST_TMP/dest
 meson install -C "$BUILD" --tags workloads --destdir "$DEST" --no-rebuild --quiet >/dev/null 2>&1
