@@ -90,12 +90,14 @@ static int choose_seed(const struct definition *d, bool *has_seed, uint64_t *see
 
 /* {"id", "status", "runs", "warnings"} and the Location, read on the connection that stored it. */
 /* The phases' seconds of one run: the load's warmup and measure (a capacity search's every
- * step, at most CAPACITY_STEPS_MAX); 0 when the SUT decides (a benchmark without load). */
+ * step, at most CAPACITY_STEPS_MAX, and its own warmup); 0 when the SUT decides (a benchmark without load). */
 static double run_phases_s(const struct definition_load *l) {
         if (l->kind == DEFINITION_LOAD_NONE)
                 return 0;
         double per = (double) l->warmup_s + (double) l->measure_s;
-        return l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY ? per * CAPACITY_STEPS_MAX : per;
+        return l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY
+                       ? per * CAPACITY_STEPS_MAX + (double) l->search_warmup_s
+                       : per;
 }
 
 /* What the experiment costs, said before it runs: the runs a stop rule may end after and those

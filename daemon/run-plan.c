@@ -189,7 +189,8 @@ static void add_injector_argv(struct strv *argv, const struct definition_load *l
                 strv_add_option(argv, "--arrival", "%s", l->arrival == DEFINITION_ARRIVAL_POISSON ? "poisson" : "uniform");
         }
         strv_add_option(argv, "--connections", "%u", l->connections);
-        strv_add_option(argv, "--warmup", "%us", l->warmup_s);
+        /* step 0 of a capacity search also warms for the search (search_warmup_s) */
+        strv_add_option(argv, "--warmup", "%us", l->warmup_s + (step == 0 ? l->search_warmup_s : 0));
         strv_add_option(argv, "--duration", "%us", l->measure_s);
         strv_add_option(argv, "--timeout", "%ums", l->timeout_ms);
         strv_add_option(argv, "--timeline", "%s/timeline%s.bin", dir, suffix);
@@ -244,7 +245,8 @@ uint64_t run_plan_deadline_s(const struct definition *d) {
                 return l->timeout_s;
         if (l->kind != DEFINITION_LOAD_INJECTOR)
                 return NO_LOAD_DEADLINE_S;
-        uint64_t phases = (uint64_t) l->warmup_s + l->measure_s;
+        /* a capacity step's, with the search's warmup: step 0's is longer, the others' a bound */
+        uint64_t phases = (uint64_t) l->warmup_s + l->measure_s + l->search_warmup_s;
         /* load hosts: each peer's clock, start and fetch are calls of up to 10 s (peer/) */
         return phases + MAX(DEADLINE_GRACE_MIN_S, phases / 4) + 10 * l->n_hosts;
 }

@@ -100,7 +100,7 @@ int def_parse_capacity(const cJSON *v, struct definition_load *load, struct erro
                         }
                 return 0;
         }
-        static const char *const per_step[] = { "rate", "warmup_s", "measure_s" };
+        static const char *const per_step[] = { "rate", "measure_s" };
         for (size_t i = 0; i < ELEMENTSOF(per_step); i++)
                 if (cJSON_GetObjectItemCaseSensitive(v, per_step[i])) {
                         char p[DEF_PATH_MAX];
@@ -109,6 +109,13 @@ int def_parse_capacity(const cJSON *v, struct definition_load *load, struct erro
                                          "does not apply to mode \"capacity\": its rates are searched between rate_min "
                                          "and rate_max, its phases are load.step's");
                 }
+        const cJSON *warmup = cJSON_GetObjectItemCaseSensitive(v, "warmup_s");
+        if (warmup) {
+                uint64_t u;
+                if ((r = def_get_uint(warmup, "load.warmup_s", 0, 3600, &u, err)) < 0)
+                        return r;
+                load->search_warmup_s = (unsigned) u;
+        }
         const cJSON *sla = cJSON_GetObjectItemCaseSensitive(v, "sla");
         if (!sla)
                 return def_error(err, "missing_field", "load.sla",

@@ -80,6 +80,8 @@ static void format_capacity(cJSON *o, const struct definition_load *l) {
         }
         add_double(o, "rate_min", l->rate_min);
         add_double(o, "rate_max", l->rate_max);
+        if (l->search_warmup_s > 0) /* only when given: definitions stored before it keep their form */
+                add_uint(o, "warmup_s", l->search_warmup_s);
         cJSON *step = cJSON_AddObjectToObject(o, "step");
         add_uint(step, "warmup_s", l->warmup_s);
         add_uint(step, "measure_s", l->measure_s);

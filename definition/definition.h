@@ -48,9 +48,11 @@
  *    in a seeded random order (Fisher-Yates over splitmix64), so drift hits all cells alike.
  *  - load.mode capacity: sla (1-8, percentiles 50..99.99 distinct, max_ms in (0, 600000]),
  *    rate_min < rate_max, step {warmup_s 0..3600 (10), measure_s 1..3600 (30)}, precision
- *    0.001..0.5 (0.05); rate, warmup_s and measure_s are refused with it, and so are its fields
- *    with the other modes; a range the search could need more than CAPACITY_STEPS_MAX steps for
- *    is refused naming load.precision. The step's phases are kept in load.warmup_s/measure_s.
+ *    0.001..0.5 (0.05); rate and measure_s are refused with it, and so are its fields with the
+ *    other modes; warmup_s 0..3600 (0) is the search's own warmup, once before step 0; a range
+ *    the search could need more than CAPACITY_STEPS_MAX steps for is refused naming
+ *    load.precision. The step's phases are kept in load.warmup_s/measure_s, the search's warmup
+ *    in load.search_warmup_s.
  *  - description: optional, for people (what the experiment needs and how long it runs); a name's
  *    character rules, at most DEFINITION_DESCRIPTION_MAX bytes, echoed in the canonical JSON.
  *  - labels: at most 32, keys 1-63 of [a-z0-9_.-] (a bad key is reported on "labels", never put
@@ -238,6 +240,8 @@ struct definition_load {
         unsigned timeout_ms;            /* 1..600000, default 5000 */
         unsigned warmup_s;              /* 0..3600, default 30; CAPACITY: per step, step.warmup_s (default 10) */
         unsigned measure_s;             /* 1..86400, default 60; CAPACITY: per step, step.measure_s (default 30) */
+        unsigned search_warmup_s;       /* CAPACITY: load.warmup_s 0..3600 (default 0), once, added to step 0's
+                                         * warmup: a cold JVM is not judged at the search's first rate */
         /* EXTERNAL */
         char **command;                 /* NULL-terminated */
         size_t n_command;

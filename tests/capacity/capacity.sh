@@ -29,14 +29,14 @@ post_experiment "{\"name\":\"closed-loop max\",\"order\":\"sequential\",$SUT,
   \"load\":{\"target\":\"$URL\",\"mode\":\"max\",\"connections\":16,\"warmup_s\":3,\"measure_s\":3,\"cpus\":\"0\"},$CELLS}"
 MAXEXP=$EXP_ID
 post_experiment "{\"name\":\"capacity p99 20ms\",\"order\":\"sequential\",$SUT,
-  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":2000,
+  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":2000,\"warmup_s\":5,
             \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":$PRECISION,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"},
   $CELLS,\"checks\":[{\"metric\":\"capacity.max_rps\",\"cell\":\"quota\",\"ratio_to\":\"free\",\"max\":1}]}"
 check_eq "a capacity experiment is accepted" 201 "$HTTP_STATUS"
 CAPEXP=$EXP_ID
 check_eq "its definition is stored with the search's fields" \
-  '{"mode":"capacity","sla":[{"percentile":99,"max_ms":20}],"rate_min":20,"rate_max":2000,"step":{"warmup_s":1,"measure_s":2},"precision":0.05}' \
-  "$(curl -s "$DAEMON_URL/v1/experiments/$CAPEXP" | jq -c '.definition.load | {mode, sla, rate_min, rate_max, step, precision}')"
+  '{"mode":"capacity","sla":[{"percentile":99,"max_ms":20}],"rate_min":20,"rate_max":2000,"warmup_s":5,"step":{"warmup_s":1,"measure_s":2},"precision":0.05}' \
+  "$(curl -s "$DAEMON_URL/v1/experiments/$CAPEXP" | jq -c '.definition.load | {mode, sla, rate_min, rate_max, warmup_s, step, precision}')"
 wait_for 900 experiment_finished "$MAXEXP" || not_finished "$MAXEXP"
 wait_for 900 experiment_finished "$CAPEXP" || not_finished "$CAPEXP"
 read -r MAXFREE MAXQUOTA <<<"$(for r in $(runs_of "$MAXEXP"); do metric "$r" .metrics.throughput_rps; done | tr '\n' ' ')"

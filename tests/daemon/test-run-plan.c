@@ -62,6 +62,14 @@ static void assert_cpus(const struct cpulist *c, const char *want) {
         assert_string_equal(buf, want);
 }
 
+/* The value after OPTION in an argv, or NULL. */
+static const char *argv_option(char **argv, const char *option) {
+        for (size_t i = 0; argv[i] && argv[i + 1]; i++)
+                if (strcmp(argv[i], option) == 0)
+                        return argv[i + 1];
+        return NULL;
+}
+
 static void assert_strv(char **l, const char *const *want, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 assert_non_null(l[i]);
@@ -231,6 +239,25 @@ static void test_capacity_step(void **state) {
         assert_true(run_plan_deadline_s(d) >= 3 && run_plan_deadline_s(d) <= 3 + 60);
 }
 
+/* The search's own warmup (load.warmup_s in mode capacity) lengthens step 0's warmup only, and
+ * the deadline a step's start arms covers step 0's phases. */
+static void test_capacity_search_warmup(void **state) {
+        static const char body[] =
+                "{\"name\":\"c\",\"sut\":{\"command\":[\"java\",\"-jar\",\"a.jar\"],\"jvm\":true},"
+                "\"load\":{\"target\":\"http://127.0.0.1:9080/work\",\"mode\":\"capacity\","
+                "\"sla\":[{\"percentile\":99,\"max_ms\":20}],\"rate_min\":100,\"rate_max\":2000,"
+                "\"warmup_s\":5,\"step\":{\"warmup_s\":1,\"measure_s\":2}},"
+                "\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}";
+        _cleanup_(definition_freep) struct definition *d = parse(body);
+        _cleanup_(definition_strv_freep) char **first = NULL, **later = NULL;
+        assert_int_equal(run_plan_step_argv(d, DIR, "/usr/bin/slicelab-inject", 0, 447.2135955, &first), 0);
+        assert_int_equal(run_plan_step_argv(d, DIR, "/usr/bin/slicelab-inject", 1, 800, &later), 0);
+        assert_string_equal(argv_option(first, "--warmup"), "6s");
+        assert_string_equal(argv_option(later, "--warmup"), "1s");
+        assert_string_equal(argv_option(first, "--duration"), "2s");
+        assert_true(run_plan_deadline_s(d) >= 5 + 1 + 2);
+}
+
 /* A load run for another host: the run's injector plus the start in the peer's clock, the seed
  * (open loop) and the phase (uniform only, when not 0); the closed loop takes neither. */
 static void test_peer_load(void **state) {
@@ -286,6 +313,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_peer_load),
                 cmocka_unit_test(test_capacity_step),
+                cmocka_unit_test(test_capacity_search_warmup),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_cpus),
                 cmocka_unit_test(test_sut_argv),
