@@ -703,7 +703,8 @@ int run_start(const struct run_context *ctx, const struct queued_run *q, run_don
 
         advance(run, RUN_PREPARING, NULL);
         struct error err = { 0 };
-        if (definition_parse(q->definition, strlen(q->definition), NULL, &run->def, &err) < 0 ||
+        /* a template's cell runs its own expansion: its command, URLs and jvm_args */
+        if (definition_parse_cell(q->definition, strlen(q->definition), run->cell, &run->def, &err) < 0 ||
             run->cell >= run->def->n_cells) {
                 run_fail(run, "preflight", "the stored definition no longer parses: %s", err.message);
                 return 0;

@@ -211,5 +211,7 @@ char *definition_format_json(const struct definition *d) {
                         format_check(checks, d, &d->checks[i]);
         }
         def_format_stop(root, d);
+        if (d->template)
+                def_template_format(root, d->template);
         return cJSON_PrintUnformatted(root);
 }

@@ -134,3 +134,20 @@ int def_parse_iterations(const cJSON *v, struct definition *d, struct error *err
 int def_parse_stop(const cJSON *v, struct definition *d, struct error *err);
 void def_format_iterations(cJSON *root, const struct definition *d);
 void def_format_stop(cJSON *root, const struct definition *d);
+
+/* Cells from a template (definition-template.c): each cell's vars, and the strings that hold
+ * placeholders as given (for the canonical JSON: [path keys and indexes..., text]). */
+struct def_template {
+        size_t n_cells;
+        struct definition_kv *vars;     /* per cell, sorted by name; empty for a cell without */
+        cJSON *raw;
+};
+/* *ret NULL when no cell of root has vars; else the template, every placeholder known to the
+ * vars that fill it and every variable used, or a 400 naming the field. */
+int def_template_read(cJSON *root, struct def_template **ret, struct error *err);
+/* A copy of root with cell's values substituted (each cell's jvm_args its own) and no vars. */
+int def_template_expand(const cJSON *root, const struct def_template *t, size_t cell, cJSON **ret);
+/* The canonical JSON root of an expansion back to the template: the vars and the raw strings. */
+void def_template_format(cJSON *root, const struct def_template *t);
+void def_template_free(struct def_template *t);
+DEFINE_POINTER_CLEANUP(struct def_template, def_template_free)

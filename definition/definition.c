@@ -759,9 +759,52 @@ static bool only_whitespace(const char *s, size_t len) {
         return true;
 }
 
-int definition_parse(const char *body, size_t len, const struct host_limits *host,
-                     struct definition **ret, struct error *err) {
+/* root parsed into a new definition. */
+static int parse_new(const cJSON *root, const struct host_limits *host, struct definition **ret, struct error *err) {
+        _cleanup_(definition_freep) struct definition *d = calloc(1, sizeof *d);
+        if (!d)
+                return def_oom(err);
+        d->iterations = 1;
+        int r = parse_root(root, host, d, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+/* One cell's expansion of the template, its errors said to be that cell's. */
+static int parse_expansion(const cJSON *root, const struct def_template *t, size_t cell, const struct host_limits *host,
+                           struct definition **ret, struct error *err) {
+        _cleanup_json_ cJSON *expanded = NULL;
+        if (def_template_expand(root, t, cell, &expanded) < 0)
+                return def_oom(err);
+        int r = parse_new(expanded, host, ret, err);
+        if (r < 0 && err && err->status == 400) {
+                char message[sizeof err->message + 64];
+                snprintf(message, sizeof message, "with cells[%zu].vars: %s", cell, err->message);
+                error_set(err, err->status, err->code, err->field, "%s", message);
+        }
+        return r;
+}
+
+/* Every cell's expansion must be a definition; the one kept is cell's. */
+static int parse_template(const cJSON *root, struct def_template *t, size_t cell, const struct host_limits *host,
+                          struct definition **ret, struct error *err) {
+        if (cell >= t->n_cells)
+                return def_error(err, "out_of_range", "cells", "there is no cell %zu", cell);
+        for (size_t i = 0; i < t->n_cells; i++) {
+                _cleanup_(definition_freep) struct definition *other = NULL;
+                int r = i == cell ? 0 : parse_expansion(root, t, i, host, &other, err);
+                if (r < 0)
+                        return r;
+        }
+        return parse_expansion(root, t, cell, host, ret, err);
+}
+
+static int parse_body(const char *body, size_t len, const struct host_limits *host, size_t cell,
+                      struct definition **ret, struct error *err) {
         _cleanup_(definition_freep) struct definition *d = NULL;
+        _cleanup_(def_template_freep) struct def_template *t = NULL;
         _cleanup_json_ cJSON *root = NULL;
         _cleanup_free_ char *copy = NULL;
         const char *end = NULL;
@@ -792,16 +835,25 @@ int definition_parse(const char *body, size_t len, const struct host_limits *hos
                 return def_error(err, "invalid_json", "", "body has data after the JSON value (byte %zu)",
                                  (size_t) (end - copy));
 
-        d = calloc(1, sizeof *d);
-        if (!d)
-                return def_oom(err);
-        d->iterations = 1;
-        r = parse_root(root, host, d, err);
+        r = def_template_read(root, &t, err);
         if (r < 0)
                 return r;
+        r = t ? parse_template(root, t, cell, host, &d, err) : parse_new(root, host, &d, err);
+        if (r < 0)
+                return r;
+        d->template = TAKE_PTR(t);
         d->canonical = definition_format_json(d);
         *ret = TAKE_PTR(d);
         return 0;
+}
+
+int definition_parse(const char *body, size_t len, const struct host_limits *host,
+                     struct definition **ret, struct error *err) {
+        return parse_body(body, len, host, 0, ret, err);
+}
+
+int definition_parse_cell(const char *body, size_t len, size_t cell, struct definition **ret, struct error *err) {
+        return parse_body(body, len, NULL, cell, ret, err);
 }
 
 void definition_strv_free(char **l) {
@@ -832,5 +884,6 @@ void definition_free(struct definition *d) {
         def_checks_free(d->checks, d->n_checks);
         definition_strv_free(d->warnings);
         free(d->canonical);
+        def_template_free(d->template);
         free(d);
 }

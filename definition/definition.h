@@ -97,6 +97,8 @@
 #define DEFINITION_DESCRIPTION_MAX 1024    /* bytes, the optional description */
 #define DEFINITION_CELL_NAME_MAX 64        /* bytes */
 #define DEFINITION_CELLS_MAX 64
+#define DEFINITION_VARS_MAX 16               /* a cell's vars (cells from a template) */
+#define DEFINITION_VAR_VALUE_MAX 256
 #define DEFINITION_ITERATIONS_MAX 1000
 #define DEFINITION_MAX_CONSECUTIVE_FAILURES_DEFAULT 3
 #define DEFINITION_ARGV_MAX 256            /* entries of a command */
@@ -333,6 +335,9 @@ struct definition {
         char **warnings;                /* NULL-terminated, for the experiment's record */
         size_t n_warnings;
         char *canonical;                /* compact JSON, defaults filled; parses back to itself */
+        /* cells from a template: the fields above are one cell's expansion (definition_parse():
+         * cell 0's; definition_parse_cell(): the cell's), the template is kept for canonical */
+        struct def_template *template;
 };
 
 struct planned_run {
@@ -348,6 +353,10 @@ struct planned_run {
  * filled, *ret untouched. */
 int definition_parse(const char *body, size_t len, const struct host_limits *host,
                      struct definition **ret, struct error *err);
+/* As definition_parse() without the host's checks, but a definition whose cells come from a
+ * template (cells[].vars) is the expansion for cell: the command, URLs and jvm_args its runs
+ * use. The canonical JSON is the template's either way. */
+int definition_parse_cell(const char *body, size_t len, size_t cell, struct definition **ret, struct error *err);
 void definition_free(struct definition *d);
 DEFINE_POINTER_CLEANUP(struct definition, definition_free)
 

@@ -188,6 +188,50 @@ static void test_examples(void **state) {
         }
 }
 
+/* Cells from a template: each cell's expansion (definition_parse_cell()), cell 0's by
+ * definition_parse(); a cell's jvm_args take its own vars; the canonical JSON keeps the
+ * placeholders and the vars and parses back to itself; a '{' that opens no placeholder is text;
+ * without vars nothing is a placeholder. */
+static void test_template(void **state) {
+        size_t len;
+        _cleanup_free_ char *body = read_src("good/template.json", &len);
+        _cleanup_(definition_freep) struct definition *first = expect_ok(body, len, &host2);
+        struct definition *second = NULL;
+        struct error err = { 0 };
+        assert_int_equal(definition_parse_cell(body, len, 1, &second, &err), 0);
+        assert_string_equal(first->sut.command[2], "/opt/app/app-1.4.2.jar");
+        assert_string_equal(first->sut.command[4], "9090");
+        assert_string_equal(second->sut.command[2], "/opt/app/app-1.4.3.jar");
+        assert_string_equal(second->sut.command[4], "9091");
+        assert_int_equal(first->load.target.port, 9090);
+        assert_int_equal(second->load.target.port, 9091);
+        assert_int_equal(second->sut.ready.http.port, 9091);
+        assert_non_null(strstr(second->load.target.path, "cpu_us=700"));
+        for (const struct definition *d = first;; d = second) {
+                assert_string_equal(d->cells[0].jvm_args[0], "-Xmx128m");
+                assert_string_equal(d->cells[1].jvm_args[0], "-Xmx256m");
+                assert_string_equal(d->cells[1].jvm_args[1], "-Dx={x");
+                if (d == second)
+                        break;
+        }
+        assert_string_equal(first->canonical, second->canonical);
+        assert_non_null(strstr(first->canonical, "\"command\":[\"java\",\"-jar\",\"/opt/app/app-{version}.jar\",\"--port\",\"{port}\"]"));
+        assert_non_null(strstr(first->canonical, "\"target\":\"http://127.0.0.1:{port}/work?cpu_us={cpu_us}\""));
+        assert_non_null(strstr(first->canonical, "\"vars\":{\"cpu_us\":\"500\",\"heap\":\"128m\",\"port\":\"9090\",\"version\":\"1.4.2\"}"));
+        assert_roundtrip(first, &host2);
+        definition_free(second);
+        second = NULL;
+        assert_int_equal(definition_parse_cell(body, len, 2, &second, &err), -EINVAL);
+        assert_null(second);
+        assert_string_equal(err.field, "cells");
+
+        static const char plain[] = "{\"name\":\"p\",\"sut\":{\"command\":[\"/bin/x\",\"{port}\"]},"
+                                    "\"cells\":[{\"name\":\"a\"}]}";
+        _cleanup_(definition_freep) struct definition *p = expect_ok(plain, strlen(plain), &host2);
+        assert_string_equal(p->sut.command[1], "{port}");
+        assert_null(p->template);
+}
+
 /* description: optional, echoed in the canonical JSON only when given. */
 static void test_description(void **state) {
         size_t len;
@@ -706,6 +750,7 @@ int main(void) {
                 cmocka_unit_test(test_governor),       cmocka_unit_test(test_kv_messages),
                 cmocka_unit_test(test_examples),       cmocka_unit_test(test_description),
                 cmocka_unit_test(test_load_hosts),     cmocka_unit_test(test_profile),
+                cmocka_unit_test(test_template),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }

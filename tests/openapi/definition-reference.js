@@ -22,7 +22,8 @@ function resolve(doc, schema) {
 
 function typeOf(doc, s) {
   if (s.type) return Array.isArray(s.type) ? s.type.join(' or ') : s.type;
-  if (s.oneOf) return [...new Set(s.oneOf.map(a => typeOf(doc, resolve(doc, a))))].join(' or ');
+  const alternatives = s.oneOf || s.anyOf;
+  if (alternatives) return [...new Set(alternatives.map(a => typeOf(doc, resolve(doc, a))))].join(' or ');
   if (s.const !== undefined) return JSON.stringify(s.const);
   return 'any';
 }
