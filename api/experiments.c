@@ -137,13 +137,13 @@ static enum MHD_Result reply_created(struct api_request *req, struct db_conn *c,
 /* Looked up at each submission (installing linux-perf or granting CAP_PERFMON needs no
  * restart of the checks); preflight looks again, and at the run user, which the API does not
  * know. */
-static int check_profile(const struct api_request *req, const struct definition *d, struct error *err) {
+static int check_profile(const struct api_config *config, const struct definition *d, struct error *err) {
         char perf[PATH_MAX], why[512];
         if (!d->profile.cpu)
                 return 0;
-        if (host_perf_find(req->config->perf, perf, sizeof perf) < 0) {
+        if (host_perf_find(config->perf, perf, sizeof perf) < 0) {
                 error_set(err, 400, "not_on_host", "profile.cpu", "needs perf on this daemon (%s, not found): %s",
-                          req->config->perf ? req->config->perf : "perf on its PATH", HOST_PERF_HINT);
+                          config->perf ? config->perf : "perf on its PATH", HOST_PERF_HINT);
                 return -EINVAL;
         }
         if (host_perf_access(false, why, sizeof why) < 0) {
@@ -153,18 +153,22 @@ static int check_profile(const struct api_request *req, const struct definition 
         return 0;
 }
 
-enum MHD_Result api_post_experiment(struct api_request *req) {
-        struct error err = { 0 };
-        const char *key = NULL;
-        if (req->config->results_only)
-                return api_reply_results_only(req);
-        if (idempotency_key(req, &key, &err) < 0)
-                return api_reply_error(req, &err);
+int api_check_definition(const struct api_config *config, const char *body, size_t len, struct definition **ret,
+                         struct error *err) {
         _cleanup_(definition_freep) struct definition *d = NULL;
-        if (definition_parse(req->body, req->body_len, &req->config->host, &d, &err) < 0 ||
-            definition_policy_check(d, req->config->policy, &err) < 0 || check_profile(req, d, &err) < 0)
-                return api_reply_error(req, &err);
+        int r = definition_parse(body, len, &config->host, &d, err);
+        if (r >= 0)
+                r = definition_policy_check(d, config->policy, err);
+        if (r >= 0)
+                r = check_profile(config, d, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(d);
+        return 0;
+}
 
+int api_queue_experiment(struct db_conn *c, const struct api_config *config, const struct definition *d, const char *key,
+                         char ret_id[ID_LEN + 1], bool *ret_existing, struct error *err) {
         bool has_seed;
         uint64_t seed;
         _cleanup_free_ struct planned_run *plan = NULL;
@@ -179,13 +183,13 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
         if (r >= 0 && !warnings)
                 r = -ENOMEM;
         if (r < 0)
-                return api_reply_errno(req, r, "experiment");
+                return r;
 
         _cleanup_free_ const char **cell_names = calloc(d->n_cells, sizeof *cell_names);
         _cleanup_free_ size_t *run_cell = calloc(n_runs, sizeof *run_cell);
         _cleanup_free_ unsigned *run_iteration = calloc(n_runs, sizeof *run_iteration);
         if (!cell_names || !run_cell || !run_iteration)
-                return api_reply_errno(req, -ENOMEM, "experiment");
+                return -ENOMEM;
         for (size_t i = 0; i < d->n_cells; i++)
                 cell_names[i] = d->cells[i].name;
         for (size_t i = 0; i < n_runs; i++) {
@@ -206,23 +210,42 @@ enum MHD_Result api_post_experiment(struct api_request *req) {
                 .run_cell = run_cell,
                 .run_iteration = run_iteration,
                 .idempotency_key = key,
-                .queue_max = req->config->queue_max,
+                .queue_max = config->queue_max,
         };
+        bool existing = false;
+        r = experiments_create(c, &e, ret_id, &existing, err);
+        if (r < 0)
+                return r;
+        if (!existing)
+                log_full(LOG_INFO, 0, ret_id, NULL, "experiment %s '%s' queued: %zu cells, %zu runs", ret_id, d->name,
+                         d->n_cells, n_runs);
+        *ret_existing = existing;
+        return 0;
+}
+
+enum MHD_Result api_post_experiment(struct api_request *req) {
+        struct error err = { 0 };
+        const char *key = NULL;
+        if (req->config->results_only)
+                return api_reply_results_only(req);
+        if (idempotency_key(req, &key, &err) < 0)
+                return api_reply_error(req, &err);
+        _cleanup_(definition_freep) struct definition *d = NULL;
+        if (api_check_definition(req->config, req->body, req->body_len, &d, &err) < 0)
+                return api_reply_error(req, &err);
+
         char id[ID_LEN + 1];
         bool existing = false;
         struct db_lease lease _cleanup_lease_ = { 0 };
-        r = db_lease_take(req->config->storage, &lease);
+        int r = db_lease_take(req->config->storage, &lease);
         if (r >= 0)
-                r = experiments_create(lease.conn, &e, id, &existing, &err);
+                r = api_queue_experiment(lease.conn, req->config, d, key, id, &existing, &err);
         if ((r == -EEXIST || r == -EBUSY) && err.status)
                 return api_reply_error(req, &err);
         if (r < 0)
                 return api_reply_errno(req, r, "experiment");
-        if (!existing) {
-                log_full(LOG_INFO, 0, id, NULL, "experiment %s '%s' queued: %zu cells, %zu runs", id, d->name,
-                         d->n_cells, n_runs);
+        if (!existing)
                 api_wake_loop(req);
-        }
         return reply_created(req, lease.conn, existing ? 200 : 201, id, d);
 }
 

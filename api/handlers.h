@@ -6,6 +6,10 @@
 
 #include <stdbool.h>
 
+#include "basic/id.h"
+
+struct db_conn;
+
 /* 403 results_only: a --results-only daemon runs no experiment and no peer load. */
 enum MHD_Result api_reply_results_only(struct api_request *req);
 /* Finished experiments (succeeded, partial, failed, cancelled) no longer change. */
@@ -21,6 +25,20 @@ enum MHD_Result api_delete_load(struct api_request *req);
 enum MHD_Result api_renew_load(struct api_request *req);
 enum MHD_Result api_get_load_timeline(struct api_request *req);
 enum MHD_Result api_post_experiment(struct api_request *req);
+struct definition;
+/* A definition as POST /v1/experiments takes it: parsed against this host, the policy's and
+ * profiling's checks; a 400 in err otherwise. */
+int api_check_definition(const struct api_config *config, const char *body, size_t len, struct definition **ret,
+                         struct error *err);
+/* Queue d (checked) as an experiment: its seed, plan and rows; key: an idempotency key or NULL.
+ * -EEXIST/-EBUSY with err as experiments_create() says. */
+int api_queue_experiment(struct db_conn *c, const struct api_config *config, const struct definition *d, const char *key,
+                         char ret_id[ID_LEN + 1], bool *ret_existing, struct error *err);
+enum MHD_Result api_post_bisection(struct api_request *req);
+enum MHD_Result api_list_bisections(struct api_request *req);
+enum MHD_Result api_get_bisection(struct api_request *req);
+enum MHD_Result api_delete_bisection(struct api_request *req);
+
 enum MHD_Result api_list_experiments(struct api_request *req);
 /* ?label=key=value, repeatable (all must hold): the pairs as JSON for the store, NULL when none;
  * -EINVAL with err (400 naming "label") for a malformed one. For the list and the series. */
@@ -34,7 +52,6 @@ enum MHD_Result api_get_report(struct api_request *req);
 enum MHD_Result api_get_findings(struct api_request *req);
 
 struct cJSON;
-struct db_conn;
 #define API_CELL_NAME_MAX 256
 /* The experiment's findings against baseline (NULL = its first cell), the baseline's name and
  * the experiment's status; -ENOENT no experiment, -EINVAL no such cell. For findings and report.

@@ -16,7 +16,7 @@ static const char *const series_query[] = { "label", "cell", "metric", "alpha", 
 static const char *const profile_query[] = { "format", "max_depth", "max_nodes", NULL };
 static const char *const profile_diff_query[] = { "cell", "baseline", "limit", NULL };
 static const char *const profile_tree_query[] = { "cell", "max_depth", "max_nodes", NULL };
-static const char *const peers_query[] = { "limit", NULL };
+static const char *const limit_query[] = { "limit", NULL };
 
 /* .id: the first {} is that resource's id, checked by the router (404 before the handler);
  * .cached: a finished answer is served from the cache (200 or 304) before the handler;
@@ -24,6 +24,7 @@ static const char *const peers_query[] = { "limit", NULL };
 #define EXPERIMENT .resource = "experiment", .id = true
 #define RUN .resource = "run", .id = true
 #define LOAD .resource = "load", .id = true
+#define BISECTION .resource = "bisection", .id = true
 #define ROUTE(m, p, h, ...) { .method = (m), .pattern = (p), .handler = (h), __VA_ARGS__ }
 
 const struct api_route api_routes[] = {
@@ -32,7 +33,7 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/health", api_get_health, .resource = "queue", .lease = true),
         ROUTE("GET", "/v1/host", api_get_host, .resource = "host"),
         ROUTE("GET", "/v1/clock", api_get_clock, .resource = "clock", .open = true),
-        ROUTE("GET", "/v1/peers", api_get_peers, .query = peers_query, .resource = "peers"),
+        ROUTE("GET", "/v1/peers", api_get_peers, .query = limit_query, .resource = "peers"),
         ROUTE("POST", "/v1/loads", api_post_load, .resource = "load"),
         ROUTE("GET", "/v1/loads/{}", api_get_load, LOAD, .lease = true),
         ROUTE("DELETE", "/v1/loads/{}", api_delete_load, LOAD, .lease = true),
@@ -51,6 +52,10 @@ const struct api_route api_routes[] = {
         ROUTE("GET", "/v1/experiments/{}/profile", api_get_experiment_profile, .query = profile_diff_query, EXPERIMENT, .lease = true),
         ROUTE("GET", "/v1/experiments/{}/profile/tree", api_get_experiment_profile_tree, .query = profile_tree_query, EXPERIMENT,
               .lease = true),
+        ROUTE("POST", "/v1/bisections", api_post_bisection, .resource = "bisection"),
+        ROUTE("GET", "/v1/bisections", api_list_bisections, .query = limit_query, .resource = "bisections", .lease = true),
+        ROUTE("GET", "/v1/bisections/{}", api_get_bisection, BISECTION, .lease = true),
+        ROUTE("DELETE", "/v1/bisections/{}", api_delete_bisection, BISECTION, .lease = true),
         ROUTE("GET", "/v1/compare", api_get_compare, .query = compare_query, .resource = "experiment", .lease = true),
         ROUTE("GET", "/v1/series", api_get_series, .query = series_query, .resource = "series", .lease = true),
         ROUTE("GET", "/v1/runs/{}", api_get_run, RUN, .cached = true, .lease = true),

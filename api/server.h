@@ -46,6 +46,11 @@ struct api_config {
 struct api_server;
 
 int api_server_start(const struct api_config *config, struct api_server **ret);
+struct db_conn;
+/* The bisections' driver, called by the loop after each scheduling pass and at the start: each
+ * open bisection whose step's experiment ended is decided and goes on (the next step queued, or
+ * its end). Returns how many experiments it queued (the loop then schedules again). */
+int api_bisections_advance(struct db_conn *c, const struct api_config *config);
 /* Removes the stages (<state dir>/import-<id>) of imports a crash cut short, at the daemon's
  * start: directories of that name only, never through a link, never one an import holds. A
  * stage whose run directories were moving into runs/ is settled first with the store c: left as

@@ -46,6 +46,8 @@ struct scheduler {
         struct cpulist queued_cpus;
         int64_t queued_seen;            /* experiment_seq up to which queued_cpus holds the runs */
         bool queued_stale;
+        scheduler_settled_fn settled;
+        void *settled_userdata;
 };
 
 static void kick_later(struct scheduler *s);
@@ -405,6 +407,13 @@ void scheduler_kick(struct scheduler *s) {
         load_runner_kick(s->loads, &busy);
         start_due(s);
         update_housekeeping(s);
+        if (s->settled && s->settled(s->settled_userdata) > 0)
+                kick_later(s);
+}
+
+void scheduler_on_settled(struct scheduler *s, scheduler_settled_fn fn, void *userdata) {
+        s->settled = fn;
+        s->settled_userdata = userdata;
 }
 
 void scheduler_shutdown(struct scheduler *s) {

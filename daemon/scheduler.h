@@ -13,6 +13,10 @@ int scheduler_new(const struct run_context *ctx, unsigned max_parallel, struct s
 int scheduler_recover(struct scheduler *s);
 /* Something changed (new work, a cancel, a run ended): act on it. */
 void scheduler_kick(struct scheduler *s);
+/* Called at the end of each scheduling pass (the bisections' driver, which queues experiments
+ * as steps end): a positive return, experiments it queued, makes another pass. */
+typedef int (*scheduler_settled_fn)(void *userdata);
+void scheduler_on_settled(struct scheduler *s, scheduler_settled_fn fn, void *userdata);
 /* Stop every run as interrupted (the daemon is stopping); synchronous. */
 void scheduler_shutdown(struct scheduler *s);
 void scheduler_free(struct scheduler *s);

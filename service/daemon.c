@@ -43,6 +43,7 @@ struct daemon {
         struct storage *storage;
         struct db_conn *loop_db;        /* the loop's own connection, held for its lifetime */
         struct api_server *api;
+        struct api_config api_config;   /* what the API was started with: the bisections' driver's too */
         struct root_lock *root_lock;    /* held from before the first cgroup write to exit */
         struct cgroup_manager *cgroups;
         struct scheduler *scheduler;
@@ -238,7 +239,7 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
         int r = host_limits_read(&host);
         if (r < 0)
                 return log_error_errno(r, "cannot read this host's CPUs, memory nodes and memory");
-        struct api_config config = {
+        d->api_config = (struct api_config){
                 .storage = d->storage,
                 .listen_fd = listen_fd,
                 .wake_fd = d->wake_fd,
@@ -262,7 +263,13 @@ static int start_api(struct daemon *d, int listen_fd, bool local, const char *to
                 .perf = d->options->perf,
         };
         exposure_warn(d->listen_name, local, d->tls.cert != NULL);
-        return api_server_start(&config, &d->api);
+        return api_server_start(&d->api_config, &d->api);
+}
+
+/* After each scheduling pass: bisections whose step ended go on, on the loop's connection. */
+static int on_settled(void *userdata) {
+        struct daemon *d = userdata;
+        return d->api ? api_bisections_advance(d->loop_db, &d->api_config) : 0;
 }
 
 static int setup_loop(struct daemon *d, sd_event_source **wake, sd_event_source **term,
@@ -373,8 +380,10 @@ int daemon_run(const struct options *o) {
         /* libmicrohttpd listens once MHD_start_daemon returns: only now are we ready. */
         log_info("listening on %s%s", d.listen_name, o->results_only ? " (results only: no experiment runs here)" : "");
         notify_ready("Listening on %s", d.listen_name);
-        if (d.scheduler)
-                scheduler_kick(d.scheduler); /* work queued before this start */
+        if (d.scheduler) {
+                scheduler_on_settled(d.scheduler, on_settled, &d);
+                scheduler_kick(d.scheduler); /* work queued before this start, bisections under way */
+        }
         r = sd_event_loop(d.event);
         if (r < 0)
                 log_error_errno(r, "event loop failed");

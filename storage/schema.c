@@ -227,6 +227,37 @@ static const char schema_v6[] =
         "CREATE INDEX runs_active ON runs(state)"
         "  WHERE state IN ('preparing','starting','warmup','measuring','collecting');";
 
+/* Bisections (issue 38): a change between two versions followed to the first version that has
+ * it, one experiment a step. A step names its experiment without a foreign key: deleting that
+ * experiment keeps the bisection's record of what the step decided. lo and hi are the range
+ * still open (indexes into the request's versions). */
+static const char schema_v7[] =
+        "CREATE TABLE bisections ("
+        "  id TEXT PRIMARY KEY,"
+        "  name TEXT NOT NULL,"
+        "  created_wall_ns INTEGER NOT NULL,"
+        "  finished_wall_ns INTEGER,"
+        "  status TEXT NOT NULL CHECK (status IN ('queued','running','succeeded','failed','cancelled')),"
+        "  request TEXT NOT NULL CHECK (json_valid(request)),"
+        "  n_versions INTEGER NOT NULL CHECK (n_versions >= 2),"
+        "  lo INTEGER NOT NULL CHECK (lo >= 0),"
+        "  hi INTEGER NOT NULL CHECK (hi > lo AND hi < n_versions),"
+        "  outcome TEXT CHECK (outcome IS NULL OR outcome IN ('found','no_change','undecided')),"
+        "  message TEXT"
+        ");"
+        "CREATE INDEX bisections_open ON bisections(status) WHERE status IN ('queued','running');"
+        "CREATE TABLE bisection_steps ("
+        "  bisection_id TEXT NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,"
+        "  step INTEGER NOT NULL CHECK (step >= 0),"
+        "  lo INTEGER NOT NULL,"
+        "  mid INTEGER NOT NULL CHECK (mid > lo),"
+        "  attempt INTEGER NOT NULL CHECK (attempt >= 0),"
+        "  experiment_id TEXT NOT NULL,"
+        "  decision TEXT CHECK (decision IS NULL OR decision IN ('different','equivalent','undecided','failed')),"
+        "  ratio REAL, ci_low REAL, ci_high REAL,"
+        "  PRIMARY KEY (bisection_id, step)"
+        ") WITHOUT ROWID;";
+
 static const struct migration migrations[] = {
         { "initial schema", schema_v1 },
         { "capacity search steps", schema_v2 },
@@ -234,6 +265,7 @@ static const struct migration migrations[] = {
         { "imported experiments", schema_v4 },
         { "experiment labels, idempotency keys by age", schema_v5 },
         { "runs counted by state, the state index of runs in progress only", schema_v6 },
+        { "bisections", schema_v7 },
 };
 
 size_t schema_migrations(const struct migration **ret) {

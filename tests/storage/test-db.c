@@ -372,12 +372,13 @@ static void list_ids(struct db_conn *c, const char *labels, int64_t limit, int64
 }
 
 /* The label filter reads experiment_labels: filled by a create, and by the migration from the
- * definitions a store of schema 4 holds (made by dropping what schemas 5 and 6 add); all pairs
+ * definitions a store of schema 4 holds (made by dropping what schemas 5 to 7 add); all pairs
  * required, newest first, paged by cursor. */
 static void test_label_filter(void **state) {
         char path[256], got[256], want[256];
         struct storage *s = test_store_new("labels.db", path, sizeof path);
-        test_store_exec(path, "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
+        test_store_exec(path, "DROP TABLE bisection_steps; DROP TABLE bisections;"
+                              "DROP TABLE experiment_labels; DROP INDEX idempotency_keys_by_age; DROP TABLE run_state_counts;"
                               "DROP TRIGGER run_state_counts_delete; DROP TRIGGER run_state_counts_update; DROP INDEX runs_active;"
                               "CREATE INDEX runs_by_state ON runs(state); PRAGMA user_version=4;"
                               "INSERT INTO experiments(id, name, status, definition, run_order, created_wall_ns)"

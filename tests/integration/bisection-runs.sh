@@ -1,0 +1,147 @@
+#!/bin/bash
+# bisection-runs.sh: bisection across versions (issue 38, item 2) with real runs of
+# slicelab-spin. Eight versions of one benchmark that differ in the work they do per unit (its
+# --change-factor through a placeholder; three times the work from version 6 on): the
+# bisection names version 6 as the first changed and version 5 as the last unchanged in at most
+# 4 steps, each step an experiment with a stop rule whose decision and interval are served;
+# the daemon restarted in the middle goes on where it was. Versions that are all alike end "no
+# change" after one step; a change between the first two is found there. A cancelled bisection
+# cancels its step's experiment and queues nothing more. Bad requests are 400s naming the
+# request's own field: a placeholder a version does not fill, one version, names twice, a
+# definition with cells. Every answer matches openapi.yaml.
+. "$SLICELAB_SRC/tests/lib.sh"
+
+SPIN="$BUILD/contrib/workloads/slicelab-spin"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-bis$$" || { not_ok "daemon starts"; finish; exit 1; }
+
+DEFINITION="{\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"0.5\",\"--change-at\",\"0.001\",\"--change-factor\",\"{factor}\"]}}"
+# versions F1 F2 ...: v1, v2, ... with those factors.
+versions() {
+        local i=0 f out=
+        for f in "$@"; do
+                i=$((i + 1))
+                out+="${out:+,}{\"name\":\"v$i\",\"vars\":{\"factor\":\"$f\"}}"
+        done
+        echo "[$out]"
+}
+# bisect NAME VERSIONS [METRIC]: POST /v1/bisections; BIS_ID its id.
+bisect() {
+        api_auth POST /v1/bisections -H 'Content-Type: application/json' --data \
+                "{\"name\":\"$1\",\"definition\":$DEFINITION,\"cell\":{\"cpus\":\"1\"},\"versions\":$2,
+                  \"metric\":\"${3:-ops_per_s}\",\"difference_pct\":20,\"iterations\":{\"min\":3,\"max\":8}}"
+        BIS_ID=$(jq -r '.id // empty' <<<"$BODY")
+}
+bisection_ended() {
+        local status
+        status=$(curl -s "$DAEMON_URL/v1/bisections/$1" | jq -r .status)
+        [ "$status" != queued ] && [ "$status" != running ]
+}
+# has_steps ID N: the bisection has queued at least N steps.
+has_steps() {
+        json_true ".steps | length >= $2" "$(curl -s "$DAEMON_URL/v1/bisections/$1")"
+}
+
+# --- bad requests: the request's own field ------------------------------------------------------
+refused() { # NAME FIELD VERSIONS [METRIC]
+        bisect bad "$3" "${4:-}"
+        check_eq "$1: a 400 naming $2" "400 $2" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+}
+refused "a version that does not fill a placeholder" "definition.sut.command[8]" \
+        '[{"name":"v1","vars":{"factor":"1"}},{"name":"v2","vars":{"speed":"1"}}]'
+check_match "said of the version" "placeholder \{factor\} is not among versions\[1\]\.vars" "$(jq -r .error.message <<<"$BODY")"
+refused "one version" versions "$(versions 1)"
+refused "a name twice" "versions[1].name" '[{"name":"v1","vars":{"factor":"1"}},{"name":"v1","vars":{"factor":"3"}}]'
+refused "a version without vars" "versions[1].vars" '[{"name":"v1","vars":{"factor":"1"}},{"name":"v2"}]'
+refused "a metric no stop rule compares" metric "$(versions 1 3)" errors
+api_auth POST /v1/bisections -H 'Content-Type: application/json' --data \
+        "{\"name\":\"x\",\"definition\":{\"sut\":{\"command\":[\"$SPIN\"]},\"cells\":[{\"name\":\"a\"}]},\"versions\":$(versions 1 3),\"metric\":\"ops_per_s\",\"difference_pct\":20}"
+check_eq "a definition with cells: 400 on definition" "400 definition" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+check_eq "nothing refused was stored" 0 "$(curl -s "$DAEMON_URL/v1/bisections" | jq '.bisections | length')"
+
+# --- eight versions, the change at version 6 ----------------------------------------------------
+bisect "which version slowed the spin" "$(versions 1 1 1 1 1 3 3 3)"
+check_eq "a bisection is accepted" 201 "$HTTP_STATUS"
+check_schema "its answer" createBisection 201
+EIGHT=$BIS_ID
+# The daemon stopped once the second step is queued, and started again on the same state.
+wait_for 300 has_steps "$EIGHT" 2 || not_ok "the second step was queued"
+check_eq "the bisection is under way when the daemon stops" running "$(curl -s "$DAEMON_URL/v1/bisections/$EIGHT" | jq -r .status)"
+daemon_stop
+daemon_start --cgroup-root "slicelab-bis$$" || { not_ok "the daemon starts again"; finish; exit 1; }
+wait_for 900 bisection_ended "$EIGHT" || not_ok "the bisection ended in time" "$(curl -s "$DAEMON_URL/v1/bisections/$EIGHT")"
+api GET "/v1/bisections/$EIGHT"
+check_schema "the bisection" getBisection 200
+echo "# steps: $(jq -c '[.steps[] | [.versions, .decision, .ratio, .interval]]' <<<"$BODY")"
+echo "# message: $(jq -r .message <<<"$BODY")"
+check_eq "it found version 6, version 5 the last unchanged" "succeeded found v6 v5" \
+        "$(jq -r '"\(.status) \(.result.outcome) \(.result.first_changed) \(.result.last_unchanged)"' <<<"$BODY")"
+# A step's experiment that could not decide (a noisy round on a busy machine) runs again: the
+# bisection's steps are its decided ones.
+check "in at most 4 decided steps, any undecided one run again with its versions" \
+        json_true '([.steps[] | select(.decision == "different" or .decision == "equivalent")] | length) <= 4 and
+                   ([range(0; .steps | length) as $i | .steps[$i] as $s | select($s.decision == "undecided") |
+                     (.steps[$i + 1] // {}) | .versions == $s.versions and .attempt == $s.attempt + 1] | all)' "$BODY"
+check "step 0 compared the ends and found them different, v8 at about a third of v1's ops/s" \
+        json_true '.steps[0].versions == ["v1", "v8"] and .steps[0].decision == "different" and .steps[0].ratio < 0.5' "$BODY"
+check "the last step compared v4 and v5 and found them equivalent" \
+        json_true '.steps[-1].versions == ["v4", "v5"] and .steps[-1].decision == "equivalent"' "$BODY"
+# The same bisection written here from its decisions alone: the ends first, then the last
+# unchanged version against the middle of the range (rounded down), the same pair again after an
+# undecided step; the pairs and the result must be the daemon's.
+replay() {
+        local lo=0 hi=7 a=0 b=7 want= decision
+        for decision in $(jq -r '.steps[].decision' <<<"$BODY"); do
+                want+="v$((a + 1)),v$((b + 1)) "
+                case $decision in
+                different) [ $b -ne 7 ] || [ $a -ne 0 ] && hi=$b ;;
+                equivalent) lo=$b ;;
+                esac
+                [ "$decision" = undecided ] || { a=$lo; b=$((lo + (hi - lo) / 2)); }
+        done
+        echo "${want}-> v$((hi + 1)) v$((lo + 1))"
+}
+check_eq "its steps and result are those of a bisection replayed from its decisions" "$(replay)" \
+        "$(jq -r '([.steps[] | .versions | join(",")] | join(" ")) + " -> \(.result.first_changed) \(.result.last_unchanged)"' <<<"$BODY")"
+STEP_EXP=$(jq -r '.steps[1].experiment_id' <<<"$BODY")
+api GET "/v1/experiments/$STEP_EXP"
+check_eq "a step is an experiment of its two versions with a stop rule, labelled with the bisection" \
+        "[\"v1\",\"v4\"] $EIGHT 1 ops_per_s v1" \
+        "$(jq -r '"\([.definition.cells[].name] | tojson) \(.definition.labels.bisection) \(.definition.labels.bisection_step) \(.definition.stop.metrics[0]) \(.definition.stop.baseline)"' <<<"$BODY")"
+check_eq "and its cells ran the versions' own commands" "1 1" \
+        "$(jq -r '[.definition.cells[].vars.factor] | join(" ")' <<<"$BODY")"
+
+# --- all alike, and a change between the first two ---------------------------------------------
+bisect "all alike" "$(versions 1 1 1 1)"
+SAME=$BIS_ID
+bisect "the second version" "$(versions 1 3 3)"
+SECOND=$BIS_ID
+wait_for 600 bisection_ended "$SAME" || not_ok "the all-alike bisection ended in time"
+wait_for 600 bisection_ended "$SECOND" || not_ok "the second bisection ended in time"
+api GET "/v1/bisections/$SAME"
+echo "# all alike: $(jq -c '[.steps[] | [.versions, .decision, .ratio, .interval]]' <<<"$BODY") $(jq -r .message <<<"$BODY")"
+check_eq "versions all alike: no change, after the one step of the ends" "succeeded no_change 1" \
+        "$(jq -r '"\(.status) \(.result.outcome) \(.steps | length)"' <<<"$BODY")"
+api GET "/v1/bisections/$SECOND"
+check_eq "a change between the first two: v2 found, v1 the last unchanged" "succeeded found v2 v1" \
+        "$(jq -r '"\(.status) \(.result.outcome) \(.result.first_changed) \(.result.last_unchanged)"' <<<"$BODY")"
+
+# --- cancel ---------------------------------------------------------------------------------------
+bisect "cancelled" "$(versions 1 1 3)"
+CANCELLED=$BIS_ID
+wait_for 120 has_steps "$CANCELLED" 1 || not_ok "its first step was queued"
+api_auth DELETE "/v1/bisections/$CANCELLED"
+check_eq "a cancel answers with the bisection, cancelled" cancelled "$(jq -r .status <<<"$BODY")"
+check_schema "the cancel's answer" cancelBisection "$HTTP_STATUS"
+STEP_EXP=$(jq -r '.steps[0].experiment_id' <<<"$BODY")
+wait_for 120 experiment_finished "$STEP_EXP" || not_finished "$STEP_EXP"
+check_eq "its step's experiment was cancelled" cancelled "$(curl -s "$DAEMON_URL/v1/experiments/$STEP_EXP" | jq -r .status)"
+api_auth DELETE "/v1/bisections/$CANCELLED"
+check_eq "cancelling again changes nothing" "200 cancelled" "$HTTP_STATUS $(jq -r .status <<<"$BODY")"
+api GET /v1/bisections
+check_schema "the list" listBisections 200
+check_eq "the list has the four, newest first" "$CANCELLED $SECOND $SAME $EIGHT" "$(jq -r '[.bisections[].id] | join(" ")' <<<"$BODY")"
+check_eq "no step was queued after the cancel" 1 "$(curl -s "$DAEMON_URL/v1/bisections/$CANCELLED" | jq '.steps | length')"
+api GET /v1/bisections/zzzzzzzzzzzz
+check_eq "an unknown bisection is a 404" 404 "$HTTP_STATUS"
+finish
