@@ -511,9 +511,12 @@ enum MHD_Result api_delete_bisection(struct api_request *req) {
         struct bisection_step_row s = { 0 };
         int r = bisections_finish(c, id, "cancelled", NULL, "cancelled by request");
         if (r == -ESTALE) {
+                /* Ended before: answered as it ended, when it exists. */
                 struct bisection_row row = { 0 };
-                if ((r = bisections_get(c, id, &row)) >= 0)
-                        bisection_row_done(&row);
+                if ((r = bisections_get(c, id, &row)) < 0)
+                        return api_reply_errno(req, r, "bisection");
+                bisection_row_done(&row);
+                return reply_bisection(req, c, 200, id);
         }
         if (r < 0)
                 return api_reply_errno(req, r, "bisection");

@@ -1,6 +1,6 @@
 /* commands.h: the client's subcommands (slicelab(1)), each returning its exit status
  * (exit-status.h), and the options they share. Defined in commands.c (the plain reads),
- * run.c, submit.c, wait.c, report.c, bundle.c and load-hosts.c (peers); what they share to print
+ * run.c, submit.c, wait.c, report.c, bundle.c, load-hosts.c (peers) and bisect.c; what they share to print
  * lives in json-print.h. */
 #pragma once
 
@@ -28,7 +28,11 @@ struct client_options {
         double threshold_pct;   /* series: a regression beyond this percent exits 3 */
 };
 
+/* The body of a POST from file, or stdin for "-": at most CLIENT_BODY_MAX bytes (-EFBIG beyond). */
+#define CLIENT_BODY_MAX (1u << 20)
+int client_read_body(const char *file, char **ret);
 int cmd_submit(struct http *h, const struct client_options *o, const char *file);
+int cmd_bisect(struct http *h, const struct client_options *o, const char *file);
 int cmd_wait(struct http *h, const struct client_options *o, const char *id);
 int cmd_status(struct http *h, const struct client_options *o, const char *id);
 int cmd_run(struct http *h, const struct client_options *o, const char *run);

@@ -13,6 +13,8 @@ enum {
         EXIT_CHECKS = 3,        /* the report's verdict: checks failed */
         EXIT_REGRESSION = 3,    /* series: the newest level is a regression beyond --threshold */
         EXIT_DAEMON = 4,        /* daemon unreachable, or an HTTP error */
+        EXIT_NO_CHANGE = 3,     /* bisect: the two ends do not differ */
+        EXIT_UNDECIDED = 5,     /* bisect: a step could not decide; the range is still open */
 };
 
 /* Whether an experiment's JSON (or its report's) has a final status: neither queued nor

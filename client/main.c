@@ -36,6 +36,7 @@ struct command {
 
 static const struct command commands[] = {
         { "submit", 1, OPT_JSON | OPT_WAIT | OPT_KEY | OPT_RETRY, "submit FILE|- [--wait] [--key KEY] [--retry-for S]" },
+        { "bisect", 1, OPT_JSON | OPT_RETRY, "bisect FILE|- [--retry-for S]" },
         { "list", 0, OPT_JSON | OPT_STATUS | OPT_LABEL, "list [--status S] [--label k=v]..." },
         { "status", 1, OPT_JSON, "status ID" },
         { "runs", 1, OPT_JSON, "runs ID" },
@@ -66,7 +67,8 @@ static void usage(FILE *f) {
                    "--cacert FILE: the CA certificates (PEM) an https:// daemon is verified against\n"
                    "(default $SLICELAB_CACERT, else the system's).\n"
                    "Exit: 0 succeeded, 1 experiment not succeeded, 2 usage, 3 checks failed (series:\n"
-                   "a regression), 4 daemon unreachable or HTTP error. See slicelab(1).\n", DEFAULT_URL);
+                   "a regression; bisect: no change), 4 daemon unreachable or HTTP error, 5 bisect:\n"
+                   "undecided. See slicelab(1).\n", DEFAULT_URL);
 }
 
 _printf_(1, 2) static int usage_error(const char *fmt, ...) {
@@ -214,6 +216,7 @@ static int parse_options(int argc, char **argv, struct client_options *o, const 
 static int dispatch(struct http *h, const struct client_options *o, const struct command *cmd, char **a) {
         const char *n = cmd->name;
         if (!strcmp(n, "submit")) return cmd_submit(h, o, a[0]);
+        if (!strcmp(n, "bisect")) return cmd_bisect(h, o, a[0]);
         if (!strcmp(n, "list")) return cmd_list(h, o);
         if (!strcmp(n, "status")) return cmd_status(h, o, a[0]);
         if (!strcmp(n, "runs")) return cmd_runs(h, o, a[0]);

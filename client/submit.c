@@ -17,22 +17,21 @@
 #include "client/exit-status.h"
 #include "client/json-print.h"
 
-#define MAX_DEFINITION (1u << 20)
 #define BACKOFF_FIRST_NS 200000000L
 #define BACKOFF_MAX_NS 2000000000L
 
-static int read_definition(const char *file, char **ret) {
+int client_read_body(const char *file, char **ret) {
         if (strcmp(file, "-") != 0) {
                 size_t size;
-                return read_file_bounded(file, MAX_DEFINITION, ret, &size);
+                return read_file_bounded(file, CLIENT_BODY_MAX, ret, &size);
         }
-        _cleanup_free_ char *buf = malloc(MAX_DEFINITION + 1);
+        _cleanup_free_ char *buf = malloc(CLIENT_BODY_MAX + 1);
         if (!buf)
                 abort();
-        size_t n = fread(buf, 1, MAX_DEFINITION + 1, stdin);
+        size_t n = fread(buf, 1, CLIENT_BODY_MAX + 1, stdin);
         if (ferror(stdin))
                 return -EIO;
-        if (n > MAX_DEFINITION)
+        if (n > CLIENT_BODY_MAX)
                 return -EFBIG;
         buf[n] = '\0';
         *ret = TAKE_PTR(buf);
@@ -94,7 +93,7 @@ int cmd_submit(struct http *h, const struct client_options *o, const char *file)
         char key[256];
         int k;
 
-        k = read_definition(file, &body);
+        k = client_read_body(file, &body);
         if (k < 0) {
                 fprintf(stderr, "slicelab: %s: %s\n", file,
                         k == -EFBIG ? "larger than 1 MiB" : strerror(-k));

@@ -159,7 +159,8 @@ route_paths() { # route_paths TEMPLATE: the concrete paths that exercise one GET
         local run=${RUNS%%$'\n'*}
         case $1 in
         /v1/health | /v1/host | /v1/clock | /metrics) echo "$1" ;;
-        /v1/peers) printf '%s\n' "$1" "$1?limit=1" ;;
+        /v1/peers | /v1/bisections) printf '%s\n' "$1" "$1?limit=1" ;;
+        /v1/bisections/{id}) echo "/v1/bisections/00000000000000000000000000" ;; # none here: a 404 answers
         /v1/experiments) printf '%s\n' "$1" "$1?status=succeeded&limit=1" "$1?label=app=sut" ;;
         /v1/experiments/{id}) echo "/v1/experiments/$EXP" ;;
         /v1/experiments/{id}/runs) printf '%s\n' "/v1/experiments/$EXP/runs" "/v1/experiments/$EXP/runs?limit=1" ;;

@@ -114,10 +114,20 @@ check_eq "and its cells ran the versions' own commands" "1 1" \
 # --- all alike, and a change between the first two ---------------------------------------------
 bisect "all alike" "$(versions 1 1 1 1)"
 SAME=$BIS_ID
-bisect "the second version" "$(versions 1 3 3)"
-SECOND=$BIS_ID
+# The change between the first two through the client, which follows it to its end.
+CLIENT_OUT=$(mktemp "$TEST_TMP/bisect-out.XXXXXX")
+CLIENT_ERR=$(mktemp "$TEST_TMP/bisect-err.XXXXXX")
+echo "{\"name\":\"the second version\",\"definition\":$DEFINITION,\"cell\":{\"cpus\":\"1\"},
+      \"versions\":$(versions 1 3 3),\"metric\":\"ops_per_s\",\"difference_pct\":20,\"iterations\":{\"min\":3,\"max\":8}}" |
+        SLICELAB_TOKEN=$DAEMON_TOKEN timeout 600 "$BUILD/client/slicelab" --url "$DAEMON_URL" bisect - >"$CLIENT_OUT" 2>"$CLIENT_ERR" &
+CLIENT_PID=$!
 wait_for 600 bisection_ended "$SAME" || not_ok "the all-alike bisection ended in time"
-wait_for 600 bisection_ended "$SECOND" || not_ok "the second bisection ended in time"
+wait "$CLIENT_PID"
+check_eq "slicelab bisect exits 0 when it found the version" 0 "$?"
+SECOND=$(sed -n 's/^bisection \([A-Za-z0-9_-]*\) started$/\1/p' "$CLIENT_ERR")
+check_eq "and prints it with its unchanged neighbour" "$SECOND: first changed v2 (last unchanged v1)" "$(head -1 "$CLIENT_OUT")"
+check_match "with a line per decided step on standard error" \
+        "step 0: v3 against v1 \(attempt 0, experiment [A-Za-z0-9_-]+\): different, ratio 0\.[0-9]+ in \[" "$(cat "$CLIENT_ERR")"
 api GET "/v1/bisections/$SAME"
 echo "# all alike: $(jq -c '[.steps[] | [.versions, .decision, .ratio, .interval]]' <<<"$BODY") $(jq -r .message <<<"$BODY")"
 check_eq "versions all alike: no change, after the one step of the ends" "succeeded no_change 1" \
