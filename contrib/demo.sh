@@ -4,7 +4,8 @@
 # /var/lib/slicelab) unless one already answers there, runs the seed experiment (4 CPUs at 100%
 # vs 8 CPUs at a 50% quota, with and without container support) scaled to this host, shows its
 # progress, and prints the seed-style table per cell, all through the client (slicelab(1)).
-#   --full   the example's real phases (10 iterations of 60 s warmup + 240 s measure)
+#   --full   the example's real phases (10 iterations of 240 s measure), each run's warmup ended
+#            by the daemon once the JVM is steady (load.warmup_s "auto", at most 120 s)
 set -eu
 cd "$(dirname "$0")/.."
 URL=${SLICELAB_URL:-http://127.0.0.1:7878}
@@ -80,7 +81,7 @@ else
         LOAD="0"; A="$((N - 1))"; B="0-$((N - 1))"; Q=$(awk -v n="$N" 'BEGIN { printf "%.1f", n / 2 }')
 fi
 JAR="$PREFIX/$DATADIR/slicelab/slicelab-sut.jar"
-if [ "$FULL" -eq 1 ]; then PHASES='.'; else
+if [ "$FULL" -eq 1 ]; then PHASES='.load.warmup_s = "auto" | .load.warmup_max_s = 120'; else
         # Short phases, and the load closed-loop (as the seed's JMeter): each cell's peak throughput.
         PHASES='.iterations = 3 | .load.warmup_s = 5 | .load.measure_s = 10 | .load.mode = "max" | del(.load.rate)
                  | del(.load.arrival) | .load.connections = 8

@@ -118,6 +118,9 @@ static int collect_timeline(const struct collect_input *in, cJSON *m, struct tim
         double secs = seconds_from_ns(now_mono_ns() - t_start);
         log_full(LOG_INFO, 0, NULL, in->run_id, "run %s: timeline of %zu records loaded, measured and stored in %.3f s (%.0f records/s)",
                  in->run_id, t->n, secs, secs > 0 ? (double) t->n / secs : 0);
+        /* The warmup the run had: the definition's, or with "auto" where the daemon ended it. */
+        if (l->mode != DEFINITION_MODE_CAPACITY && t->header.start_ns > 0 && t->header.measure_start_ns >= t->header.start_ns)
+                cJSON_AddNumberToObject(m, "warmup_s", seconds_from_ns(t->header.measure_start_ns - t->header.start_ns));
         if (t->header.measure_start_ns > 0) {
                 cJSON_AddNumberToObject(m, "measure_start_ns", (double) t->header.measure_start_ns);
                 runs_set_measure_start(in->db, in->run_id, t->header.measure_start_ns);

@@ -2,8 +2,10 @@
  * (see load.h), and the load process it shares with the capacity steps (see load-local.h). */
 #include "daemon/load-local.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "daemon/run-plan.h"
+#include "daemon/warmup-watch.h"
 #include "definition/definition.h"
 
 /* ---- the load process ----------------------------------------------------------------------- */
@@ -72,7 +75,10 @@ void load_process_reap(struct load_process *p) {
 struct load_local {
         struct load load;
         struct load_process process;
-        sd_event_source *phase_timer;   /* warmup's end */
+        sd_event_source *phase_timer;   /* warmup's end; with warmup "auto", its bound */
+        struct warmup_watch *watch;     /* warmup "auto": while it lasts */
+        bool auto_steady;               /* warmup "auto" ended on a steady run (else at its bound) */
+        char auto_message[512];         /* why it ended */
 };
 
 static struct load_local *local_of(const struct load *l) {
@@ -82,6 +88,7 @@ static struct load_local *local_of(const struct load *l) {
 static void on_local_exit(struct load_process *p, void *userdata) {
         struct load_local *ll = userdata;
         ll->phase_timer = sd_event_source_disable_unref(ll->phase_timer);
+        ll->watch = warmup_watch_free(ll->watch);
         p->run->events->finished(p->run->userdata, 0, NULL, NULL);
 }
 
@@ -94,11 +101,45 @@ static int local_new(const struct load_run *run, struct load **ret) {
         return 0;
 }
 
+/* Measure begins here and in the injector at once: a warmup "auto" is the daemon's to end. */
+static void end_warmup(struct load_local *ll, const char *message) {
+        const struct load_run *run = ll->load.run;
+        ll->phase_timer = sd_event_source_disable_unref(ll->phase_timer);
+        ll->watch = warmup_watch_free(ll->watch);
+        if (run->def->load.warmup_auto && ll->process.child.running)
+                (void) kill(ll->process.child.pid, SIGUSR1);
+        run->events->measure(run->userdata, message);
+}
+
 static int on_warmup_over(sd_event_source *s, uint64_t usec, void *userdata) {
         struct load_local *ll = userdata;
-        ll->phase_timer = sd_event_source_disable_unref(ll->phase_timer);
-        ll->load.run->events->measure(ll->load.run->userdata, NULL);
+        const struct load_run *run = ll->load.run;
+        if (ll->watch) {
+                char where[384];
+                warmup_watch_describe(ll->watch, where, sizeof where);
+                snprintf(ll->auto_message, sizeof ll->auto_message,
+                         "warmup \"auto\": not steady when warmup_max_s (%u s) ran out, measured from there: %s",
+                         run->def->load.warmup_s, where);
+                run->events->warn(run->userdata, ll->auto_message);
+        }
+        end_warmup(ll, ll->watch ? ll->auto_message : NULL);
         return 0;
+}
+
+static void on_steady(void *userdata, const char *why) {
+        struct load_local *ll = userdata;
+        ll->auto_steady = true;
+        snprintf(ll->auto_message, sizeof ll->auto_message, "warmup \"auto\": steady: %s", why);
+        end_warmup(ll, ll->auto_message);
+}
+
+static int start_warmup_watch(struct load_local *ll) {
+        const struct load_run *run = ll->load.run;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/timeline.bin", run->dir) >= (int) sizeof path)
+                return -ENAMETOOLONG;
+        return warmup_watch_new(run->event, path, run->def->load.mode == DEFINITION_MODE_MAX, run->def->sut.jvm,
+                                run->series, on_steady, ll, &ll->watch);
 }
 
 /* The injector's warmup is a timer from its start; an external tool measures from its start. */
@@ -125,14 +166,31 @@ static int local_start(struct load *l, char *why, size_t why_size) {
         sd_event_now(run->event, CLOCK_MONOTONIC, &now);
         k = sd_event_add_time(run->event, &ll->phase_timer, CLOCK_MONOTONIC, now + (uint64_t) d->warmup_s * USEC_PER_SEC,
                               1000, on_warmup_over, ll);
-        if (k < 0)
+        if (k < 0) {
                 snprintf(why, why_size, "cannot time the load's warmup: %s", strerror(-k));
+                return k;
+        }
+        if (d->warmup_auto && (k = start_warmup_watch(ll)) < 0)
+                snprintf(why, why_size, "cannot watch the warmup for a steady state: %s", strerror(-k));
         return k;
+}
+
+/* metrics.warmup_auto: how the warmup ended. */
+static void local_metrics(const struct load *l, cJSON *metrics) {
+        const struct load_local *ll = local_of(l);
+        if (!l->run->def->load.warmup_auto || !ll->auto_message[0])
+                return;
+        cJSON *o = cJSON_AddObjectToObject(metrics, "warmup_auto");
+        if (!o)
+                return;
+        cJSON_AddBoolToObject(o, "steady", ll->auto_steady);
+        cJSON_AddStringToObject(o, "message", ll->auto_message);
 }
 
 static void local_reap(struct load *l) {
         struct load_local *ll = local_of(l);
         ll->phase_timer = sd_event_source_disable_unref(ll->phase_timer);
+        ll->watch = warmup_watch_free(ll->watch);
         load_process_reap(&ll->process);
 }
 
@@ -152,5 +210,6 @@ const struct load_ops load_local_ops = {
         .start = local_start,
         .reap = local_reap,
         .child = local_child,
+        .metrics = local_metrics,
         .free = local_free,
 };

@@ -22,6 +22,7 @@ struct collect_input;
 struct db_conn;
 struct definition;
 struct peer_config;
+struct samples;
 
 /* What the run is told: from the load's own sources on the loop, or from within the call that
  * causes it (start sends started and measure at once; a load without a preflight of its own
@@ -54,6 +55,7 @@ struct load_run {
         bool set_user;                  /* --run-as */
         uid_t uid;
         gid_t gid;
+        const struct samples *series;   /* the run's 1 s samples, growing: the JIT for auto warmup */
         const struct load_events *events;
         void *userdata;
 };

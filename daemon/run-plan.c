@@ -191,6 +191,9 @@ static void add_injector_argv(struct strv *argv, const struct definition_load *l
         strv_add_option(argv, "--connections", "%u", l->connections);
         /* step 0 of a capacity search also warms for the search (search_warmup_s) */
         strv_add_option(argv, "--warmup", "%us", l->warmup_s + (step == 0 ? l->search_warmup_s : 0));
+        /* auto: the daemon ends the warmup (SIGUSR1) once the run is steady; warmup_s bounds it */
+        if (l->warmup_auto)
+                strv_addf(argv, "%s", "--warmup-until-signal");
         strv_add_option(argv, "--duration", "%us", l->measure_s);
         strv_add_option(argv, "--timeout", "%ums", l->timeout_ms);
         strv_add_option(argv, "--timeline", "%s/timeline%s.bin", dir, suffix);

@@ -430,6 +430,7 @@ static int prepare_load(struct run *r) {
                 .set_user = r->ctx.set_user,
                 .uid = r->ctx.uid,
                 .gid = r->ctx.gid,
+                .series = &r->series,
                 .events = &load_events,
                 .userdata = r,
         };

@@ -99,7 +99,11 @@ void def_format_injector(cJSON *o, const struct definition_load *l) {
         add_uint(o, "timeout_ms", l->timeout_ms);
         if (l->mode == DEFINITION_MODE_CAPACITY)
                 format_capacity(o, l);
-        else {
+        else if (l->warmup_auto) {
+                add_string(o, "warmup_s", "auto");
+                add_uint(o, "warmup_max_s", l->warmup_s);
+                add_uint(o, "measure_s", l->measure_s);
+        } else {
                 add_uint(o, "warmup_s", l->warmup_s);
                 add_uint(o, "measure_s", l->measure_s);
         }

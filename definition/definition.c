@@ -284,12 +284,56 @@ static int parse_load_hosts(const cJSON *v, const cJSON *hosts, struct definitio
         return 0;
 }
 
+static bool is_warmup_auto(const cJSON *warmup) {
+        return cJSON_IsString(warmup) && strcmp(warmup->valuestring, "auto") == 0;
+}
+
+/* "auto" is decided on this host's timeline and the SUT's JIT, by one injector: a capacity
+ * search's steps and the load hosts' schedules have their own phases. */
+static int check_warmup_auto_applies(const cJSON *v, const struct definition_load *load, struct error *err) {
+        if (!is_warmup_auto(cJSON_GetObjectItemCaseSensitive(v, "warmup_s")))
+                return 0;
+        if (load->mode == DEFINITION_MODE_CAPACITY)
+                return def_error(err, "conflict", "load.warmup_s",
+                                 "\"auto\" applies to modes \"rate\" and \"max\": a capacity search warms each step "
+                                 "for load.step.warmup_s and once for a number of seconds here");
+        if (cJSON_GetObjectItemCaseSensitive(v, "hosts"))
+                return def_error(err, "conflict", "load.warmup_s",
+                                 "\"auto\" needs the load on this host: with load.hosts the warmup is a number of seconds");
+        return 0;
+}
+
+/* load.warmup_s: seconds, or "auto" with warmup_max_s, its bound, kept as warmup_s so that the
+ * run's deadline and cost count the longest warmup it can have. */
+static int parse_warmup(const cJSON *v, struct definition_load *load, struct error *err) {
+        const cJSON *warmup = cJSON_GetObjectItemCaseSensitive(v, "warmup_s");
+        const cJSON *max = cJSON_GetObjectItemCaseSensitive(v, "warmup_max_s");
+        uint64_t u;
+        if (!is_warmup_auto(warmup)) {
+                if (cJSON_IsString(warmup))
+                        return def_error(err, "invalid_value", "load.warmup_s",
+                                         "is a number of seconds (0..3600) or \"auto\"");
+                if (max)
+                        return def_error(err, "conflict", "load.warmup_max_s", "applies only with warmup_s \"auto\"");
+                return get_unsigned_field(v, "load", "warmup_s", 0, 3600, 30, &load->warmup_s, err);
+        }
+        if (!max)
+                return def_error(err, "missing_field", "load.warmup_max_s",
+                                 "is required with warmup_s \"auto\": the longest warmup before measure begins anyway");
+        int r = def_get_uint(max, "load.warmup_max_s", DEFINITION_WARMUP_AUTO_MIN_S, 3600, &u, err);
+        if (r < 0)
+                return r;
+        load->warmup_auto = true;
+        load->warmup_s = (unsigned) u;
+        return 0;
+}
+
 static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                                struct definition_load *load, struct error *err) {
         static const char *const known[] = { "target",      "mode",       "rate",     "arrival",
                                              "connections", "timeout_ms", "warmup_s", "measure_s",
                                              "cpus",        "sla",        "rate_min", "rate_max",
-                                             "step",        "precision",  "hosts" };
+                                             "step",        "precision",  "hosts",    "warmup_max_s" };
         _cleanup_free_ char *target = NULL;
         int r;
 
@@ -309,6 +353,9 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
         if (r < 0)
                 return r;
         load->mode = (enum definition_load_mode) r;
+        r = check_warmup_auto_applies(v, load, err);
+        if (r < 0)
+                return r;
         r = def_parse_capacity(v, load, err);
         if (r < 0)
                 return r;
@@ -339,7 +386,7 @@ static int parse_load_injector(const cJSON *v, const struct host_limits *host,
                 r = get_unsigned_field(v, "load", "timeout_ms", 1, 600000, 5000, &load->timeout_ms, err);
         /* capacity's phases are per step, from load.step (def_parse_capacity()) */
         if (r >= 0 && load->mode != DEFINITION_MODE_CAPACITY)
-                r = get_unsigned_field(v, "load", "warmup_s", 0, 3600, 30, &load->warmup_s, err);
+                r = parse_warmup(v, load, err);
         if (r >= 0 && load->mode != DEFINITION_MODE_CAPACITY)
                 r = get_unsigned_field(v, "load", "measure_s", 1, 86400, 60, &load->measure_s, err);
         if (r < 0)

@@ -115,6 +115,8 @@
 /* Requests of one run at a fixed rate (rate x (warmup_s + measure_s)): 20 M records are 800 MB
  * of timeline. */
 #define DEFINITION_REQUESTS_MAX UINT64_C(20000000)
+/* load.warmup_max_s's least: the steadiness check needs some seconds of series and of a quiet JIT. */
+#define DEFINITION_WARMUP_AUTO_MIN_S 10
 #define DEFINITION_SEED_MAX ((UINT64_C(1) << 53) - 1) /* exact in a JSON (double) number */
 #define DEFINITION_MEMORY_MIN (UINT64_C(1) << 20)
 #define DEFINITION_MEMORY_MAX (UINT64_C(1) << 50) /* 1 PiB, the bound when the host's is unknown */
@@ -240,7 +242,10 @@ struct definition_load {
         double precision;               /* 0.001..0.5, default 0.05 */
         unsigned connections;           /* 1..10000, default 32 */
         unsigned timeout_ms;            /* 1..600000, default 5000 */
-        unsigned warmup_s;              /* 0..3600, default 30; CAPACITY: per step, step.warmup_s (default 10) */
+        unsigned warmup_s;              /* 0..3600, default 30; CAPACITY: per step, step.warmup_s (default 10);
+                                         * warmup_auto: warmup_max_s, the longest it may be */
+        bool warmup_auto;               /* load.warmup_s "auto" (modes RATE and MAX, no hosts): measure
+                                         * begins once the run is steady (daemon/warmup-watch.h) */
         unsigned measure_s;             /* 1..86400, default 60; CAPACITY: per step, step.measure_s (default 30) */
         unsigned search_warmup_s;       /* CAPACITY: load.warmup_s 0..3600 (default 0), once, added to step 0's
                                          * warmup: a cold JVM is not judged at the search's first rate */

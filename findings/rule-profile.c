@@ -6,7 +6,12 @@
  * frames tested (another): the FRAMES_TESTED frames with the largest self share over both sides
  * together, chosen without looking at the difference. At most FRAMES_REPORTED frames per cell,
  * largest difference first; a frame's share is self (where the CPU was spent: its callers
- * would repeat it). Medium from 5 points of difference, high from 10. A group's finding is
+ * would repeat it). A difference that is significant but whose interval does not reach
+ * MIN_POINTS on its side is no finding: identical cells' JVMs differ by that much in a share
+ * with a small spread (an A/A copy on CI: VM threads 0.2% vs 0.2% of samples, difference +0.1
+ * points, interval 0.0 to 0.1, significant at 98.75%), and a tenth of a point of the CPU is
+ * nothing to act on. Severity is what the interval supports, as for the difference rule: medium
+ * when its bound nearer 0 is 5 points or more away, high from 10. A group's finding is
  * joined to the findings that can explain it (a gc finding for the GC threads); where the
  * interval is approximate, the claim says so. A cell or baseline with fewer than 2 profiled
  * iterations gives nothing: nothing can be decided. */
@@ -25,6 +30,7 @@
 
 #define FRAMES_TESTED 20
 #define FRAMES_REPORTED 5
+#define MIN_POINTS 0.01
 #define MEDIUM_POINTS 0.05
 #define HIGH_POINTS 0.10
 
@@ -62,6 +68,11 @@ struct candidate {
         struct profile_share_compared c;        /* its shares pointers are not kept */
         char level[96];
 };
+
+/* How far from 0 the difference's interval lies: its bound nearer 0 (0 when it spans 0). */
+static double supported_points(const struct profile_share_difference *d) {
+        return d->excludes_zero ? MIN(fabs(d->ci_low), fabs(d->ci_high)) : 0;
+}
 
 static int cmp_candidate(const void *a, const void *b) {
         double x = fabs(((const struct candidate *) a)->c.difference.value);
@@ -127,9 +138,10 @@ static void report(cJSON *out, const struct findings_cell *cell, const struct fi
         else
                 snprintf(what, sizeof what, "frame %.*s (self)", UTF8_PREFIX(name, 400));
         describe(claim, sizeof claim, cell->name, base->name, what, k);
-        double d = k->c.difference.value;
-        enum findings_severity sev = fabs(d) >= HIGH_POINTS ? FINDING_HIGH : fabs(d) >= MEDIUM_POINTS ? FINDING_MEDIUM
-                                                                                                     : FINDING_INFO;
+        double d = k->c.difference.value, supported = supported_points(&k->c.difference);
+        enum findings_severity sev = supported >= HIGH_POINTS     ? FINDING_HIGH
+                                     : supported >= MEDIUM_POINTS ? FINDING_MEDIUM
+                                                                  : FINDING_INFO;
         cJSON *f = findings_append(out, "profile", sev, d, claim, NULL);
         findings_add_cell(f, cell->name);
         findings_add_cell(f, base->name);
@@ -172,7 +184,7 @@ static int decide(struct profile_shares *s, const size_t *names, size_t n, bool 
                                                findings_compare_level(n), &k.c);
                 if (r < 0)
                         return r;
-                if (!k.c.difference.have_ci || !k.c.difference.excludes_zero)
+                if (!k.c.difference.have_ci || supported_points(&k.c.difference) < MIN_POINTS)
                         continue;
                 snprintf(k.level, sizeof k.level, "%s", level);
                 cand[(*n_cand)++] = k;

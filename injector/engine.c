@@ -15,7 +15,11 @@
  * send(), one recvmsg() and a share of one epoll_pwait2(); above 1/--batch requests per second
  * a loop ticks rather than waking for every answer (worker_wait). Timeouts need no timer
  * structure: every request has the same timeout, so the list of connections in order of their
- * start is in deadline order. */
+ * start is in deadline order.
+ *
+ * With --warmup-until-signal a SIGUSR1 during the warmup moves the measure phase's start to that
+ * instant (and its end to --duration after it): the loops read both on the request path, so they
+ * are atomics, relaxed loads of cache lines that change at most once a run. */
 #include "injector/engine.h"
 
 #include <errno.h>
@@ -51,6 +55,7 @@
 #define SIGNAL_TOKEN UINT64_MAX
 #define WAKE_TOKEN (UINT64_MAX - 1)
 #define TIMER_TOKEN (UINT64_MAX - 2)
+#define WARMUP_FLUSH_NS NSEC_PER_SEC         /* --warmup-until-signal: the daemon reads each second */
 
 static void engine_stop(struct engine *e) {
         int_fast64_t expected = 0;
@@ -71,6 +76,13 @@ static void record_not_sent(struct worker *w, uint64_t k, int64_t at) {
         r->status = 0;
         r->error = TIMELINE_ERR_NOT_SENT;
         timeline_ring_commit(&w->ring, k);
+}
+
+/* A request due at due belongs to the warmup or to the measure phase. A relaxed load, as on every
+ * request: a loop other than the one that read a SIGUSR1 may see the new start a moment late,
+ * which reflag_unwritten() makes up for. */
+static uint32_t phase_flags(struct engine *e, int64_t due) {
+        return due < worker_engine_measure_start(e) ? TIMELINE_WARMUP : 0;
 }
 
 /* The loop's next arrival in the global schedule: every n_workers-th. */
@@ -111,7 +123,8 @@ static bool claim(struct worker *w) {
                         return false;
         } else {
                 due = w->sched.next_ns;
-                if (due >= e->end || atomic_load_explicit(&e->stop_ns, memory_order_relaxed) != 0)
+                if (due >= atomic_load_explicit(&e->end, memory_order_relaxed) ||
+                    atomic_load_explicit(&e->stop_ns, memory_order_relaxed) != 0)
                         return false;
         }
         bool room = timeline_ring_has_room(&w->ring, k);
@@ -126,7 +139,7 @@ static bool claim(struct worker *w) {
         *timeline_ring_slot(&w->ring, k) = (struct timeline_record){
                 .scheduled_ns = due,
                 .conn = NO_CONN,
-                .flags = due < e->measure_start ? TIMELINE_WARMUP : 0,
+                .flags = phase_flags(e, due),
         };
         w->has_res = true;
         w->res_k = k;
@@ -140,8 +153,11 @@ static void request_start(struct worker *w, struct conn *c, int64_t now) {
         /* By due time, not send time: a loop behind schedule sends the warmup's last requests
          * after the measure phase began, and they belong to the warmup's windows all the same.
          * A loop sends in schedule order, so the spin is settled before the first request due
-         * in the measure phase goes out. */
-        if (w->res_ns < w->e->measure_start)
+         * in the measure phase goes out. Decided again now, as a SIGUSR1 may have moved the
+         * measure phase's start to before a reservation claimed in the warmup. */
+        uint32_t flags = phase_flags(w->e, w->res_ns);
+        timeline_ring_slot(&w->ring, w->res_k)->flags = flags;
+        if (flags & TIMELINE_WARMUP)
                 spin_tuner_add(&w->tuner, now - w->res_ns);
         conn_list_remove(c);
         c->k = w->res_k;
@@ -200,12 +216,36 @@ static void abort_in_flight(struct worker *w, int64_t now) {
         }
 }
 
+/* SIGUSR1: the daemon saw the run steady. With --warmup-until-signal, during the warmup, the
+ * measure phase begins now and lasts --duration from here; otherwise (no flag, before t0, after
+ * the warmup or a stop) it changes nothing and must not end the injector either. */
+static void end_warmup(struct engine *e) {
+        int64_t now = now_mono_ns();
+        if (!e->o->warmup_until_signal || now >= atomic_load(&e->measure_start) || atomic_load(&e->stop_ns) != 0)
+                return;
+        /* Two SIGUSR1 read by two loops at once: the first one's instant holds, whole. */
+        if (atomic_exchange(&e->warmup_signalled, true))
+                return;
+        /* The end first: it only comes earlier, never before now, so a loop that reads the new
+         * one with the old start still sends all it should; the start then makes the requests
+         * due from now on measured ones. */
+        atomic_store(&e->end, now + e->o->duration_ns);
+        atomic_store(&e->measure_start, now);
+        /* Loops sleeping towards the old end, or the next warmup flush, reread both. */
+        (void) eventfd_write(e->wakefd, 1);
+}
+
 static void on_signal(struct engine *e) {
-        /* Only SIGTERM and SIGINT reach the signalfd, and both mean stop; whichever worker
-         * reads the signal first records which it was. */
-        engine_stop(e);
+        /* Edge-triggered: every pending signal is read now, or one behind another (a SIGTERM
+         * after a SIGUSR1) would wait for the next edge. Whichever worker reads a stop signal
+         * first records which it was. */
         struct signalfd_siginfo si;
-        if (read(e->sigfd, &si, sizeof si) == (ssize_t) sizeof si) {
+        while (read(e->sigfd, &si, sizeof si) == (ssize_t) sizeof si) {
+                if (si.ssi_signo == SIGUSR1) {
+                        end_warmup(e);
+                        continue;
+                }
+                engine_stop(e);
                 int expected = 0;
                 atomic_compare_exchange_strong(&e->stop_signal, &expected, (int) si.ssi_signo);
         }
@@ -322,6 +362,24 @@ static void worker_close_all(struct worker *w) {
         }
 }
 
+/* --warmup-until-signal: the daemon reads the timeline during the warmup to see each second's
+ * latency, so the ready records go to the file once a second (on a grid from t0) instead of once
+ * a block, which could take minutes at low rates. The next instant the loop must wake for, or
+ * INT64_MAX when there is none (no flag, or the warmup is over). */
+static int64_t warmup_flush(struct worker *w, int64_t now) {
+        struct engine *e = w->e;
+        if (!e->o->warmup_until_signal || now >= worker_engine_measure_start(e))
+                return INT64_MAX;
+        if (now >= w->next_flush_ns) {
+                int r = timeline_ring_try_flush(&w->ring, true);
+                if (r < 0)
+                        engine_fail(e, r);
+                while (w->next_flush_ns <= now)
+                        w->next_flush_ns += WARMUP_FLUSH_NS;
+        }
+        return w->next_flush_ns;
+}
+
 static void worker_run(struct worker *w) {
         struct engine *e = w->e;
         const int64_t timeout = e->o->timeout_ns;
@@ -351,9 +409,10 @@ static void worker_run(struct worker *w) {
                         if (w->has_res) {
                                 /* Claimed ahead of time: due before the cutoff, it was not
                                  * sent; due after (a stop came first), it is not in the run. */
-                                if (w->res_ns < cutoff)
+                                if (w->res_ns < cutoff) {
+                                        timeline_ring_slot(&w->ring, w->res_k)->flags = phase_flags(e, w->res_ns);
                                         record_not_sent(w, w->res_k, cutoff);
-                                else
+                                } else
                                         timeline_ring_discard(&w->ring, w->res_k);
                                 w->has_res = false;
                         }
@@ -369,6 +428,11 @@ static void worker_run(struct worker *w) {
                 int r = timeline_ring_try_flush(&w->ring, false);
                 if (r < 0)
                         engine_fail(e, r);
+                int64_t flush_at = warmup_flush(w, now);
+                if (flush_at < deadline) {
+                        deadline = flush_at;
+                        send_deadline = false;   /* no request is due then: nothing to spin for */
+                }
                 r = worker_wait(w, deadline, send_deadline, now < cutoff);
                 if (r < 0)
                         engine_fail(e, r);
@@ -421,13 +485,23 @@ static int fill_not_sent(struct worker *w, int64_t cutoff) {
                 *timeline_ring_slot(&w->ring, k) = (struct timeline_record){
                         .scheduled_ns = w->sched.next_ns,
                         .conn = NO_CONN,
-                        .flags = w->sched.next_ns < e->measure_start ? TIMELINE_WARMUP : 0,
+                        .flags = phase_flags(e, w->sched.next_ns),
                 };
                 record_not_sent(w, k, cutoff);
                 w->next_k++;
                 schedule_next_own(w);
         }
         return 0;
+}
+
+/* Once the loops are done and a SIGUSR1 moved the measure phase's start: the records still in
+ * the ring decided against the final start, in case a loop read the old one in the instant the
+ * signal was handled (those already written were answered by then, so due well before). */
+static void reflag_unwritten(struct worker *w) {
+        for (uint64_t k = atomic_load(&w->ring.flushed); k < w->next_k; k++) {
+                struct timeline_record *r = timeline_ring_slot(&w->ring, k);
+                r->flags = (r->flags & ~(uint32_t) TIMELINE_WARMUP) | phase_flags(w->e, r->scheduled_ns);
+        }
 }
 
 /* Per loop: each holds its share of the requests. */
@@ -440,10 +514,13 @@ static uint64_t ring_capacity(const struct inject_options *o) {
         return (uint64_t) MIN(o->rate * secs * 2.0 / o->threads, (double) (UINT64_C(1) << 26));
 }
 
-static void stop_signals(sigset_t *mask) {
+/* The stop signals, and SIGUSR1 (the end of a --warmup-until-signal warmup, else ignored):
+ * blocked, and read from the signalfd. */
+static void engine_signals(sigset_t *mask) {
         sigemptyset(mask);
         sigaddset(mask, SIGTERM);
         sigaddset(mask, SIGINT);
+        sigaddset(mask, SIGUSR1);
 }
 
 static void engine_free(struct engine *e) {
@@ -494,7 +571,7 @@ static int engine_setup(struct engine *e) {
                         return r;
         }
         sigset_t mask;
-        stop_signals(&mask);
+        engine_signals(&mask);
         e->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
         if (e->sigfd < 0)
                 return negative_errno();
@@ -561,15 +638,17 @@ static int engine_start(struct engine *e) {
                 return r;
         engine_wait_start_at(e);
         e->t0 = e->o->start_at_ns > 0 ? e->o->start_at_ns : now_mono_ns();
-        e->measure_start = e->t0 + e->o->warmup_ns;
-        e->end = e->measure_start + e->o->duration_ns;
-        r = timeline_ring_write_header(e->cfg->timeline_fd, e->t0, e->measure_start);
+        int64_t measure_start = e->t0 + e->o->warmup_ns;
+        atomic_store(&e->end, measure_start + e->o->duration_ns);
+        atomic_store(&e->measure_start, measure_start);
+        r = timeline_ring_write_header(e->cfg->timeline_fd, e->t0, measure_start);
         if (r < 0)
                 return r;
         bool tune = e->calibration.outcome == CALIBRATE_RAN && e->o->warmup_ns > 0;
         uint32_t window = gap_ns > 0 ? (uint32_t) MIN((double) SPIN_TUNE_WINDOW_NS / gap_ns, (double) UINT32_MAX) : 0;
         for (unsigned i = 0; i < e->n_workers; i++) {
                 struct worker *w = &e->workers[i];
+                w->next_flush_ns = e->t0 + WARMUP_FLUSH_NS;
                 spin_tuner_init(&w->tuner, tune, e->spin_ns, e->calibration.budget_spin_ns, CALIBRATE_LAG_GOAL_NS, window);
                 if (e->o->mode != INJECT_MODE_RATE)
                         continue;
@@ -603,7 +682,10 @@ static int engine_loop(struct engine *e) {
         for (unsigned i = 1; i < e->n_workers; i++)
                 if (e->workers[i].started)
                         pthread_join(e->workers[i].thread, NULL);
+        bool moved = atomic_load(&e->warmup_signalled);
         for (unsigned i = 0; i < e->n_workers; i++) {
+                if (moved)
+                        reflag_unwritten(&e->workers[i]);
                 int r = fill_not_sent(&e->workers[i], worker_engine_cutoff(e));
                 if (r >= 0)
                         r = timeline_ring_try_flush(&e->workers[i].ring, true);
@@ -613,9 +695,17 @@ static int engine_loop(struct engine *e) {
         int r = atomic_load(&e->error);
         if (r < 0 || e->n_workers == 1) {
                 e->records = e->workers[0].ring.written;
-                return r;
+                if (r < 0)
+                        return r;
+        } else {
+                r = merge_parts(e);
+                if (r < 0)
+                        return r;
         }
-        return merge_parts(e);
+        /* The header went out at t0 with the longest warmup; a SIGUSR1 ended it earlier. */
+        if (!moved)
+                return 0;
+        return timeline_ring_rewrite_header(e->cfg->timeline_fd, e->t0, atomic_load(&e->measure_start));
 }
 
 /* What the warmup made of the spin, over all loops. */
@@ -635,7 +725,7 @@ static void engine_result(struct engine *e, struct engine_result *ret) {
         int64_t stop = atomic_load(&e->stop_ns);
         *ret = (struct engine_result){
                 .start_ns = e->t0,
-                .measure_start_ns = e->measure_start,
+                .measure_start_ns = atomic_load(&e->measure_start),
                 .end_ns = worker_engine_cutoff(e),
                 .stopped = stop != 0,
                 .stop_signal = atomic_load(&e->stop_signal),
@@ -664,6 +754,9 @@ int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
                 .wakefd = -1,
         };
         atomic_init(&e.stop_ns, 0);
+        atomic_init(&e.measure_start, 0);
+        atomic_init(&e.end, 0);
+        atomic_init(&e.warmup_signalled, false);
         atomic_init(&e.stop_signal, 0);
         atomic_init(&e.error, 0);
         atomic_init(&e.no_epoll_pwait2, false);
@@ -685,6 +778,6 @@ int engine_run(const struct engine_config *cfg, struct engine_result *ret) {
 
 void engine_block_signals(void) {
         sigset_t mask;
-        stop_signals(&mask);
+        engine_signals(&mask);
         pthread_sigmask(SIG_BLOCK, &mask, NULL);
 }

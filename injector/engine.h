@@ -11,7 +11,7 @@
 
 struct engine_result {
         int64_t start_ns;               /* t0: start of the schedule and of the warmup */
-        int64_t measure_start_ns;
+        int64_t measure_start_ns;       /* as it was: earlier than t0 + --warmup if a SIGUSR1 said so */
         int64_t end_ns;                 /* when sending ended: end of the schedule, or the stop */
         bool stopped;                   /* ended early by SIGTERM or SIGINT */
         int stop_signal;
@@ -26,12 +26,13 @@ struct engine_result {
         bool deadlines_timerfd;         /* the kernel refused epoll_pwait2(): waits ran through a timerfd */
 };
 
-/* Run the whole load. SIGTERM and SIGINT must be blocked (engine_block_signals() at the start of
- * main, so a signal that comes early is kept): the engine reads them from a signalfd and they
- * end the run early but cleanly, the one pending before the run included. Returns 0 when the run took place (whatever the requests'
+/* Run the whole load. SIGTERM, SIGINT and SIGUSR1 must be blocked (engine_block_signals() at the
+ * start of main, so a signal that comes early is kept): the engine reads them from a signalfd.
+ * SIGTERM and SIGINT end the run early but cleanly, the one pending before the run included;
+ * SIGUSR1 ends a --warmup-until-signal warmup early and is otherwise ignored. Returns 0 when the run took place (whatever the requests'
  * fate), or a negative errno when it could not (out of memory or fds, the timeline cannot be
  * written): then the timeline holds only whole records and *ret is untouched. */
 int engine_run(const struct engine_config *cfg, struct engine_result *ret);
 
-/* Block SIGTERM and SIGINT in the calling thread (and threads it starts later). */
+/* Block SIGTERM, SIGINT and SIGUSR1 in the calling thread (and threads it starts later). */
 void engine_block_signals(void);

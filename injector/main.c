@@ -245,7 +245,9 @@ static int run_load(const struct inject_options *o) {
 
 int main(int argc, char **argv) {
         json_setup();
-        /* Before anything else, so a stop that comes early is kept for the run to see. */
+        /* Before anything else, so a stop that comes early is kept for the run to see, and a
+         * SIGUSR1 (the end of a --warmup-until-signal warmup) never takes its default action:
+         * ending the injector. */
         engine_block_signals();
         signal(SIGPIPE, SIG_IGN);
         log_setup();

@@ -68,6 +68,10 @@ void options_usage(FILE *f) {
               "                             before it (default: as soon as they are); refused when\n"
               "                             more than 1s in the past\n"
               "  --warmup D                 first phase; its records carry the warmup flag (default 0)\n"
+              "  --warmup-until-signal      the warmup lasts at most --warmup D (above 0): SIGUSR1\n"
+              "                             during it starts the measure phase at once, for\n"
+              "                             --duration from there; meanwhile the timeline's ready\n"
+              "                             records reach the file once a second\n"
               "  --duration D               the measure phase (default 10s)\n"
               "Output:\n"
               "  --timeline FILE            one 40-byte record per request (slicelab timeline format)\n"
@@ -85,7 +89,8 @@ void options_usage(FILE *f) {
               "Durations are plain seconds or carry a suffix: 90, 1.5s, 250ms, 100us, 2m, 1h.\n"
               "Exit status: 0 when the run took place (failed requests are data, recorded in the\n"
               "timeline), 1 when it could not run, 2 on a usage error. SIGTERM ends the run early and\n"
-              "cleanly: the files are complete and the summary says \"stopped\": true.\n",
+              "cleanly: the files are complete and the summary says \"stopped\": true. SIGUSR1 ends\n"
+              "a --warmup-until-signal warmup; otherwise it is ignored.\n",
               f);
 }
 
@@ -182,7 +187,7 @@ enum {
         OPT_URL = 0x100, OPT_MODE, OPT_RATE, OPT_ARRIVAL, OPT_SEED, OPT_CONNECTIONS, OPT_THREADS,
         OPT_TIMEOUT, OPT_SPIN, OPT_SPIN_BUDGET, OPT_BATCH, OPT_METHOD, OPT_BODY, OPT_HEADER, OPT_WARMUP, OPT_DURATION,
         OPT_TIMELINE, OPT_SUMMARY, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_CONVERT_CSV, OPT_HELP, OPT_VERSION,
-        OPT_START_AT, OPT_PHASE,
+        OPT_START_AT, OPT_PHASE, OPT_WARMUP_UNTIL_SIGNAL,
 };
 
 static const struct option long_options[] = {
@@ -203,6 +208,7 @@ static const struct option long_options[] = {
         { "body", required_argument, NULL, OPT_BODY },
         { "header", required_argument, NULL, OPT_HEADER },
         { "warmup", required_argument, NULL, OPT_WARMUP },
+        { "warmup-until-signal", no_argument, NULL, OPT_WARMUP_UNTIL_SIGNAL },
         { "duration", required_argument, NULL, OPT_DURATION },
         { "timeline", required_argument, NULL, OPT_TIMELINE },
         { "summary", required_argument, NULL, OPT_SUMMARY },
@@ -252,6 +258,9 @@ static int check_combination(const struct inject_options *o, bool rate_given, bo
                 return usage_error("--threads %u is more than --connections %u", o->threads, o->connections);
         if (o->duration_ns == 0)
                 return usage_error("--duration must be above 0");
+        /* The signal shortens the warmup; with none to shorten, it would have nothing to end. */
+        if (o->warmup_until_signal && o->warmup_ns == 0)
+                return usage_error("--warmup-until-signal needs --warmup D above 0 (the longest the warmup may last)");
         if (o->timeout_ns == 0)
                 return usage_error("--timeout must be above 0");
         if (o->spin_ns > NSEC_PER_MSEC)
@@ -347,6 +356,9 @@ static int parse_one(int opt, const char *arg, struct inject_options *o, bool *r
                 return 0;
         case OPT_WARMUP:
                 return parse_duration_option("warmup", arg, &o->warmup_ns);
+        case OPT_WARMUP_UNTIL_SIGNAL:
+                o->warmup_until_signal = true;
+                return 0;
         case OPT_DURATION:
                 return parse_duration_option("duration", arg, &o->duration_ns);
         case OPT_TIMELINE:

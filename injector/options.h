@@ -36,6 +36,7 @@ struct inject_options {
         unsigned connections;
         unsigned threads;
         int64_t warmup_ns;
+        bool warmup_until_signal; /* SIGUSR1 may end the warmup early (at most warmup_ns) */
         int64_t duration_ns;
         int64_t timeout_ns;
         int64_t spin_ns;

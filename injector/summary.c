@@ -141,7 +141,8 @@ char *summary_format(const struct inject_options *o, const struct engine_result 
         cJSON_AddNumberToObject(j, "connections", o->connections);
         cJSON_AddNumberToObject(j, "threads", o->threads);
         cJSON_AddNumberToObject(j, "timeout_ms", (double) o->timeout_ns / (double) NSEC_PER_MSEC);
-        cJSON_AddNumberToObject(j, "warmup_s", (double) o->warmup_ns / (double) NSEC_PER_SEC);
+        /* The warmup the run had: with --warmup-until-signal, a SIGUSR1 may have ended it early. */
+        cJSON_AddNumberToObject(j, "warmup_s", (double) (er->measure_start_ns - er->start_ns) / (double) NSEC_PER_SEC);
         cJSON_AddNumberToObject(j, "duration_s", (double) o->duration_ns / (double) NSEC_PER_SEC);
         cJSON_AddNumberToObject(j, "start_ns", (double) er->start_ns);
         cJSON_AddNumberToObject(j, "measure_start_ns", (double) er->measure_start_ns);

@@ -2,6 +2,7 @@
 #include "injector/timeline-ring.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,25 @@
 int timeline_ring_write_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
         struct timeline_header h = timeline_header_make(start_ns, measure_start_ns);
         return write_full(fd, &h, sizeof h);
+}
+
+int timeline_ring_rewrite_header(int fd, int64_t start_ns, int64_t measure_start_ns) {
+        /* On Linux, pwrite() to an O_APPEND file appends whatever the offset: the flag is off
+         * for the write (nothing else writes the file now: the loops are done). */
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0)
+                return negative_errno();
+        if ((fl & O_APPEND) && fcntl(fd, F_SETFL, fl & ~O_APPEND) < 0)
+                return negative_errno();
+        struct timeline_header h = timeline_header_make(start_ns, measure_start_ns);
+        ssize_t n;
+        do
+                n = pwrite(fd, &h, sizeof h, 0);
+        while (n < 0 && errno == EINTR);
+        int r = n < 0 ? negative_errno() : n != (ssize_t) sizeof h ? -EIO : 0;
+        if ((fl & O_APPEND) && fcntl(fd, F_SETFL, fl) < 0 && r == 0)
+                r = negative_errno();
+        return r;
 }
 
 int timeline_ring_init(struct timeline_ring *r, int fd, uint64_t capacity) {

@@ -42,6 +42,9 @@ int timeline_ring_init(struct timeline_ring *r, int fd, uint64_t capacity);
 void timeline_ring_done(struct timeline_ring *r);
 
 int timeline_ring_write_header(int fd, int64_t start_ns, int64_t measure_start_ns);
+/* Put a header at the start of fd again (the measure phase began earlier than the one written
+ * said), without moving the file position, O_APPEND or not. 0 or a negative errno. */
+int timeline_ring_rewrite_header(int fd, int64_t start_ns, int64_t measure_start_ns);
 
 /* May record k be claimed now (is its slot free)? */
 static inline bool timeline_ring_has_room(struct timeline_ring *r, uint64_t k) {

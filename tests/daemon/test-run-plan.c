@@ -258,6 +258,32 @@ static void test_capacity_search_warmup(void **state) {
         assert_true(run_plan_deadline_s(d) >= 5 + 1 + 2);
 }
 
+/* load.warmup_s "auto": the injector warms for at most warmup_max_s, until the daemon's SIGUSR1;
+ * the deadline counts the bound whole. */
+static void test_warmup_auto(void **state) {
+        static const char body[] =
+                "{\"name\":\"w\",\"sut\":{\"command\":[\"java\",\"-jar\",\"a.jar\"],\"jvm\":true},"
+                "\"load\":{\"target\":\"http://127.0.0.1:9080/work\",\"rate\":100,\"warmup_s\":\"auto\","
+                "\"warmup_max_s\":90,\"measure_s\":5},\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}";
+        _cleanup_(definition_freep) struct definition *d = parse(body);
+        _cleanup_(definition_strv_freep) char **argv = NULL;
+        assert_true(d->load.warmup_auto);
+        assert_int_equal(run_plan_load_argv(d, DIR, "/usr/bin/slicelab-inject", &argv), 0);
+        assert_string_equal(argv_option(argv, "--warmup"), "90s");
+        bool flag = false;
+        for (char **a = argv; *a; a++)
+                flag = flag || strcmp(*a, "--warmup-until-signal") == 0;
+        assert_true(flag);
+        assert_true(run_plan_deadline_s(d) >= 90 + 5);
+        assert_non_null(strstr(d->canonical, "\"warmup_s\":\"auto\",\"warmup_max_s\":90"));
+
+        _cleanup_(definition_freep) struct definition *fixed = parse(jvm_body);
+        _cleanup_(definition_strv_freep) char **fixed_argv = NULL;
+        assert_int_equal(run_plan_load_argv(fixed, DIR, "/usr/bin/slicelab-inject", &fixed_argv), 0);
+        for (char **a = fixed_argv; *a; a++)
+                assert_string_not_equal(*a, "--warmup-until-signal");
+}
+
 /* A load run for another host: the run's injector plus the start in the peer's clock, the seed
  * (open loop) and the phase (uniform only, when not 0); the closed loop takes neither. */
 static void test_peer_load(void **state) {
@@ -314,6 +340,7 @@ int main(void) {
                 cmocka_unit_test(test_peer_load),
                 cmocka_unit_test(test_capacity_step),
                 cmocka_unit_test(test_capacity_search_warmup),
+                cmocka_unit_test(test_warmup_auto),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_cpus),
                 cmocka_unit_test(test_sut_argv),

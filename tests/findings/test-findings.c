@@ -1168,6 +1168,14 @@ static void test_profile_aa(void **state) {
         cJSON *out = run_rule(findings_rule_profile, json);
         assert_int_equal(cJSON_GetArraySize(out), 0);
         cJSON_Delete(out);
+        /* GC from 1.0% to 1.5% of the samples, each side within a sample of its mean: the interval
+         * excludes 0 but lies within a point of it, and half a point of the CPU is no finding */
+        static const int base_small[3][2] = { { 990, 10 }, { 990, 10 }, { 989, 11 } };
+        static const int small[3][2] = { { 985, 15 }, { 985, 15 }, { 984, 16 } };
+        _cleanup_free_ char *slight = profile_cells(base_small, small, 3, "{}");
+        out = run_rule(findings_rule_profile, slight);
+        assert_int_equal(cJSON_GetArraySize(out), 0);
+        cJSON_Delete(out);
         /* one profiled iteration: nothing can be decided, nothing is said */
         static const int once[1][2] = { { 500, 500 } };
         _cleanup_free_ char *single = profile_cells(PROFILE_BASE, once, 1, "{}");

@@ -140,6 +140,23 @@ static void test_bad_options(void **state) {
         assert_int_equal(PARSE(&o, "--convert-csv", "in.csv", "--timeline", "o", "--rate", "5"), -EINVAL);
 }
 
+/* --warmup-until-signal shortens a warmup, so it needs one (above 0) to shorten. */
+static void test_warmup_until_signal(void **state) {
+        struct inject_options o;
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--warmup", "30s"), 0);
+        assert_false(o.warmup_until_signal);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--warmup", "30s", "--warmup-until-signal"), 0);
+        assert_true(o.warmup_until_signal);
+        assert_int_equal(o.warmup_ns, 30 * NSEC_PER_SEC);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--mode", "max", "--warmup-until-signal", "--warmup", "1ms"), 0);
+        assert_true(o.warmup_until_signal);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--warmup-until-signal"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--warmup", "0", "--warmup-until-signal"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--url", "http://h/", "--rate", "1", "--warmup", "1s", "--warmup-until-signal=yes"), -EINVAL);
+        assert_int_equal(PARSE(&o, "--convert-csv", "in.csv", "--timeline", "o", "--warmup", "1s",
+                               "--warmup-until-signal"), -EINVAL);
+}
+
 /* --start-at and --phase: where the schedule starts and how a uniform one is shifted. */
 static void test_start_at_phase(void **state) {
         struct inject_options o;
@@ -247,7 +264,7 @@ int main(void) {
                 cmocka_unit_test(test_durations),   cmocka_unit_test(test_design_example),
                 cmocka_unit_test(test_other_options), cmocka_unit_test(test_bad_options),
                 cmocka_unit_test(test_urls),        cmocka_unit_test(test_request),
-                cmocka_unit_test(test_start_at_phase),
+                cmocka_unit_test(test_start_at_phase), cmocka_unit_test(test_warmup_until_signal),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

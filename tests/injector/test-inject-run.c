@@ -1,12 +1,14 @@
 /* test-inject-run.c: the real slicelab-inject against our real HTTP test server on 127.0.0.1
  * and ::1: answers with Content-Length and chunked bodies, a server closing every connection,
- * timeouts, refused connections, resets, HTTP errors, SIGTERM mid-run, Poisson arrivals, the
- * closed loop, several threads, --convert-csv both ways, and usage errors. Every run's timeline
- * is checked to be complete and valid. */
+ * timeouts, refused connections, resets, HTTP errors, SIGTERM mid-run, a warmup ended by
+ * SIGUSR1 (--warmup-until-signal) and SIGUSR1 ignored without it, Poisson arrivals, the closed
+ * loop, several threads, --convert-csv both ways, and usage errors. Every run's timeline is
+ * checked to be complete and valid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -272,6 +274,172 @@ static void test_sigterm(void **state) {
         assert_true(end - r.t.r[r.t.n - 1].scheduled_ns <= 1000000 + 1);   /* 1 ms apart at 1000/s */
         for (size_t i = 0; i < r.t.n; i++)
                 assert_true(r.t.r[i].status == 200 || r.t.r[i].error == TIMELINE_ERR_NOT_SENT);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+static int64_t mono_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Records in the timeline file at path right now (0 while it holds no more than its header). */
+static size_t timeline_records_now(const char *path) {
+        struct stat st;
+        if (stat(path, &st) < 0 || (size_t) st.st_size <= sizeof(struct timeline_header))
+                return 0;
+        return ((size_t) st.st_size - sizeof(struct timeline_header)) / sizeof(struct timeline_record);
+}
+
+/* Poll the file until it holds more than after records, for at most timeout_ms: the injector
+ * writing is the event; the count then, or 0 when it never came. */
+static size_t timeline_wait_past(const char *path, size_t after, int timeout_ms) {
+        int64_t deadline = mono_ns() + (int64_t) timeout_ms * 1000000;
+        for (;;) {
+                size_t n = timeline_records_now(path);
+                if (n > after)
+                        return n;
+                if (mono_ns() >= deadline)
+                        return 0;
+                nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+        }
+}
+
+/* Start slicelab-inject on r's URL and files with more args (NULL-terminated). */
+static void inject_spawn(struct proc *p, struct run *r, const char *const *args) {
+        char path[4096];
+        build_path(path, sizeof path, "injector/slicelab-inject");
+        const char *argv[48] = { path, "--url", r->url, "--timeline", r->timeline, "--summary", r->summary };
+        size_t n = 7;
+        for (size_t i = 0; args[i]; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        proc_spawn(p, (char **) argv, false);
+}
+
+/* It exited 0: load and check both outputs (timeline_check_order() holds every record's warmup
+ * flag to the header's measure_start) and that the summary agrees with the timeline. */
+static void run_loaded(struct run *r, struct proc *p, int timeout_ms) {
+        int status = proc_wait(p, timeout_ms);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        timeline_load(r->timeline, &r->t);
+        timeline_check_order(&r->t);
+        r->s = json_load(r->summary);
+        assert_int_equal((size_t) json_number(r->s, "records"), r->t.n);
+        assert_int_equal((int64_t) json_number(r->s, "start_ns"), r->t.h.start_ns);
+        assert_int_equal((int64_t) json_number(r->s, "measure_start_ns"), r->t.h.measure_start_ns);
+        assert_false(json_bool(r->s, "stopped"));
+}
+
+/* A warmup SIGUSR1 ended at signalled_ns (its kill()) of a run asked for a 30 s warmup and a 1 s
+ * measure phase at 200/s: what the files must say. */
+static void check_warmup_ended(struct run *r, int64_t signalled_ns) {
+        const int64_t s = 1000000000;
+        int64_t start = r->t.h.start_ns, measure = r->t.h.measure_start_ns;
+        double warmup_s = json_number(r->s, "warmup_s");
+        print_message("warmup ended by SIGUSR1 after %.3f s of at most 30 s\n", warmup_s);
+        assert_true(warmup_s < 30.0);
+        assert_true(llabs(measure - start - (int64_t) (warmup_s * 1e9)) < 1000);
+        /* At the signal's handling: not before it was sent, and long before the 30 s were over. */
+        assert_true(measure >= signalled_ns);
+        assert_true(measure < start + 30 * s);
+        /* The measure phase lasted --duration from there, not from start + 30 s. */
+        assert_int_equal((int64_t) json_number(r->s, "end_ns"), measure + s);
+        size_t measured = timeline_count(&r->t, true, -1, -1);
+        print_message("%zu warmup records, %zu measured\n", r->t.n - measured, measured);
+        assert_true(measured >= 100 && measured <= 201);   /* 1 s at 200/s */
+        assert_int_equal((size_t) json_number(r->s, "requests"), measured);
+        assert_int_equal((size_t) json_number(r->s, "warmup_requests"), r->t.n - measured);
+}
+
+/* --warmup-until-signal, as slicelabd uses it: while the warmup lasts, its records reach the
+ * file once a second (the daemon reads them to tell when the run is steady), far sooner than a
+ * whole block of 2048 would at 200/s (10 s); a SIGUSR1 then ends the warmup at once and the
+ * measure phase lasts --duration from there. A second one, in the measure phase, changes
+ * nothing (it may also merge with the first, which changes nothing either). */
+static void test_warmup_until_signal(void **state) {
+        struct test_server srv;
+        server_start(&srv, NULL);
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        int64_t launched = mono_ns();
+        struct proc inj;
+        inject_spawn(&inj, &r, (const char *[]){ "--rate", "200", "--warmup", "30s", "--warmup-until-signal",
+                                                 "--duration", "1s", "--connections", "4", NULL });
+        size_t first = timeline_wait_past(r.timeline, 0, 20000);
+        assert_true(first > 0);
+        assert_true(first < 2048);   /* not a whole block: a flush of what was ready */
+        size_t second = timeline_wait_past(r.timeline, first, 20000);
+        assert_true(second > first && second < 2048);
+        print_message("the warmup's timeline grew to %zu, then %zu records\n", first, second);
+        /* What the daemon reads meanwhile (the first records, as a write may be under way
+         * past them): the schedule's first requests, all answered and all warmup ones. */
+        struct timeline_record rec[2048];
+        int fd = open(r.timeline, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        ssize_t got = pread(fd, rec, second * sizeof rec[0], sizeof(struct timeline_header));
+        close(fd);
+        assert_int_equal(got, (ssize_t) (second * sizeof rec[0]));
+        for (size_t i = 0; i < second; i++) {
+                assert_true(rec[i].flags & TIMELINE_WARMUP);
+                assert_int_equal(rec[i].status, 200);
+                assert_true(i == 0 || rec[i].scheduled_ns - rec[i - 1].scheduled_ns == 5000000);
+        }
+
+        int64_t signalled = mono_ns();
+        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
+        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
+        run_loaded(&r, &inj, 20000);
+        assert_true(mono_ns() - launched < 25 * 1000000000LL);
+        check_warmup_ended(&r, signalled);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* With --threads the loops' files are merged at the end: the merged timeline's header carries
+ * the measure phase's actual start too. The server answering is the sign the run is under way. */
+static void test_warmup_until_signal_threads(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--notify-after", "100", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        int64_t launched = mono_ns();
+        struct proc inj;
+        inject_spawn(&inj, &r, (const char *[]){ "--rate", "200", "--warmup", "30s", "--warmup-until-signal",
+                                                 "--duration", "1s", "--threads", "2", "--connections", "4", NULL });
+        char line[64];
+        assert_true(proc_read_line(&srv.p, line, sizeof line, 20000));
+        assert_string_equal(line, "served 100");
+        int64_t signalled = mono_ns();
+        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
+        run_loaded(&r, &inj, 20000);
+        assert_true(mono_ns() - launched < 25 * 1000000000LL);
+        check_warmup_ended(&r, signalled);
+        run_done(&r);
+        server_stop(&srv);
+}
+
+/* Without --warmup-until-signal a SIGUSR1 (whose default action would end the process) is
+ * ignored: the run goes on to its end, with the phases it was asked for. */
+static void test_sigusr1_ignored(void **state) {
+        struct test_server srv;
+        server_start(&srv, (const char *[]){ "--notify-after", "50", NULL });
+        struct run r;
+        run_setup(&r, srv.port, "127.0.0.1");
+        struct proc inj;
+        inject_spawn(&inj, &r, (const char *[]){ "--rate", "200", "--warmup", "1s", "--duration", "1s",
+                                                 "--connections", "4", NULL });
+        char line[64];
+        assert_true(proc_read_line(&srv.p, line, sizeof line, 20000));   /* in the warmup */
+        assert_string_equal(line, "served 50");
+        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
+        run_loaded(&r, &inj, 20000);
+        assert_int_equal(r.t.h.measure_start_ns, r.t.h.start_ns + 1000000000);
+        assert_true(json_number(r.s, "warmup_s") == 1.0);
+        assert_int_equal(r.t.n, 400);
+        assert_int_equal(timeline_count(&r.t, true, -1, -1), 200);
         run_done(&r);
         server_stop(&srv);
 }
@@ -704,6 +872,7 @@ static void test_usage(void **state) {
                 (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--header", "Bad", NULL },
                 (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--method", "G T", NULL },
                 (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--duration", "1 s", NULL },
+                (const char *[]){ "--url", "http://127.0.0.1:1/", "--rate", "1", "--warmup-until-signal", NULL },
         };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
                 int status = inject_run(bad[i], 10000);
@@ -724,6 +893,9 @@ int main(void) {
                 cmocka_unit_test_teardown(test_refused, test_cleanup),        cmocka_unit_test_teardown(test_reset, test_cleanup),
                 cmocka_unit_test_teardown(test_http_errors, test_cleanup),    cmocka_unit_test_teardown(test_sigterm, test_cleanup),
                 cmocka_unit_test_teardown(test_poisson, test_cleanup),
+                cmocka_unit_test_teardown(test_warmup_until_signal, test_cleanup),
+                cmocka_unit_test_teardown(test_warmup_until_signal_threads, test_cleanup),
+                cmocka_unit_test_teardown(test_sigusr1_ignored, test_cleanup),
                 cmocka_unit_test_teardown(test_start_at_phase, test_cleanup),
                 cmocka_unit_test_teardown(test_high_rate, test_cleanup),
                 cmocka_unit_test_teardown(test_calibration, test_cleanup),

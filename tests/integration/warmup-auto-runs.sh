@@ -1,0 +1,67 @@
+#!/bin/bash
+# warmup-auto-runs.sh: load.warmup_s "auto" (issue 36, item 4) with a real JVM: slicelab-sut.jar
+# from a cold JVM at a CPU-heavy /work, warmed until the daemon finds it steady (its JIT quiet,
+# its latency per second in one segment for 5 s), at most warmup_max_s. The run measured from
+# there: its metrics say the warmup it had and that it was steady, the state history says why,
+# the steady-state series' measure start is the same instant, every warmup record of the
+# timeline was scheduled before it and every measured one after, and the jit finding (compile
+# time in the measure window) does not fire. The definition keeps "auto" and warmup_max_s;
+# "auto" without warmup_max_s, or warmup_max_s without "auto", is a 400 naming the field (the
+# definition table tests/definition/bad-definitions.tsv holds the other refusals).
+. "$SLICELAB_SRC/tests/lib.sh"
+
+JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
+bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
+daemon_start --cgroup-root "slicelab-wa$$" || { not_ok "daemon starts"; finish; exit 1; }
+PORT=$(loopback_port 1)
+MAX=90
+
+definition() { # LOAD-EXTRA
+        echo "{\"name\":\"warmup until steady\",
+  \"sut\":{\"command\":[\"java\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
+           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=300\",\"rate\":100,\"measure_s\":4,\"cpus\":\"0\"$1},
+  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+}
+
+post_experiment "$(definition ',"warmup_s":"auto"')"
+check_eq "\"auto\" without warmup_max_s: a 400 naming it" "400 load.warmup_max_s" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+post_experiment "$(definition ',"warmup_s":10,"warmup_max_s":60')"
+check_eq "warmup_max_s without \"auto\": a 400 naming it" "400 load.warmup_max_s" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
+
+post_experiment "$(definition ",\"warmup_s\":\"auto\",\"warmup_max_s\":$MAX")"
+check_eq "a definition with warmup \"auto\" is accepted" 201 "$HTTP_STATUS"
+check_schema "its answer" createExperiment 201
+check_eq "its cost counts warmup_max_s whole: a run's phases are warmup_max_s + measure_s" "$((MAX + 4))" \
+        "$(jq -r .cost.run_phases_s <<<"$BODY")"
+wait_for 300 experiment_finished "$EXP_ID" || not_finished "$EXP_ID"
+check_eq "the experiment succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" | jq -r .status)"
+check_eq "the stored definition keeps \"auto\" and its bound" "auto $MAX" \
+        "$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" | jq -r '"\(.definition.load.warmup_s) \(.definition.load.warmup_max_s)"')"
+RUN=$(first_run "$EXP_ID")
+api GET "/v1/runs/$RUN"
+check_schema "the run" getRun 200
+RUN_BODY=$BODY
+echo "# warmup_s $(jq -r .metrics.warmup_s <<<"$RUN_BODY"); $(jq -r .metrics.warmup_auto.message <<<"$RUN_BODY")"
+echo "# jit: $(jq -c .metrics.jit <<<"$RUN_BODY"); steady state: $(jq -c '.metrics.steady_state | {class, start_s, measure_start_s}' <<<"$RUN_BODY")"
+check_eq "the run was steady before warmup_max_s" true "$(jq -r .metrics.warmup_auto.steady <<<"$RUN_BODY")"
+check "its warmup lasted at least the 5 s the checks need, and ended before warmup_max_s" json_true \
+        ".metrics.warmup_s >= 5 and .metrics.warmup_s < $MAX" "$RUN_BODY"
+check "the steady-state series' measure start is the same instant (within 1 ms)" json_true \
+        '(.metrics.steady_state.measure_start_s - .metrics.warmup_s) | fabs < 0.001' "$RUN_BODY"
+check_match "the state history says why measuring began" "warmup \"auto\": steady: the JIT compiled [0-9.]+ ms/s over the last 5 s" \
+        "$(jq -r '.states[] | select(.state == "measuring") | .message' <<<"$RUN_BODY")"
+# The timeline's phases, from the injector's own flags, against the header's measure start.
+api GET "/v1/runs/$RUN/timeline?phase=all&limit=100000"
+MEASURE_START=$(jq -r .metrics.measure_start_ns <<<"$RUN_BODY")
+check_eq "the page's measure start is the run's" "$MEASURE_START" "$(jq -r .measure_start_ns <<<"$BODY")"
+check_eq "every warmup record was scheduled before the measure start and every measured one after" 0 \
+        "$(jq --argjson m "$MEASURE_START" '[. as $p | range(0; .count) |
+            select((($p.flags[.] % 2) == 1) != ($p.scheduled_ns[.] < $m))] | length' <<<"$BODY")"
+check "and the measure phase holds about measure_s x rate requests" json_true \
+        '[.flags[] | select(. % 2 == 0)] | length >= 300 and length <= 420' "$BODY"
+api GET "/v1/experiments/$EXP_ID/findings"
+echo "# findings: $(jq -c '[.findings[] | .rule]' <<<"$BODY")"
+check_eq "the jit finding does not fire: the JIT was quiet in the measure window" 0 \
+        "$(jq '[.findings[] | select(.rule == "jit")] | length' <<<"$BODY")"
+finish
