@@ -2,7 +2,6 @@
 #include "daemon/warmup-watch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "basic/steady-state.h"
 #include "basic/time-util.h"
 #include "basic/timeline-format.h"
+#include "daemon/run-files.h"
 #include "daemon/samples.h"
 #include "daemon/timeline-series.h"
 
@@ -22,8 +22,10 @@
 
 /* The timeline as far as the injector has flushed it, turned into the series' values. */
 struct series_reader {
-        char *path;
+        char *dir;              /* the run's directory: the run user's, read as run-files.h reads */
+        const char *name;       /* the timeline's name in it */
         int fd;                 /* -1 until the injector made the file */
+        char unreadable[256];   /* why it cannot be read, once it could not */
         bool have_header;
         int64_t t0;             /* the schedule's start */
         off_t offset;           /* where the next whole record begins */
@@ -98,9 +100,12 @@ static int take_record(struct series_reader *s, const struct timeline_record *re
 
 static int read_header(struct series_reader *s) {
         if (s->fd < 0) {
-                s->fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-                if (s->fd < 0)
-                        return errno == ENOENT ? 0 : negative_errno();
+                /* Not open(): a FIFO the run user put there would block the daemon's loop. */
+                int r = run_file_open(s->dir, s->name, RUN_FILE_CAP_TIMELINE, &s->fd, s->unreadable, sizeof s->unreadable);
+                if (r == -ENOENT)
+                        s->unreadable[0] = '\0';
+                if (r < 0)
+                        return r == -ENOENT ? 0 : r;
         }
         struct timeline_header h;
         ssize_t n = pread(s->fd, &h, sizeof h, 0);
@@ -108,8 +113,10 @@ static int read_header(struct series_reader *s) {
                 return negative_errno();
         if (n < (ssize_t) sizeof h)
                 return 0;       /* not written yet */
-        if (memcmp(h.magic, "SLTL", 4) != 0 || h.record_size != sizeof(struct timeline_record))
+        if (memcmp(h.magic, "SLTL", 4) != 0 || h.record_size != sizeof(struct timeline_record)) {
+                snprintf(s->unreadable, sizeof s->unreadable, "%s is not a timeline", s->name);
                 return -EBADMSG;
+        }
         s->t0 = h.start_ns;
         s->offset = sizeof h;
         s->have_header = true;
@@ -191,8 +198,11 @@ void warmup_watch_describe(const struct warmup_watch *w, char *buf, size_t size)
                          w->jit_ms_per_s, WARMUP_JIT_QUIET_S, WARMUP_JIT_QUIET_MS_PER_S);
         else
                 snprintf(jit, sizeof jit, "the JIT's compile time could not be read");
-        snprintf(buf, size, "%s; the series' last segment holds %zu of its last %zu intervals (steady: at least %d)", jit,
-                 w->last_segment, MIN(w->series.n_values, (size_t) WARMUP_WINDOW), WARMUP_STEADY_INTERVALS);
+        if (w->series.unreadable[0])
+                snprintf(buf, size, "%s; the series could not be read: %s", jit, w->series.unreadable);
+        else
+                snprintf(buf, size, "%s; the series' last segment holds %zu of its last %zu intervals (steady: at least %d)",
+                         jit, w->last_segment, MIN(w->series.n_values, (size_t) WARMUP_WINDOW), WARMUP_STEADY_INTERVALS);
 }
 
 static int on_check(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -213,6 +223,16 @@ static int on_check(sd_event_source *s, uint64_t usec, void *userdata) {
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+/* dir holds the whole path: cut at its last slash into the directory and the name. */
+static int split_path(struct series_reader *s) {
+        char *slash = strrchr(s->dir, '/');
+        if (!slash || slash == s->dir || !slash[1])
+                return -EINVAL;
+        *slash = '\0';
+        s->name = slash + 1;
+        return 0;
+}
+
 int warmup_watch_new(sd_event *event, const char *timeline_path, bool rate_metric, bool jvm,
                      const struct samples *samples, warmup_watch_fn on_steady, void *userdata,
                      struct warmup_watch **ret) {
@@ -220,10 +240,12 @@ int warmup_watch_new(sd_event *event, const char *timeline_path, bool rate_metri
         if (!w)
                 return -ENOMEM;
         *w = (struct warmup_watch){ .jvm = jvm, .samples = samples, .on_steady = on_steady, .userdata = userdata };
-        w->series = (struct series_reader){ .path = strdup(timeline_path), .fd = -1, .rate_metric = rate_metric,
+        w->series = (struct series_reader){ .dir = strdup(timeline_path), .fd = -1, .rate_metric = rate_metric,
                                             .interval = -1 };
         uint64_t now;
-        int r = w->series.path ? sd_event_now(event, CLOCK_MONOTONIC, &now) : -ENOMEM;
+        int r = w->series.dir ? split_path(&w->series) : -ENOMEM;
+        if (r >= 0)
+                r = sd_event_now(event, CLOCK_MONOTONIC, &now);
         if (r >= 0)
                 r = sd_event_add_time(event, &w->timer, CLOCK_MONOTONIC, now + CHECK_INTERVAL_US, 1000, on_check, w);
         if (r < 0) {
@@ -240,7 +262,7 @@ struct warmup_watch *warmup_watch_free(struct warmup_watch *w) {
         w->timer = sd_event_source_disable_unref(w->timer);
         if (w->series.fd >= 0)
                 close(w->series.fd);
-        free(w->series.path);
+        free(w->series.dir);
         free(w->series.latency_ns);
         free(w->series.values);
         free(w);

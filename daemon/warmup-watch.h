@@ -29,7 +29,9 @@ struct warmup_watch;
 /* The run is steady; message says why, for the run's state history. Called once. */
 typedef void (*warmup_watch_fn)(void *userdata, const char *message);
 
-/* Starts checking every second on event. samples is the run's, read as it grows. -errno. */
+/* Starts checking every second on event. timeline_path is absolute, in the run's directory, and
+ * read as daemon/run-files.h reads the run user's files; samples is the run's, read as it
+ * grows. -errno (-EINVAL for a path without a directory). */
 int warmup_watch_new(sd_event *event, const char *timeline_path, bool rate_metric, bool jvm,
                      const struct samples *samples, warmup_watch_fn on_steady, void *userdata,
                      struct warmup_watch **ret);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/macro.h"
@@ -134,11 +135,36 @@ static void test_watch(void **state) {
         close(fd);
 }
 
+/* The run user may put a FIFO where the timeline goes: the checks go on without blocking the
+ * loop on it, and the description says why there is no series. */
+static void test_watch_fifo(void **state) {
+        _cleanup_tmp_dir_ char *dir = tmp_dir_new("warmup-watch-fifo");
+        char path[4096];
+        tmp_path(path, sizeof path, dir, "timeline.bin");
+        assert_int_equal(mkfifo(path, 0600), 0);
+        struct samples samples = { 0 };
+        struct told told = { 0 };
+        struct warmup_watch *w = NULL;
+        assert_int_equal(sd_event_new(&told.event), 0);
+        assert_int_equal(warmup_watch_new(told.event, path, false, false, &samples, on_steady, &told, &w), 0);
+        for (int i = 0; i < 2; i++)
+                assert_true(sd_event_run(told.event, 5 * USEC_PER_SEC) >= 0);
+        assert_int_equal(told.calls, 0);
+        char where[512];
+        warmup_watch_describe(w, where, sizeof where);
+        assert_non_null(strstr(where, "the series could not be read: "));
+        assert_non_null(strstr(where, "timeline.bin"));
+        warmup_watch_free(w);
+        sd_event_unref(told.event);
+        assert_int_equal(unlink(path), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_last_segment),
                 cmocka_unit_test(test_jit_rate),
                 cmocka_unit_test(test_watch),
+                cmocka_unit_test(test_watch_fifo),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
