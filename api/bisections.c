@@ -7,7 +7,8 @@
  * adjacent versions differ. A step that cannot decide is run again with twice the rounds, up to
  * `retries` times, then the bisection ends "undecided" with the range still open. The loop calls
  * api_bisections_advance() after each scheduling pass: the store holds every step, so a
- * restarted daemon goes on where it was. */
+ * restarted daemon goes on where it was. A request may name a series' change point instead of a
+ * definition (bisection-series.c makes the definition of its two sides). */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bisection-series.h"
 #include "api/handlers.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -462,11 +464,24 @@ enum MHD_Result api_post_bisection(struct api_request *req) {
         if (definition_json_check(req->body, req->body_len, &err) < 0)
                 return api_reply_error(req, &err);
         _cleanup_json_ cJSON *body = cJSON_ParseWithLength(req->body, req->body_len);
+        struct db_lease lease _cleanup_lease_ = { 0 };
+        _cleanup_json_ cJSON *from_series = NULL, *origin = NULL;
+        int r = 0;
+        if (cJSON_IsObject(body) && cJSON_GetObjectItemCaseSensitive(body, "series")) {
+                r = check_versions(cJSON_GetObjectItemCaseSensitive(body, "versions"), &err);
+                if (r >= 0)
+                        r = db_lease_take(req->config->storage, &lease);
+                if (r >= 0)
+                        r = api_bisection_from_series(lease.conn, body, &from_series, &origin, &err);
+        }
         cJSON *request = NULL;
-        int r = canonical_request(body, &request, &err);
+        if (r >= 0)
+                r = canonical_request(from_series ? from_series : body, &request, &err);
         _cleanup_json_ cJSON *owned = request;
         if (r >= 0)
                 r = check_all_versions(req->config, request, &err);
+        if (r >= 0 && origin)
+                cJSON_AddItemToObject(request, "from_series", TAKE_PTR(origin));
         if (r < 0 && err.status)
                 return api_reply_error(req, &err);
         if (r < 0)
@@ -475,8 +490,7 @@ enum MHD_Result api_post_bisection(struct api_request *req) {
         if (!text)
                 return api_reply_errno(req, -ENOMEM, "bisection");
         char id[ID_LEN + 1];
-        struct db_lease lease _cleanup_lease_ = { 0 };
-        r = db_lease_take(req->config->storage, &lease);
+        r = lease.conn ? 0 : db_lease_take(req->config->storage, &lease);
         if (r >= 0)
                 r = bisections_create(lease.conn, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(request, "name")), text,
                                       (unsigned) cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(request, "versions")), id);

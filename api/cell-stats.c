@@ -202,14 +202,23 @@ cJSON *cell_gather(const cJSON *rows, const char *cell) {
         return g;
 }
 
+/* A succeeded run of cell: the runs whose metrics the report's figures are of. */
+static bool row_succeeded_in(const cJSON *row, const char *cell) {
+        return strcmp(row_string(row, "cell"), cell) == 0 && strcmp(row_string(row, "state"), "succeeded") == 0;
+}
+
+static const cJSON *row_metrics_item(const cJSON *row, const char *key) {
+        return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "metrics"), key);
+}
+
 cJSON *cell_steady_states(const cJSON *rows, const char *cell) {
         static const char *const classes[] = { "flat", "warmup", "slowdown", "no steady state" };
         double counts[ELEMENTSOF(classes)] = { 0 }, n = 0;
         const cJSON *row;
         cJSON_ArrayForEach(row, rows) {
-                if (strcmp(row_string(row, "cell"), cell) != 0 || strcmp(row_string(row, "state"), "succeeded") != 0)
+                if (!row_succeeded_in(row, cell))
                         continue;
-                const cJSON *s = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "metrics"), "steady_state");
+                const cJSON *s = row_metrics_item(row, "steady_state");
                 const char *class = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "class"));
                 for (size_t i = 0; class && i < ELEMENTSOF(classes); i++)
                         if (strcmp(class, classes[i]) == 0) {
@@ -227,5 +236,41 @@ cJSON *cell_steady_states(const cJSON *rows, const char *cell) {
         }
         cJSON_AddNumberToObject(o, "runs", n);
         cJSON_AddBoolToObject(o, "consistent", consistent);
+        return o;
+}
+
+/* {steady, not_steady}: the cell's succeeded runs whose metrics.warmup_auto.steady is true, false.
+ * A run without warmup_auto is in neither: how its warmup ended is not known. */
+static cJSON *warmup_auto_counts(const cJSON *rows, const char *cell) {
+        double steady = 0, not_steady = 0;
+        const cJSON *row;
+        cJSON_ArrayForEach(row, rows) {
+                if (!row_succeeded_in(row, cell))
+                        continue;
+                const cJSON *s = cJSON_GetObjectItemCaseSensitive(row_metrics_item(row, "warmup_auto"), "steady");
+                if (cJSON_IsTrue(s))
+                        steady++;
+                else if (cJSON_IsFalse(s))
+                        not_steady++;
+        }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "steady", steady);
+        cJSON_AddNumberToObject(o, "not_steady", not_steady);
+        return o;
+}
+
+cJSON *cell_warmup(const cJSON *rows, const char *cell, const cJSON *values, bool warmup_auto) {
+        /* metrics.warmup_s is a figure like any other: cell_gather() has it as values' "warmup_s",
+         * so that these are the same runs and numbers as the report's metrics.warmup_s. */
+        struct stats_summary s;
+        if (!cell_metric_describe(cJSON_GetObjectItemCaseSensitive(values, "warmup_s"), &s))
+                return cJSON_CreateNull();
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "runs", (double) s.n);
+        cJSON_AddNumberToObject(o, "min_s", s.min);
+        cJSON_AddNumberToObject(o, "max_s", s.max);
+        cJSON_AddNumberToObject(o, "mean_s", s.mean);
+        if (warmup_auto)
+                cJSON_AddItemToObject(o, "auto", warmup_auto_counts(rows, cell));
         return o;
 }

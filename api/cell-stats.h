@@ -37,3 +37,8 @@ int cell_metric_ratio(const cJSON *list, const cJSON *baseline_list, struct stat
  * {classes: {flat, warmup, slowdown, "no steady state": count}, runs, consistent: every run the
  * same class}; null when no run has one. */
 cJSON *cell_steady_states(const cJSON *rows, const char *cell);
+/* The warmup the cell's succeeded runs had (metrics.warmup_s, out of cell_gather()'s values):
+ * {runs, min_s, max_s, mean_s} over the runs that have one and, with warmup_auto (the
+ * definition's load.warmup_s "auto"), auto: {steady, not_steady}, how many runs'
+ * metrics.warmup_auto.steady is true, false; null when no run has one. */
+cJSON *cell_warmup(const cJSON *rows, const char *cell, const cJSON *values, bool warmup_auto);

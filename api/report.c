@@ -4,8 +4,8 @@
  * belongs to are named); with a baseline, each cell's ratio to it with a 95% interval (geometric
  * means on the log scale for positive metrics, Fieller's for the others; the bootstrap is too
  * narrow for the handful of iterations experiments have), marked approximate for few, unequal
- * iterations; and the findings (findings/). Runs that did not succeed are listed, never
- * averaged in. */
+ * iterations; the warmup the runs had (metrics.warmup_s) and, with warmup "auto", how many were
+ * steady; and the findings (findings/). Runs that did not succeed are listed, never averaged in. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +19,13 @@
 #include "api/cell-stats.h"
 #include "api/report-sequential.h"
 #include "api/verdict.h"
+
+/* The definition's load.warmup_s is "auto": its canonical JSON (definition-format.c) keeps the
+ * word, so the stored definition says it without being parsed again. */
+static bool definition_warmup_auto(const cJSON *definition) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(definition, "load"), "warmup_s");
+        return cJSON_IsString(w) && strcmp(w->valuestring, "auto") == 0;
+}
 
 int api_report_json(struct db_conn *db, const char *state_dir, const char *id, const char *baseline, cJSON **ret, bool *ret_finished) {
         cJSON *rows_raw = NULL, *cells_raw = NULL;
@@ -58,6 +65,7 @@ int api_report_json(struct db_conn *db, const char *state_dir, const char *id, c
                 cJSON_AddNullToObject(body, "baseline");
         cJSON_AddNumberToObject(body, "confidence", 0.95);
         cJSON *out = cJSON_AddArrayToObject(body, "cells");
+        bool warmup_auto = definition_warmup_auto(definition);
         const cJSON *c;
         cJSON_ArrayForEach(c, cells) {
                 const char *name = cJSON_GetStringValue(c);
@@ -69,6 +77,7 @@ int api_report_json(struct db_conn *db, const char *state_dir, const char *id, c
                 const cJSON *values = cJSON_GetObjectItemCaseSensitive(g, "values");
                 cJSON_AddItemToObject(cell, "metrics", cell_metric_stats(values));
                 cJSON_AddItemToObject(cell, "steady_state", cell_steady_states(rows, name));
+                cJSON_AddItemToObject(cell, "warmup", cell_warmup(rows, name, values, warmup_auto));
                 if (base && strcmp(name, baseline) != 0)
                         cJSON_AddItemToObject(cell, "ratios", cell_metric_ratios(values, cJSON_GetObjectItemCaseSensitive(base, "values")));
                 else

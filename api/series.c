@@ -15,23 +15,15 @@
 #include "api/cell-stats.h"
 #include "api/differences.h"
 #include "api/handlers.h"
+#include "api/series.h"
 #include "basic/change-points.h"
 #include "basic/json-util.h"
 #include "basic/macro.h"
 #include "basic/utf8.h"
+#include "definition/definition-sides.h"
 #include "storage/experiments.h"
 
-#define SERIES_LIMIT_MAX 5000
-#define SERIES_MIN_SEGMENT_MAX 1000
-#define METRIC_PATH_MAX 159
 #define SERIES_WHY_FINDINGS_MAX 20 /* per side of a change point; openapi.yaml's SeriesWhyFindings */
-
-struct series_query {
-        const char *cell, *metric;
-        char *labels_json;      /* owned by the handler */
-        struct change_points_params params;
-        int64_t limit;
-};
 
 /* One experiment of the series and its value, when it has one. */
 struct series_point {
@@ -40,7 +32,7 @@ struct series_point {
         struct stats_summary value;
 };
 
-static bool metric_path_valid(const char *m) {
+bool api_series_metric_valid(const char *m) {
         size_t n = strlen(m);
         if (n == 0 || n > METRIC_PATH_MAX || strspn(m, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != n)
                 return false;
@@ -76,7 +68,7 @@ static int parse_query(struct api_request *req, struct series_query *q, struct e
         if (!q->metric || !q->metric[0])
                 return error_set(err, 400, "missing_parameter", "metric",
                                  "metric is required: a report path such as latency_us.scheduled.p99");
-        if (!metric_path_valid(q->metric))
+        if (!api_series_metric_valid(q->metric))
                 return error_set(err, 400, "invalid_parameter", "metric",
                                  "metric must be a dotted report path of [A-Za-z0-9_] names (at most %d bytes), got '%.*s'",
                                  METRIC_PATH_MAX, UTF8_PREFIX(q->metric, 64));
@@ -227,6 +219,25 @@ static int load_side(struct db_conn *c, const char *state_dir, const char *id, s
         return 0;
 }
 
+/* Whether a bisection can follow the change (POST /v1/bisections with the series): the strings
+ * versions would fill, or the first difference they cannot. */
+static cJSON *bisection_offer(const cJSON *before, const cJSON *after, const char *cell) {
+        struct definition_sides sides;
+        struct error err = { 0 };
+        cJSON *o = cJSON_CreateObject();
+        int r = definition_sides_template(before, after, cell, NULL, &sides, &err);
+        cJSON_AddBoolToObject(o, "possible", r >= 0);
+        if (r >= 0) {
+                cJSON_AddItemToObject(o, "fields", sides.fields);
+                sides.fields = NULL;
+                definition_sides_done(&sides);
+        } else {
+                cJSON_AddStringToObject(o, "field", err.field);
+                cJSON_AddStringToObject(o, "reason", err.status ? err.message : "out of memory");
+        }
+        return o;
+}
+
 /* Why the series moved between experiments a (the last before) and b (the first after). */
 static int why_json(struct db_conn *c, const char *state_dir, const char *a, const char *b, const char *cell, cJSON **ret) {
         _cleanup_(side_done) struct side sa = { 0 }, sb = { 0 };
@@ -243,6 +254,7 @@ static int why_json(struct db_conn *c, const char *state_dir, const char *a, con
         cJSON *findings = cJSON_AddObjectToObject(why, "findings");
         add_findings_only(findings, "before_only", sa.findings, sb.findings, cell);
         add_findings_only(findings, "after_only", sb.findings, sa.findings, cell);
+        cJSON_AddItemToObject(why, "bisection", bisection_offer(sa.definition, sb.definition, cell));
         *ret = why;
         return 0;
 }
@@ -306,15 +318,18 @@ static int search(const struct series_point *points, size_t n, const struct seri
         return change_points_find(x, m, &q->params, ret, ret_n);
 }
 
-static enum MHD_Result reply_empty(struct api_request *req, const struct series_query *q, size_t n_experiments) {
-        if (n_experiments == 0)
-                return api_reply_errorf(req, 400, "invalid_parameter", "cell",
-                                        "no finished experiment%s has a cell '%.*s'",
-                                        q->labels_json ? " with these labels" : "", UTF8_PREFIX(q->cell, 64));
-        return api_reply_errorf(req, 400, "invalid_parameter", "metric",
-                                "no succeeded run of cell '%.*s' in the %zu experiments has the metric '%.*s'",
-                                UTF8_PREFIX(q->cell, 64),
-                                n_experiments, UTF8_PREFIX(q->metric, 64));
+/* A series of no value: no experiment has the cell, or none of its runs the metric. */
+static int empty_error(struct error *err, const struct series_query *q, const char *prefix, size_t n_experiments) {
+        char field[32];
+        if (n_experiments == 0) {
+                snprintf(field, sizeof field, "%scell", prefix);
+                return error_set(err, 400, "invalid_parameter", field, "no finished experiment%s has a cell '%.*s'",
+                                 q->labels_json ? " with these labels" : "", UTF8_PREFIX(q->cell, 64));
+        }
+        snprintf(field, sizeof field, "%smetric", prefix);
+        return error_set(err, 400, "invalid_parameter", field,
+                         "no succeeded run of cell '%.*s' in the %zu experiments has the metric '%.*s'", UTF8_PREFIX(q->cell, 64),
+                         n_experiments, UTF8_PREFIX(q->metric, 64));
 }
 
 /* Each change point with its why, read under a lease taken again for them. */
@@ -336,6 +351,67 @@ static int add_change_points(struct api_request *req, struct storage *storage, c
         return 0;
 }
 
+/* The series q as read from c, and its change points. */
+struct series_read {
+        cJSON *list;
+        bool truncated;
+        size_t n, m, n_cp;      /* experiments, those with a value, change points */
+        struct series_point *points;
+        size_t *valued;
+        struct change_point *cps;
+};
+
+static void series_read_done(struct series_read *s) {
+        cJSON_Delete(s->list);
+        free(s->points);
+        free(s->valued);
+        free(s->cps);
+}
+
+static int series_read(struct db_conn *c, const struct series_query *q, struct series_read *ret) {
+        char json_path[METRIC_PATH_MAX + 8];
+        if (!cell_metric_json_path(q->metric, json_path, sizeof json_path))
+                return -ENAMETOOLONG;
+        struct series_read s = { 0 };
+        int r = experiments_series_json(c, q->labels_json, q->cell, json_path, q->limit, &s.list, &s.truncated);
+        if (r < 0)
+                return r;
+        s.n = (size_t) cJSON_GetArraySize(s.list);
+        s.points = calloc(s.n ? s.n : 1, sizeof *s.points);
+        s.valued = calloc(s.n ? s.n : 1, sizeof *s.valued);
+        r = s.points && s.valued ? 0 : -ENOMEM;
+        if (r >= 0) {
+                gather_points(s.list, q, s.points);
+                r = search(s.points, s.n, q, s.valued, &s.m, &s.cps, &s.n_cp);
+        }
+        if (r < 0) {
+                series_read_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+int api_series_change_point(struct db_conn *c, const struct series_query *q, size_t index, struct series_change *ret,
+                            struct error *err) {
+        _cleanup_(series_read_done) struct series_read s = { 0 };
+        int r = series_read(c, q, &s);
+        if (r < 0)
+                return error_set_errno(err, r, 500, "internal", "series", "cannot read the series: %s", strerror(-r));
+        if (s.m == 0)
+                return empty_error(err, q, "series.", s.n);
+        if (index >= s.n_cp)
+                return error_set(err, 400, "out_of_range", "change_point",
+                                 "the series has %zu change point%s at these parameters (GET /v1/series lists them, from 0)", s.n_cp,
+                                 s.n_cp == 1 ? "" : "s");
+        const struct change_point *cp = &s.cps[index];
+        struct series_change chg = { .have_shift = cp->have_shift, .shift = cp->shift };
+        snprintf(chg.before, sizeof chg.before, "%s", point_id(&s.points[s.valued[cp->index - 1]]));
+        snprintf(chg.after, sizeof chg.after, "%s", point_id(&s.points[s.valued[cp->index]]));
+        *ret = chg;
+        return 0;
+}
+
 enum MHD_Result api_get_series(struct api_request *req) {
         struct error err = { 0 };
         struct series_query q = { 0 };
@@ -343,41 +419,28 @@ enum MHD_Result api_get_series(struct api_request *req) {
         _cleanup_free_ char *labels_json = q.labels_json;
         if (r < 0)
                 return api_reply_error(req, &err);
-        cJSON *list_raw = NULL;
-        bool truncated = false;
-        char json_path[METRIC_PATH_MAX + 8];
-        if (!cell_metric_json_path(q.metric, json_path, sizeof json_path))
-                return api_reply_errno(req, -ENAMETOOLONG, "series");
-        r = experiments_series_json(req->lease.conn, q.labels_json, q.cell, json_path, q.limit, &list_raw, &truncated);
-        _cleanup_json_ cJSON *list = list_raw;
+        _cleanup_(series_read_done) struct series_read s = { 0 };
+        r = series_read(req->lease.conn, &q, &s);
         if (r < 0)
                 return api_reply_errno(req, r, "series");
         struct storage *storage = req->lease.storage;
         db_lease_release(&req->lease);
-
-        size_t n = (size_t) cJSON_GetArraySize(list);
-        _cleanup_free_ struct series_point *points = calloc(n ? n : 1, sizeof *points);
-        _cleanup_free_ size_t *valued = calloc(n ? n : 1, sizeof *valued);
-        if (!points || !valued)
-                return api_reply_errno(req, -ENOMEM, "series");
-        gather_points(list, &q, points);
-        size_t m = 0, n_cp = 0;
-        _cleanup_free_ struct change_point *cps = NULL;
-        if ((r = search(points, n, &q, valued, &m, &cps, &n_cp)) < 0)
-                return api_reply_errno(req, r, "series");
-        if (m == 0)
-                return reply_empty(req, &q, n);
+        if (s.m == 0) {
+                empty_error(&err, &q, "", s.n);
+                return api_reply_error(req, &err);
+        }
 
         cJSON *body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "cell", q.cell);
         cJSON_AddStringToObject(body, "metric", q.metric);
         json_add_string_or_null(body, "worse_when", worse_when(q.metric));
         cJSON_AddItemToObject(body, "parameters", parameters_json(&q));
-        cJSON_AddBoolToObject(body, "truncated", truncated);
+        cJSON_AddBoolToObject(body, "truncated", s.truncated);
         cJSON *experiments = cJSON_AddArrayToObject(body, "experiments");
-        for (size_t i = 0; i < n; i++)
-                cJSON_AddItemToArray(experiments, point_json(&points[i], i));
-        r = add_change_points(req, storage, cps, n_cp, valued, points, q.cell, cJSON_AddArrayToObject(body, "change_points"));
+        for (size_t i = 0; i < s.n; i++)
+                cJSON_AddItemToArray(experiments, point_json(&s.points[i], i));
+        r = add_change_points(req, storage, s.cps, s.n_cp, s.valued, s.points, q.cell,
+                              cJSON_AddArrayToObject(body, "change_points"));
         if (r < 0) {
                 cJSON_Delete(body);
                 return api_reply_errno(req, r, r == -ENOENT ? "experiment" : "series");

@@ -93,18 +93,10 @@ static int start_bisection(struct http *h, const char *body, char **ret_id) {
                 fprintf(stderr, "slicelab: %s\n", h->error);
                 return EXIT_DAEMON;
         }
-        if (r.status != 201 && r.status != 200) {
-                http_print_error(&r);
-                http_response_done(&r);
-                return EXIT_DAEMON;
-        }
-        created = cJSON_Parse(r.body);
-        http_response_done(&r);
-        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(created, "id"));
-        if (!id) {
-                fprintf(stderr, "slicelab: the daemon's answer names no bisection\n");
-                return EXIT_DAEMON;
-        }
+        const char *id;
+        int k = client_created(&r, "bisection", &created, &id);
+        if (k != 0)
+                return k;
         *ret_id = strdup(id);
         if (!*ret_id)
                 abort();

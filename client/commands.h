@@ -31,6 +31,10 @@ struct client_options {
 /* The body of a POST from file, or stdin for "-": at most CLIENT_BODY_MAX bytes (-EFBIG beyond). */
 #define CLIENT_BODY_MAX (1u << 20)
 int client_read_body(const char *file, char **ret);
+struct http_response;
+/* The answer to a POST that made something (200 or 201 naming its id): *ret the parsed body and
+ * *ret_id its id, r done either way; else the error printed and EXIT_DAEMON. */
+int client_created(struct http_response *r, const char *noun, struct cJSON **ret, const char **ret_id);
 int cmd_submit(struct http *h, const struct client_options *o, const char *file);
 int cmd_bisect(struct http *h, const struct client_options *o, const char *file);
 int cmd_wait(struct http *h, const struct client_options *o, const char *id);

@@ -12,7 +12,7 @@
 #include "client/load-hosts.h"
 #include "client/run-failures.h"
 
-#define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %-18s %s\n"
+#define ROW_FORMAT "%-24s %-22s %-12s %-10s %-9s %-9s %-10s %-12s %-14s %-18s %s\n"
 
 static const cJSON *metric(const cJSON *cell, const char *key) {
         return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cell, "metrics"), key);
@@ -111,8 +111,37 @@ static const char *steady_states(const cJSON *cell, char *buf, size_t size) {
         return buf;
 }
 
+/* " (2 of 3 steady)" unless every run of the cell was found steady (the cell's warmup.auto): of
+ * the runs that say how their warmup ended, so that a run that does not is counted in neither. */
+static void warmup_steady(const cJSON *warmup, char *buf, size_t size) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(warmup, "auto");
+        double runs, steady, not_steady;
+        buf[0] = '\0';
+        if (!json_print_num(warmup, "runs", &runs) || !json_print_num(a, "steady", &steady) ||
+            !json_print_num(a, "not_steady", &not_steady) || steady == runs)
+                return;
+        snprintf(buf, size, " (%.0f of %.0f steady)", steady, steady + not_steady);
+}
+
+/* The warmup the runs had (the cell's warmup, from metrics.warmup_s): "21.2 s" when all lasted
+ * the same within 0.1 s (counted in whole ms, so that 21.1 and 21.2 are within it), else the
+ * range "19.8-23.1 s"; then how many were steady with warmup "auto"; "-" without one. */
+static const char *warmup(const cJSON *cell, char *buf, size_t size) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(cell, "warmup");
+        double lo, hi, mean;
+        char steady[40];
+        if (!json_print_num(w, "min_s", &lo) || !json_print_num(w, "max_s", &hi) || !json_print_num(w, "mean_s", &mean))
+                return fmt(buf, size, false, 0, 0, "");
+        warmup_steady(w, steady, sizeof steady);
+        if (llround(hi * 1000) - llround(lo * 1000) <= 100)
+                snprintf(buf, size, "%.1f s%s", mean, steady);
+        else
+                snprintf(buf, size, "%.1f-%.1f s%s", lo, hi, steady);
+        return buf;
+}
+
 static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
-        char tp[48], p99[24], gc[24], jit[24], cc[40], thr[24], gov[64], rt[64], a[16], b[16], steady[80];
+        char tp[48], p99[24], gc[24], jit[24], cc[40], thr[24], gov[64], rt[64], a[16], b[16], steady[80], wu[80];
         const char *key;
         double v, w, periods, throttled;
         bool have;
@@ -133,7 +162,7 @@ static void print_row(struct http *h, const cJSON *cell, const cJSON *runs) {
                metric_mean(cell, "cgroup.nr_throttled", &throttled);
         fmt(thr, sizeof thr, have, have ? 100 * throttled / periods : 0, 1, "%");
         governors(h, runs, json_print_str(cell, "name"), gov, sizeof gov);
-        printf(ROW_FORMAT, json_print_str(cell, "name"), tp, p99, gc, jit, cc, thr, gov,
+        printf(ROW_FORMAT, json_print_str(cell, "name"), tp, p99, gc, jit, cc, thr, gov, warmup(cell, wu, sizeof wu),
                steady_states(cell, steady, sizeof steady), ratio(cell, key, rt, sizeof rt));
 }
 
@@ -216,7 +245,7 @@ int cmd_report(struct http *h, const struct client_options *o, const char *id) {
                 return k;
         printf("experiment %s: %s\n\n", id, json_print_str(report, "status"));
         printf(ROW_FORMAT, "cell", "throughput", "p99 sched", "GC pause", "compile", "CICC/PGC",
-               "throttled", "governor", "steady state", "ratio to baseline (95% CI)");
+               "throttled", "governor", "warmup", "steady state", "ratio to baseline (95% CI)");
         cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(report, "cells"))
                 print_row(h, cell, runs);
         printf("\n(throughput in req/s, or ops/s for a benchmark without load: g = the geometric mean, which its 95%% interval\n"

@@ -86,6 +86,25 @@ static int post_with_retries(struct http *h, const struct client_options *o, con
         }
 }
 
+int client_created(struct http_response *r, const char *noun, cJSON **ret, const char **ret_id) {
+        if (r->status != 200 && r->status != 201) {
+                http_print_error(r);
+                http_response_done(r);
+                return EXIT_DAEMON;
+        }
+        cJSON *created = cJSON_Parse(r->body);
+        http_response_done(r);
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(created, "id"));
+        if (!id) {
+                cJSON_Delete(created);
+                fprintf(stderr, "slicelab: the daemon's answer names no %s\n", noun);
+                return EXIT_DAEMON;
+        }
+        *ret = created;
+        *ret_id = id;
+        return 0;
+}
+
 int cmd_submit(struct http *h, const struct client_options *o, const char *file) {
         _cleanup_free_ char *body = NULL;
         _cleanup_json_ cJSON *created = NULL;
@@ -106,18 +125,9 @@ int cmd_submit(struct http *h, const struct client_options *o, const char *file)
         k = post_with_retries(h, o, body, key, &r);
         if (k != 0)
                 return k;
-        if (r.status != 200 && r.status != 201) {
-                http_print_error(&r);
-                http_response_done(&r);
-                return EXIT_DAEMON;
-        }
-        created = cJSON_Parse(r.body);
-        http_response_done(&r);
-        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(created, "id"));
-        if (!id) {
-                fprintf(stderr, "slicelab: the daemon's answer names no experiment\n");
-                return EXIT_DAEMON;
-        }
+        const char *id;
+        if ((k = client_created(&r, "experiment", &created, &id)) != 0)
+                return k;
         const cJSON *w;
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(created, "warnings"))
                 fprintf(stderr, "slicelab: warning: %s\n", str_or(cJSON_GetStringValue(w), "?"));

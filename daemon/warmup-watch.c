@@ -2,6 +2,7 @@
 #include "daemon/warmup-watch.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct warmup_watch {
         bool have_jit_rate;
         double jit_ms_per_s;
         size_t last_segment;
+        bool trend_flat;
+        double trend;           /* the fitted change across the last segment, a share of its mean */
         struct series_reader series;
 };
 
@@ -178,6 +181,36 @@ int warmup_last_segment(const double *x, size_t n, bool higher_is_faster, size_t
         return 0;
 }
 
+bool warmup_trend_flat(const double *x, size_t n, double *ret_change) {
+        if (n < 3)
+                return false;
+        double mean_i = (double) (n - 1) / 2.0, mean_x = 0, sxx = 0, sxy = 0, ssr = 0;
+        for (size_t i = 0; i < n; i++)
+                mean_x += x[i] / (double) n;
+        for (size_t i = 0; i < n; i++) {
+                sxx += ((double) i - mean_i) * ((double) i - mean_i);
+                sxy += ((double) i - mean_i) * (x[i] - mean_x);
+        }
+        double slope = sxy / sxx;
+        for (size_t i = 0; i < n; i++) {
+                double e = x[i] - (mean_x + slope * ((double) i - mean_i));
+                ssr += e * e;
+        }
+        double se = sqrt(ssr / (double) (n - 2) / sxx);
+        *ret_change = mean_x > 0 ? slope * (double) (n - 1) / mean_x : 0;
+        return fabs(*ret_change) <= WARMUP_TREND_MAX || fabs(slope) <= stats_t_quantile(0.975, (double) (n - 2)) * se;
+}
+
+/* The last segment long enough and without a trend: the segmentation alone calls a smooth
+ * warmup one segment until enough of it is in (2(1 + 3e^(-t/4)) ms was one segment for 18 s). */
+static bool series_steady(struct warmup_watch *w) {
+        w->trend_flat = false;
+        if (w->last_segment < WARMUP_STEADY_INTERVALS)
+                return false;
+        w->trend_flat = warmup_trend_flat(w->series.values + w->series.n_values - w->last_segment, w->last_segment, &w->trend);
+        return w->trend_flat;
+}
+
 static bool jit_quiet(struct warmup_watch *w) {
         if (!w->jvm)
                 return true;
@@ -200,9 +233,16 @@ void warmup_watch_describe(const struct warmup_watch *w, char *buf, size_t size)
                 snprintf(jit, sizeof jit, "the JIT's compile time could not be read");
         if (w->series.unreadable[0])
                 snprintf(buf, size, "%s; the series could not be read: %s", jit, w->series.unreadable);
-        else
+        else if (w->last_segment < WARMUP_STEADY_INTERVALS)
                 snprintf(buf, size, "%s; the series' last segment holds %zu of its last %zu intervals (steady: at least %d)",
                          jit, w->last_segment, MIN(w->series.n_values, (size_t) WARMUP_WINDOW), WARMUP_STEADY_INTERVALS);
+        else
+                snprintf(buf, size,
+                         "%s; the series' last segment holds %zu of its last %zu intervals (steady: at least %d), its "
+                         "fitted trend %+.1f%% across it (%s)",
+                         jit, w->last_segment, MIN(w->series.n_values, (size_t) WARMUP_WINDOW), WARMUP_STEADY_INTERVALS,
+                         w->trend * 100,
+                         w->trend_flat ? "flat: within 2% or no trend at 95%" : "still moving: over 2% and a trend at 95%");
 }
 
 static int on_check(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -211,7 +251,8 @@ static int on_check(sd_event_source *s, uint64_t usec, void *userdata) {
         if (r >= 0)
                 r = warmup_last_segment(w->series.values, w->series.n_values, w->series.rate_metric, &w->last_segment);
         bool quiet = jit_quiet(w);
-        if (r >= 0 && quiet && w->last_segment >= WARMUP_STEADY_INTERVALS) {
+        bool steady = r >= 0 && series_steady(w);
+        if (quiet && steady) {
                 char why[384];
                 warmup_watch_describe(w, why, sizeof why);
                 w->timer = sd_event_source_disable_unref(w->timer);

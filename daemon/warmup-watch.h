@@ -8,7 +8,10 @@
  *     max the answered requests per second), read from the timeline the injector flushes each
  *     second of the warmup (slicelab-inject --warmup-until-signal), over its last
  *     WARMUP_WINDOW intervals segmented as basic/steady-state.h does (outliers left out, PELT
- *     with a penalty of 15 log n): its last segment holds at least WARMUP_STEADY_INTERVALS.
+ *     with a penalty of 15 log n): its last segment holds at least WARMUP_STEADY_INTERVALS, and
+ *     shows no trend: the least-squares line across it changes by at most WARMUP_TREND_MAX of
+ *     its mean, or its slope's 95% interval holds 0 (the segmentation has too little power on a
+ *     short series to split a smooth warmup, which it then calls one segment).
  * The timeline is read on from where the last read ended, a read() per 1024 records, and the
  * segmentation sees at most WARMUP_WINDOW values: the check costs the same at any rate. */
 #pragma once
@@ -21,6 +24,7 @@
 #define WARMUP_JIT_QUIET_MS_PER_S 20.0
 #define WARMUP_STEADY_INTERVALS 5
 #define WARMUP_WINDOW 120
+#define WARMUP_TREND_MAX 0.02
 
 struct samples;
 struct sample_point;
@@ -47,3 +51,6 @@ bool warmup_jit_rate(const struct sample_point *points, size_t n, double *ret_ms
 /* The number of values x[0..n) (finite, above 0) ends with in one segment, the segmentation
  * over its last WARMUP_WINDOW values; 0 for fewer than WARMUP_STEADY_INTERVALS values; -ENOMEM. */
 int warmup_last_segment(const double *x, size_t n, bool higher_is_faster, size_t *ret);
+/* x[0..n) without a trend: the least-squares line's change across it (*ret_change, a share of
+ * the mean) is within WARMUP_TREND_MAX, or the slope's 95% interval holds 0; false below 3. */
+bool warmup_trend_flat(const double *x, size_t n, double *ret_change);

@@ -135,6 +135,9 @@ int def_parse_stop(const cJSON *v, struct definition *d, struct error *err);
 void def_format_iterations(cJSON *root, const struct definition *d);
 void def_format_stop(cJSON *root, const struct definition *d);
 
+/* The placeholder at s ("{name}"): its length with the braces, 0 when s opens none. */
+size_t def_placeholder_len(const char *s);
+
 /* Cells from a template (definition-template.c): each cell's vars, and the strings that hold
  * placeholders as given (for the canonical JSON: [path keys and indexes..., text]). */
 struct def_template {

@@ -14,8 +14,7 @@
 
 #define VAR_NAME_MAX 32
 
-/* The placeholder at s ("{name}"): its length with the braces, 0 when s opens none. */
-static size_t placeholder_len(const char *s) {
+size_t def_placeholder_len(const char *s) {
         if (s[0] != '{' || !(s[1] >= 'a' && s[1] <= 'z'))
                 return 0;
         size_t n = 1 + strspn(s + 1, "abcdefghijklmnopqrstuvwxyz0123456789_");
@@ -155,7 +154,7 @@ static int keep_raw(struct def_template *t, const struct site *s) {
 static size_t expanded_len(const char *text, const struct definition_kv *kv) {
         size_t len = 0;
         for (const char *p = text; *p;) {
-                size_t n = placeholder_len(p);
+                size_t n = def_placeholder_len(p);
                 ssize_t i = n ? var_index(kv, p + 1, n - 2) : -1;
                 len += i >= 0 ? strlen(kv->values[i]) : 1;
                 p += i >= 0 ? n : 1;
@@ -166,7 +165,7 @@ static size_t expanded_len(const char *text, const struct definition_kv *kv) {
 static int check_site_cell(struct reading *rd, const struct site *s, size_t cell) {
         const char *text = s->string->valuestring;
         for (const char *p = text; *p; p++) {
-                size_t n = placeholder_len(p);
+                size_t n = def_placeholder_len(p);
                 if (n == 0)
                         continue;
                 int r = check_placeholder(rd, s, cell, p + 1, n - 2);
@@ -186,7 +185,7 @@ static int read_site(const struct site *s, void *userdata) {
         const char *text = s->string->valuestring;
         bool any = false;
         for (const char *p = text; *p && !any; p++)
-                any = placeholder_len(p) > 0;
+                any = def_placeholder_len(p) > 0;
         if (!any)
                 return 0;
         for (size_t c = 0; c < rd->t->n_cells; c++) {
@@ -304,7 +303,7 @@ static char *substitute(const char *text, const struct definition_kv *kv) {
         if (!out)
                 return NULL;
         for (const char *p = text; *p;) {
-                size_t n = placeholder_len(p);
+                size_t n = def_placeholder_len(p);
                 ssize_t i = n ? var_index(kv, p + 1, n - 2) : -1;
                 if (i >= 0) {
                         o = stpcpy(o, kv->values[i]);

@@ -1,8 +1,9 @@
 /* app.js: slicelab's dashboard. Read-only views over the REST API, one hash route each
  * (#/, #/experiments/ID, #/experiments/ID/profile?cell=..&baseline=.., #/runs/ID, #/runs/ID/profile,
- * #/compare?a=..&b=.., #/series?label=..&cell=..&metric=.., #/peers). Every string from the API
- * goes into the page as text (textContent, never innerHTML); polling sends If-None-Match and a 304 costs
- * nothing; the token, when reads need it, is asked once and kept in sessionStorage. */
+ * #/compare?a=..&b=.., #/series?label=..&cell=..&metric=.., #/peers, #/bisections, #/bisections/ID).
+ * Every string from the API goes into the page as text (textContent, never innerHTML); polling sends
+ * If-None-Match and a 304 costs nothing; the token, when reads need it, is asked once and kept in
+ * sessionStorage. */
 'use strict';
 
 const POLL_MS = 2000;
@@ -1230,6 +1231,124 @@ async function viewPeers() {
   pollEvery(async () => render((await api('/v1/peers')).body));
 }
 
+/* ---- view: bisections (GET /v1/bisections) ------------------------------------------------ */
+
+const bisectionEnded = status => !['queued', 'running'].includes(status);
+const outcomeText = o => o ? o.replace(/_/g, ' ') : '–';
+
+/* The list has a bisection's outcome but not the versions it found: a found one's come from its
+ * own answer, asked once, as a found bisection no longer changes. */
+const foundResults = new Map();      /* id -> result */
+async function foundResult(b) {
+  if (b.outcome !== 'found') return null;
+  if (!foundResults.has(b.id)) foundResults.set(b.id, (await api('/v1/bisections/' + encodeURIComponent(b.id))).body.result);
+  return foundResults.get(b.id);
+}
+
+function bisectionRow(b, result) {
+  return el('tr', { 'data-id': b.id },
+    el('td', {}, el('a', { href: '#/bisections/' + encodeURIComponent(b.id), class: 'bis-name', text: b.name })),
+    el('td', { class: 'mono', text: b.id }),
+    el('td', { class: 'bis-status' }, stateBadge(b.status)),
+    el('td', { class: 'bis-outcome', text: outcomeText(b.outcome) }),
+    el('td', { class: 'mono bis-first-changed', text: result ? result.first_changed : '–' }),
+    el('td', { class: 'mono bis-last-unchanged', text: result ? result.last_unchanged : '–' }),
+    el('td', { class: 'mono', text: fmtTime(b.created_at) }),
+    el('td', { class: 'mono', text: fmtTime(b.finished_at) }));
+}
+
+async function viewBisections() {
+  view.append(el('h1', { text: 'Bisections' }),
+    el('p', { class: 'sub', text: 'Which of an ordered list of versions first changed a metric: each step an experiment of two versions.' }));
+  const holder = el('div', { id: 'bisections' });
+  view.append(holder);
+  const gen = generation;
+  const render = async body => {
+    const results = await Promise.all(body.bisections.map(foundResult));
+    if (gen !== generation) return;
+    const rows = body.bisections.map((b, i) => bisectionRow(b, results[i]));
+    holder.replaceChildren(rows.length
+      ? table(['Name', 'Id', 'Status', 'Outcome', 'First changed', 'Last unchanged', 'Created', 'Finished'], rows)
+      : el('p', { class: 'empty', text: 'No bisections yet: POST one to /v1/bisections (slicelab bisect FILE).' }));
+  };
+  const url = '/v1/bisections?limit=100';
+  await render((await api(url)).body);
+  pollEvery(async () => {
+    const r = await api(url, { poll: true });
+    if (r.changed) await render(r.body);
+  });
+}
+
+/* ---- view: a bisection ------------------------------------------------------------------ */
+
+/* A cell of the version axis's grid, placed through the CSSOM (the page's CSP allows no style
+ * attribute); grid lines count from 1 and the first column holds the steps' names. */
+function gridCell(tag, attrs, place, ...children) {
+  const e = el(tag, attrs, ...children);
+  e.style.gridColumn = place.column;
+  e.style.gridRow = place.row;
+  return e;
+}
+
+/* Each step as a bar over the versions it compared (its baseline, then the other), its decision
+ * linking to its experiment; the versions in order on the axis above, the first changed and the
+ * last unchanged marked by a column across every step. */
+function versionAxis(b) {
+  const index = new Map(b.versions.map((v, i) => [v, i]));
+  const col = v => index.get(v) + 2;
+  const found = b.result && b.result.outcome === 'found' ? b.result : null;
+  const rows = b.steps.length + 1;
+  const marks = found ? [[found.last_unchanged, 'last-unchanged', 'last unchanged'], [found.first_changed, 'first-changed', 'first changed']] : [];
+  const axis = el('div', { class: 'bis-axis', id: 'bisection-axis', role: 'group', 'aria-label': 'the versions in order, and each step over the two it compared' });
+  axis.style.gridTemplateColumns = `max-content repeat(${b.versions.length}, minmax(4.5rem, 1fr))`;
+  axis.append(
+    ...marks.map(([v, cls]) => gridCell('div', { class: 'bis-mark ' + cls, 'aria-hidden': 'true' }, { column: col(v), row: `1 / span ${rows}` })),
+    gridCell('div', { class: 'bis-corner', text: 'version' }, { column: 1, row: 1 }),
+    ...b.versions.map((v, i) => {
+      const mark = marks.find(m => m[0] === v);
+      return gridCell('div', { class: 'bis-version mono' + (mark ? ' ' + mark[1] : ''), 'data-version': v }, { column: i + 2, row: 1 },
+        v, mark ? el('span', { class: 'bis-mark-label', text: mark[2] }) : null);
+    }),
+    ...b.steps.flatMap((s, i) => {
+      const [lo, hi] = s.versions.map(col).sort((x, y) => x - y);
+      const decision = s.decision || 'running';
+      const place = { column: `${lo} / ${hi + 1}`, row: i + 2 };
+      return [gridCell('div', { class: 'bis-step-name', text: `step ${s.step}` + (s.attempt ? ` (attempt ${s.attempt})` : '') }, { column: 1, row: i + 2 }),
+        gridCell('div', { class: 'bis-step decision-' + decision.replace(/[^a-z]/g, ''), 'data-step': s.step,
+          title: `${s.versions[1]} against ${s.versions[0]}` + (s.ratio == null ? '' : `: ratio ${fmt(s.ratio, 3)}`) +
+            (s.interval ? ` [${fmt(s.interval[0], 3)}, ${fmt(s.interval[1], 3)}]` : '') },
+        place, el('a', { href: '#/experiments/' + encodeURIComponent(s.experiment_id), class: 'bis-step-link', text: decision }),
+        s.ratio == null ? null : el('span', { class: 'bis-ratio', text: ` ×${fmt(s.ratio, 3)}` }))];
+    }));
+  return el('div', { class: 'bis-axis-wrap' }, axis);
+}
+
+/* What the bisection came to, in the daemon's own words (its message), or how far it is. */
+function bisectionResultText(b) {
+  if (b.message) return b.message;
+  return bisectionEnded(b.status) ? '–' : `Under way: ${b.steps.length} step(s) queued so far.`;
+}
+
+async function viewBisection(id) {
+  const base = '/v1/bisections/' + encodeURIComponent(id);
+  const b = (await api(base)).body;
+  view.append(el('h1', {}, 'Bisection ', el('span', { id: 'bis-title', text: b.name })),
+    el('p', { class: 'sub' }, stateBadge(b.status), ` · ${id} · ${b.metric}, a change beyond ±${fmt(b.difference_pct, 3)}%` +
+      ` · created ${fmtTime(b.created_at)} · finished ${fmtTime(b.finished_at)}`),
+    el('p', { id: 'bis-result' }, b.result ? el('strong', { class: 'bis-outcome', text: outcomeText(b.result.outcome) + ': ' }) : null,
+      bisectionResultText(b)));
+  view.append(el('h2', { text: 'Steps over the versions' }),
+    el('p', { class: 'legend-note', text: 'Versions oldest first. Each bar is a step: the experiment of the two versions at its ends, ' +
+      'the older one its baseline, with its stop rule\'s decision on the metric (different, equivalent, undecided, failed; running ' +
+      'while it runs) and the ratio of the newer one\'s to the baseline\'s; the link opens the experiment, hover for its interval.' }),
+    b.versions.length ? versionAxis(b) : el('p', { class: 'empty', text: 'No versions.' }));
+  /* An open bisection's page follows it, as a run's does. */
+  if (!bisectionEnded(b.status))
+    pollEvery(async () => {
+      if ((await api(base, { poll: true })).changed) route();
+    });
+}
+
 /* ---- routing ---------------------------------------------------------------------------- */
 
 async function route() {
@@ -1249,6 +1368,8 @@ async function route() {
     else if (parts[0] === 'compare') await viewCompare(new URLSearchParams(query || ''));
     else if (parts[0] === 'series') await viewSeries(new URLSearchParams(query || ''));
     else if (parts[0] === 'peers' && parts.length === 1) await viewPeers();
+    else if (parts[0] === 'bisections' && parts.length === 1) await viewBisections();
+    else if (parts[0] === 'bisections' && parts.length === 2) await viewBisection(parts[1]);
     else view.append(el('p', { class: 'error', text: 'No such page: ' + hash }));
   } catch (e) {
     showError(view, e);

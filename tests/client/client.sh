@@ -78,7 +78,7 @@ check_eq "runs lists both runs, succeeded" "2" "$(grep -c ' succeeded ' <<<"$OUT
 sl runs "$OK_ID" --json; json_ok runs
 OK_RUN=$(jq -r '.runs[0].id' <<<"$OUT")
 sl report "$OK_ID"; check_rc "report of a succeeded experiment" 0
-check_match "report prints the seed-style table's header, with the runs' steady-state classes" "^cell +throughput +p99 sched +GC pause +compile +CICC/PGC +throttled +governor +steady state +ratio" "$(sed -n 3p <<<"$OUT")"
+check_match "report prints the seed-style table's header, with the runs' warmup and steady-state classes" "^cell +throughput +p99 sched +GC pause +compile +CICC/PGC +throttled +governor +warmup +steady state +ratio" "$(sed -n 3p <<<"$OUT")"
 check_match "the first cell is the baseline" "^a .* 1 \(baseline\)$" "$(sed -n 4p <<<"$OUT")"
 check_match "the second cell has its ops/s (the geometric mean, g, that an interval would be of) and its ratio to the first" \
         "^b +[0-9]+g( \[[0-9]+-[0-9]+\])? .* [0-9.]+( \(|$)" "$(sed -n 5p <<<"$OUT")"
@@ -86,6 +86,7 @@ check_match "the table says which mean the intervals belong to" "g = the geometr
 sl report "$OK_ID" --baseline b; check_rc "report --baseline" 0
 check_match "--baseline picks the baseline" "^b .* 1 \(baseline\)$" "$(grep '^b ' <<<"$OUT")"
 sl report "$OK_ID" --json; json_ok report
+check_eq "a benchmark without load had no warmup: the report's is null" "[null,null]" "$(jq -c '[.cells[].warmup]' <<<"$OUT")"
 sl report "$OK_ID" --baseline nosuchcell
 check_rc "report with an unknown baseline is the daemon's 400" 4
 check_match "the 400's field is printed" "HTTP 400 .*field baseline" "$ERR"

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,6 +47,37 @@ static void test_last_segment(void **state) {
         synthetic_series(long_series, WARMUP_WINDOW + 50, 1000, 0.02, &old, 1, 4);
         assert_int_equal(last_segment(long_series, WARMUP_WINDOW + 50, true), WARMUP_WINDOW);
         free(long_series);
+}
+
+/* A smooth warmup, 2(1 + 3e^(-t/4)) ms with 2% noise: the segmentation calls its first 18 s one
+ * segment, the trend check holds it in warmup until what is left of the fall is under 2%. */
+static void test_trend(void **state) {
+        double x[60];
+        unsigned seed = 7;
+        for (int t = 0; t < 60; t++) {
+                seed = seed * 1103515245 + 12345;
+                x[t] = 2000 * (1 + 3 * exp(-t / 4.0)) * (1 + 0.02 * (((seed >> 16) % 1000) / 1000.0 - 0.5));
+        }
+        double change;
+        assert_int_equal(last_segment(x, 10, false), 10);
+        assert_false(warmup_trend_flat(x, 10, &change));
+        assert_true(change < -0.5);                     /* down by more than half across it */
+        size_t len = last_segment(x, 55, false);
+        assert_true(len >= WARMUP_STEADY_INTERVALS);
+        assert_true(warmup_trend_flat(x + 55 - len, len, &change));
+        /* Flat series with 2% noise: a trend at 95% and over 2% is chance, about one check in 20
+         * (a warmup a second longer); over 20 series of 5 to 30 values, 9 in 10 checks or more
+         * say flat. */
+        size_t checks = 0, flat_checks = 0;
+        for (uint64_t series = 1; series <= 20; series++) {
+                double flat[30];
+                synthetic_series(flat, ELEMENTSOF(flat), 1000, 0.02, NULL, 0, series);
+                for (size_t n = WARMUP_STEADY_INTERVALS; n <= ELEMENTSOF(flat); n++, checks++)
+                        flat_checks += warmup_trend_flat(flat, n, &change);
+                assert_false(warmup_trend_flat(flat, 2, &change));
+        }
+        print_message("flat series judged flat: %zu of %zu checks\n", flat_checks, checks);
+        assert_true(flat_checks * 10 >= checks * 9);
 }
 
 /* One point a second, compile time rising 100 ms/s for 10 s, then flat. */
@@ -162,6 +194,7 @@ static void test_watch_fifo(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_last_segment),
+                cmocka_unit_test(test_trend),
                 cmocka_unit_test(test_jit_rate),
                 cmocka_unit_test(test_watch),
                 cmocka_unit_test(test_watch_fifo),

@@ -354,6 +354,19 @@ static void check_warmup_ended(struct run *r, int64_t signalled_ns) {
         assert_int_equal((size_t) json_number(r->s, "warmup_requests"), r->t.n - measured);
 }
 
+/* SIGUSR1 (signals times: the second must change nothing) to a --warmup-until-signal run with a
+ * 30 s warmup launched at launched: it ends well before the warmup would have, its files whole
+ * and its measure phase starting at the signal. */
+static void end_warmup_and_check(struct run *r, struct proc *inj, int64_t launched, int signals) {
+        int64_t signalled = mono_ns();
+        for (int i = 0; i < signals; i++)
+                assert_int_equal(kill(inj->pid, SIGUSR1), 0);
+        run_loaded(r, inj, 20000);
+        assert_true(mono_ns() - launched < 25 * 1000000000LL);
+        check_warmup_ended(r, signalled);
+        run_done(r);
+}
+
 /* --warmup-until-signal, as slicelabd uses it: while the warmup lasts, its records reach the
  * file once a second (the daemon reads them to tell when the run is steady), far sooner than a
  * whole block of 2048 would at 200/s (10 s); a SIGUSR1 then ends the warmup at once and the
@@ -388,13 +401,7 @@ static void test_warmup_until_signal(void **state) {
                 assert_true(i == 0 || rec[i].scheduled_ns - rec[i - 1].scheduled_ns == 5000000);
         }
 
-        int64_t signalled = mono_ns();
-        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
-        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
-        run_loaded(&r, &inj, 20000);
-        assert_true(mono_ns() - launched < 25 * 1000000000LL);
-        check_warmup_ended(&r, signalled);
-        run_done(&r);
+        end_warmup_and_check(&r, &inj, launched, 2);
         server_stop(&srv);
 }
 
@@ -412,12 +419,7 @@ static void test_warmup_until_signal_threads(void **state) {
         char line[64];
         assert_true(proc_read_line(&srv.p, line, sizeof line, 20000));
         assert_string_equal(line, "served 100");
-        int64_t signalled = mono_ns();
-        assert_int_equal(kill(inj.pid, SIGUSR1), 0);
-        run_loaded(&r, &inj, 20000);
-        assert_true(mono_ns() - launched < 25 * 1000000000LL);
-        check_warmup_ended(&r, signalled);
-        run_done(&r);
+        end_warmup_and_check(&r, &inj, launched, 1);
         server_stop(&srv);
 }
 

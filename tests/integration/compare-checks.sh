@@ -1,10 +1,10 @@
 #!/bin/bash
 # compare-checks.sh: labels, checks and comparisons across experiments with real JVM runs:
-# ?label=k=v filters (repeatable, AND); a definition's checks give a verdict in the report and
-# in GET /v1/experiments/{id}, one experiment passing and one failing; GET /v1/compare across
-# two real experiments gives both sides and the ratio b/a with its Fieller interval, and warns
-# naming the definition field that differs (the load's rate); bad compare parameters are 400s
-# naming the parameter.
+# ?label=k=v filters (repeatable, AND); a definition's checks give a verdict in the report and in
+# GET /v1/experiments/{id}, one experiment passing and one failing, its report's warmup the fixed
+# warmup_s (API and slicelab report's column); GET /v1/compare across two real experiments gives
+# both sides and the ratio b/a with its Fieller interval, and warns naming the definition field
+# that differs (the load's rate); bad compare parameters are 400s naming the parameter.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -60,6 +60,10 @@ check_eq "its checks pass: no errors, B's throughput within 0.8-1.2 of A's" "tru
 check_eq "the ratio check is decided on its interval" ratio_interval "$(jq -r '.verdict.checks[1].basis' <<<"$BODY")"
 check "the interval bounds the ratio" json_true '.verdict.checks[1] | .ci95.low <= .value and .value <= .ci95.high' "$BODY"
 check_eq "the plain check is on the mean of 2 runs" "mean 2" "$(jq -r '.verdict.checks[0] | "\(.basis) \(.n)"' <<<"$BODY")"
+check "a fixed warmup is the report's: each cell's 2 runs had warmup_s 1 (within 1 ms), and no auto" json_true \
+  '[.cells[].warmup | .runs == 2 and ((.min_s - 1) | fabs) < 0.001 and ((.max_s - 1) | fabs) < 0.001 and (has("auto") | not)] | all' "$BODY"
+check_match "slicelab report shows it in its warmup column" "^A .* 1\.0 s +[0-9-]" \
+  "$("$BUILD/client/slicelab" --url "$DAEMON_URL" report "$E1" | grep '^A ')"
 api GET "/v1/experiments/$E2"
 check_schema "an experiment with a verdict" getExperiment 200
 check_eq "the second experiment fails its p99 <= 1 us check and passes the other" "false false true" \

@@ -2,12 +2,13 @@
 # warmup-auto-runs.sh: load.warmup_s "auto" (issue 36, item 4) with a real JVM: slicelab-sut.jar
 # from a cold JVM at a CPU-heavy /work, warmed until the daemon finds it steady (its JIT quiet,
 # its latency per second in one segment for 5 s), at most warmup_max_s. The run measured from
-# there: its metrics say the warmup it had and that it was steady, the state history says why,
-# the steady-state series' measure start is the same instant, every warmup record of the
-# timeline was scheduled before it and every measured one after, and the jit finding (compile
-# time in the measure window) does not fire. The definition keeps "auto" and warmup_max_s;
-# "auto" without warmup_max_s, or warmup_max_s without "auto", is a 400 naming the field (the
-# definition table tests/definition/bad-definitions.tsv holds the other refusals).
+# there: its metrics say the warmup it had and that it was steady, the state history says why, the
+# steady-state series' measure start is the same instant, every warmup record of the timeline was
+# scheduled before it and every measured one after, and the jit finding (compile time in the
+# measure window) does not fire; the report's warmup per cell is the run's, steady, and slicelab
+# report's warmup column shows its seconds. The definition keeps "auto" and warmup_max_s; "auto"
+# without warmup_max_s, or warmup_max_s without "auto", is a 400 naming the field (the definition
+# table tests/definition/bad-definitions.tsv holds the other refusals).
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -64,4 +65,19 @@ api GET "/v1/experiments/$EXP_ID/findings"
 echo "# findings: $(jq -c '[.findings[] | .rule]' <<<"$BODY")"
 check_eq "the jit finding does not fire: the JIT was quiet in the measure window" 0 \
         "$(jq '[.findings[] | select(.rule == "jit")] | length' <<<"$BODY")"
+# The report shows the warmup: the cell's is its one run's metrics.warmup_s, found steady.
+WARMUP=$(jq -r .metrics.warmup_s <<<"$RUN_BODY")
+api GET "/v1/experiments/$EXP_ID/report"
+check_schema "the report" getExperimentReport 200
+echo "# report's warmup: $(jq -c '.cells[0].warmup' <<<"$BODY")"
+check "the cell's warmup min_s and max_s are the run's metrics.warmup_s (within 1e-6)" json_true \
+        ".cells[0].warmup | ((.min_s - $WARMUP) | fabs) < 1e-6 and ((.max_s - $WARMUP) | fabs) < 1e-6" "$BODY"
+check_eq "over its one run, which was found steady" "1 1 0" \
+        "$(jq -r '.cells[0].warmup | "\(.runs) \(.auto.steady) \(.auto.not_steady)"' <<<"$BODY")"
+OUT=$("$BUILD/client/slicelab" --url "$DAEMON_URL" report "$EXP_ID")
+check_eq "slicelab report of it exits 0" 0 "$?"
+echo "$OUT" | sed -n '3,4s/^/# /p'
+check_match "slicelab report's table has a warmup column" "^cell .* governor +warmup +steady state " "$(sed -n 3p <<<"$OUT")"
+check_match "which shows the run's seconds, all its runs steady" "^a .* $(printf %.1f "$WARMUP") s +[0-9-]" \
+        "$(grep '^a ' <<<"$OUT")"
 finish

@@ -11,7 +11,9 @@
 #   request, the run chart drew as many buckets as the endpoint returned, GC bands where the run
 #   has GC events, the name shows as text and no dialog opens, a queued experiment turns running
 #   in the list without a reload; the series view draws a series with its change point, whose
-#   link opens the two experiments' comparison; the flame graphs (tests/ui/profile-data.sh's
+#   link opens the two experiments' comparison; a real bisection (3 spin versions) is listed
+#   with its outcome and versions, and its view draws a bar per step linking its experiment,
+#   the found version and the last unchanged marked, the daemon's result sentence; the flame graphs (tests/ui/profile-data.sh's
 #   profiles): a run's, a cell's and a cell's against its baseline draw the frames of the folded
 #   text as wide as their samples, red and blue by the sign of the API's differences, the
 #   intervals on hover, a large profile's narrow frames as one block, and a run without a
@@ -172,6 +174,26 @@ done
 api GET "/v1/experiments/$XSS_EXP/profile/tree?cell=1cpu"
 check_eq "a cell without a profiled run: 404" 404 "$HTTP_STATUS"
 
+# --- a bisection for the bisections' views: three spin versions, the work per unit three times
+# from v2 on; the ends differ, then v2 against v1: v2 found in 2 steps (about 4 s here) ----------
+SPIN="$BUILD/contrib/workloads/slicelab-spin"
+bis_started=$SECONDS
+api_auth POST /v1/bisections -H 'Content-Type: application/json' --data "{\"name\":\"which spin slowed\",
+  \"definition\":{\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"0.2\",\"--change-at\",\"0.001\",\"--change-factor\",\"{factor}\"]}},
+  \"cell\":{\"cpus\":\"0\"},\"versions\":[{\"name\":\"v1\",\"vars\":{\"factor\":\"1\"}},{\"name\":\"v2\",\"vars\":{\"factor\":\"3\"}},
+  {\"name\":\"v3\",\"vars\":{\"factor\":\"3\"}}],\"metric\":\"ops_per_s\",\"difference_pct\":40,\"iterations\":{\"min\":3,\"max\":8}}"
+check_eq "a bisection of three versions is accepted" 201 "$HTTP_STATUS"
+BISECTION=$(jq -r '.id // empty' <<<"$BODY")
+bisection_ended() {
+        local status
+        status=$(curl -s "$DAEMON_URL/v1/bisections/$1" | jq -r .status)
+        [ "$status" != queued ] && [ "$status" != running ]
+}
+wait_for 120 bisection_ended "$BISECTION" || not_ok "the bisection ended in time" "$(curl -s "$DAEMON_URL/v1/bisections/$BISECTION")"
+echo "# the bisection took $((SECONDS - bis_started)) s"
+check_eq "it found v2, v1 the last unchanged" "succeeded found v2 v1" \
+        "$(curl -s "$DAEMON_URL/v1/bisections/$BISECTION" | jq -r '"\(.status) \(.result.outcome) \(.result.first_changed) \(.result.last_unchanged)"')"
+
 post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
   \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
 BLOCKER=$EXP_ID
@@ -182,7 +204,7 @@ wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"
 if bash "$SRC/tests/openapi/install-deps.sh" "$SRC/tests/ui" >"$TEST_TMP/npm.log" 2>&1; then
         URL=$DAEMON_URL XSS_EXP=$XSS_EXP GC_RUN=$RUN QUEUED_EXP=$QUEUED_EXP BLOCKER_EXP=$BLOCKER SPIN_EXP=$SPIN_EXP \
-                WRITE_TOKEN=$DAEMON_TOKEN SERIES_LABEL=$SERIES_LABEL SHOTS=${UI_SHOTS:-} \
+                WRITE_TOKEN=$DAEMON_TOKEN SERIES_LABEL=$SERIES_LABEL SHOTS=${UI_SHOTS:-} BISECTION=$BISECTION \
                 PROFILE_EXP=$PROFILE_EXP PROFILE_RUN=$PROFILE_RUN LARGE_RUN=$LARGE_RUN PROFILE_FOLDED_DIR=$PROFILE_FOLDED_DIR \
                 node "$SRC/tests/ui/views.js" >"$TEST_TMP/views.out" 2>&1
         count_views_output

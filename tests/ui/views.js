@@ -3,7 +3,7 @@
 // daemon and the things it made in the environment; prints TAP-like lines that ui.sh counts:
 // "ok - NAME" / "not ok - NAME" / "# comment".
 //   URL XSS_EXP GC_RUN QUEUED_EXP BLOCKER_EXP SPIN_EXP WRITE_TOKEN SERIES_LABEL
-//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR PEERS HOSTS_RUN node views.js
+//   PROFILE_EXP PROFILE_RUN LARGE_RUN PROFILE_FOLDED_DIR PEERS HOSTS_RUN BISECTION node views.js
 // (each group of views runs when its variables are set: PROFILE_* are profile-data.sh's; PEERS,
 // "HOST yes|no,..." as GET /v1/peers answered, tests/peers/multi-host.sh's load hosts)
 // QUEUED_EXP waits behind BLOCKER_EXP, which holds the machine until this cancels it.
@@ -14,7 +14,7 @@ const URL = process.env.URL, XSS_EXP = process.env.XSS_EXP, GC_RUN = process.env
 const BLOCKER_EXP = process.env.BLOCKER_EXP, WRITE_TOKEN = process.env.WRITE_TOKEN, SPIN_EXP = process.env.SPIN_EXP;
 const SERIES_LABEL = process.env.SERIES_LABEL, PROFILE_EXP = process.env.PROFILE_EXP;
 const PROFILE_RUN = process.env.PROFILE_RUN, LARGE_RUN = process.env.LARGE_RUN;
-const PEERS = process.env.PEERS, HOSTS_RUN = process.env.HOSTS_RUN;
+const PEERS = process.env.PEERS, HOSTS_RUN = process.env.HOSTS_RUN, BISECTION = process.env.BISECTION;
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 let failed = 0;
 
@@ -261,6 +261,58 @@ async function seriesView(browser) {
   await v.context.close();
 }
 
+// A real bisection that found its version: its row in the list says what the API says, its
+// link opens its view, which draws the versions in order, a bar per step over the two versions
+// it compared linking to the step's experiment, the found version and the last unchanged marked,
+// and the daemon's own result sentence.
+async function bisectionViews(browser) {
+  const b = await (await fetch(`${URL}/v1/bisections/${BISECTION}`)).json();
+  let v = await loadView(browser, '#/bisections', `#bisections tr[data-id="${BISECTION}"]`, 'bisections');
+  const row = await v.page.$eval(`#bisections tr[data-id="${BISECTION}"]`, tr => ['.bis-name', '.bis-status', '.bis-outcome',
+    '.bis-first-changed', '.bis-last-unchanged'].map(c => tr.querySelector(c).textContent));
+  const want = [b.name, b.status, b.result.outcome, b.result.first_changed, b.result.last_unchanged];
+  ok(JSON.stringify(row) === JSON.stringify(want), 'bisections: the list shows its name, status, outcome, first changed and last unchanged',
+    `${row.join(' | ')} vs ${want.join(' | ')}`);
+  await v.page.click(`#bisections tr[data-id="${BISECTION}"] a.bis-name`);
+  await v.page.waitForSelector('#bisection-axis', { timeout: 20000 });
+  clean(v, 'bisections');
+  await v.context.close();
+
+  v = await loadView(browser, `#/bisections/${BISECTION}`, '#bisection-axis', 'bisection');
+  const shown = await v.page.evaluate(() => {
+    const box = e => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right }; };
+    const versions = [...document.querySelectorAll('#bisection-axis .bis-version')];
+    return {
+      versions: versions.map(e => ({ name: e.dataset.version, ...box(e) })),
+      steps: [...document.querySelectorAll('#bisection-axis .bis-step')].map(e => ({
+        step: Number(e.dataset.step), href: e.querySelector('a').getAttribute('href'), text: e.textContent, ...box(e) })),
+      first: [...document.querySelectorAll('#bisection-axis .bis-version.first-changed')].map(e => e.dataset.version),
+      last: [...document.querySelectorAll('#bisection-axis .bis-version.last-unchanged')].map(e => e.dataset.version),
+      result: document.getElementById('bis-result').textContent,
+    };
+  });
+  ok(shown.versions.map(x => x.name).join() === b.versions.join() && shown.versions.every((x, i) => i === 0 || x.left >= shown.versions[i - 1].right - 1),
+    'bisection: the versions in order, left to right', JSON.stringify(shown.versions));
+  ok(shown.steps.length === b.steps.length && b.steps.length === 2, 'bisection: one bar per step (2)', JSON.stringify(shown.steps));
+  const at = name => shown.versions.find(x => x.name === name);
+  const bad = b.steps.filter((s, i) => {
+    const d = shown.steps[i];
+    return !d || d.step !== s.step || d.href !== `#/experiments/${s.experiment_id}` || !d.text.startsWith(s.decision) ||
+      Math.abs(d.left - at(s.versions[0]).left) > 20 || Math.abs(d.right - at(s.versions[1]).right) > 20;
+  });
+  ok(bad.length === 0, 'bisection: each bar spans its two versions, says its decision and links its experiment',
+    JSON.stringify({ bad, shown: shown.steps }));
+  ok(shown.first.join() === b.result.first_changed && shown.last.join() === b.result.last_unchanged,
+    'bisection: the first changed and the last unchanged version are marked', JSON.stringify(shown));
+  ok(shown.result.endsWith(b.message) && shown.result.startsWith('found'), 'bisection: the result as the daemon says it', shown.result);
+  await v.page.screenshot({ path: process.env.SHOTS ? `${process.env.SHOTS}/bisection.png` : '/dev/null' }).catch(() => {});
+  await v.page.click('#bisection-axis .bis-step a');
+  await v.page.waitForSelector('#report table', { timeout: 20000 });
+  ok(await v.page.evaluate(() => location.hash) === `#/experiments/${b.steps[0].experiment_id}`, 'bisection: a step\'s link opens its experiment');
+  clean(v, 'bisection');
+  await v.context.close();
+}
+
 // ---- profiles: flame graphs --------------------------------------------------------------
 // The folded text profile-data.sh wrote, parsed here on its own: every frame name of a cell's
 // stacks below the group, with its samples (a frame's total: its lines' counts).
@@ -487,6 +539,7 @@ async function loadHostsRunView(browser) {
     if (PEERS) await peersView(browser, PEERS);
     if (HOSTS_RUN) await loadHostsRunView(browser);
     if (SERIES_LABEL) await seriesView(browser);
+    if (BISECTION) await bisectionViews(browser);
     if (PROFILE_EXP) await profileViews(browser);
   } catch (e) {
     ok(false, 'the browser tests ran to their end', e.stack);
