@@ -3,7 +3,8 @@
  * in strings a template may hold placeholders in (the sites of definition-template.c: sut.command,
  * sut.ready.http, load.target, the cell's jvm_args), a list of versions can fill what changed.
  * The fields the two sides may differ in without it mattering (names, labels, iterations, stop,
- * checks, the other cells) are left out; any other difference is named, and nothing is made.
+ * checks, the order of runs and its seed, the other cells) are left out; any other difference is
+ * named, and nothing is made.
  *
  * The template is the before side's text with each occurrence of the first version's values put
  * back as {name} (the longest value first, so that "1.4.10" is not read as "1.4.1" and a "0");
@@ -17,9 +18,11 @@
 #include "definition/definition-internal.h"
 #include "definition/definition-sides.h"
 
-/* Top-level fields a step's definition does not take from the sides (the bisection makes its
- * own, or they name cells that the versions replace). */
-static const char *const side_only[] = { "name", "description", "labels", "iterations", "stop", "checks", "cells" };
+/* Top-level fields a step's definition does not take from the sides: the bisection makes its
+ * own, they name cells that the versions replace, or they say how an experiment runs its runs
+ * (order, seed, when to give up), not what a version is. */
+static const char *const side_only[] = { "name",  "description", "labels", "iterations", "stop", "checks", "cells",
+                                         "order", "seed",        "max_consecutive_failures" };
 
 struct walk {
         const cJSON *first_vars, *last_vars;    /* NULL: only say what differs */

@@ -11,16 +11,22 @@
 
 #include "definition/definition-sides.h"
 
-#define BEFORE                                                                                                         \
-        "{\"name\":\"shop r101\",\"labels\":{\"app\":\"shop\"},\"iterations\":3,"                                      \
-        "\"sut\":{\"command\":[\"/usr/bin/java\",\"-jar\",\"/srv/builds/101/shop.jar\",\"--tag\",\"1.4.1\"]},"        \
-        "\"load\":{\"target\":\"http://127.0.0.1:8080/\",\"rate\":100},"                                              \
-        "\"cells\":[{\"name\":\"A\",\"cpus\":\"1\"},{\"name\":\"B\",\"cpus\":\"2\",\"jvm_args\":[\"-Xmx1g\"]}]}"
-#define AFTER                                                                                                          \
-        "{\"name\":\"shop r104\",\"labels\":{\"app\":\"shop\",\"build\":\"104\"},\"iterations\":5,"                    \
-        "\"sut\":{\"command\":[\"/usr/bin/java\",\"-jar\",\"/srv/builds/104/shop.jar\",\"--tag\",\"1.4.10\"]},"       \
-        "\"load\":{\"target\":\"http://127.0.0.1:8080/\",\"rate\":100},"                                              \
-        "\"cells\":[{\"name\":\"A\",\"cpus\":\"3\"},{\"name\":\"B\",\"cpus\":\"2\",\"jvm_args\":[\"-Xmx1g\"]}]}"
+#define BEFORE                                                                                  \
+        "{\"name\":\"shop r101\",\"labels\":{\"app\":\"shop\"},\"iterations\":3,"            \
+        "\"order\":\"random\",\"seed\":7,"                                                     \
+        "\"sut\":{\"command\":[\"/usr/bin/java\",\"-jar\",\"/srv/builds/101/shop.jar\","        \
+        "\"--tag\",\"1.4.1\"]},"                                                             \
+        "\"load\":{\"target\":\"http://127.0.0.1:8080/\",\"rate\":100},"                       \
+        "\"cells\":[{\"name\":\"A\",\"cpus\":\"1\"},{\"name\":\"B\",\"cpus\":\"2\","         \
+        "\"jvm_args\":[\"-Xmx1g\"]}]}"
+#define AFTER                                                                                   \
+        "{\"name\":\"shop r104\",\"labels\":{\"app\":\"shop\",\"build\":\"104\"},"          \
+        "\"iterations\":5,\"seed\":9,"                                                       \
+        "\"sut\":{\"command\":[\"/usr/bin/java\",\"-jar\",\"/srv/builds/104/shop.jar\","        \
+        "\"--tag\",\"1.4.10\"]},"                                                            \
+        "\"load\":{\"target\":\"http://127.0.0.1:8080/\",\"rate\":100},"                       \
+        "\"cells\":[{\"name\":\"A\",\"cpus\":\"3\"},{\"name\":\"B\",\"cpus\":\"2\","         \
+        "\"jvm_args\":[\"-Xmx1g\"]}]}"
 
 struct sides_case {
         cJSON *before, *after, *first, *last;
@@ -49,7 +55,8 @@ static int run(struct sides_case *c, struct definition_sides *s, struct error *e
         return r < 0 ? err->status : 0;
 }
 
-/* The sides also differ in cell A's cpus, their names, labels and iterations: not for cell B. */
+/* The sides also differ in cell A's cpus, their names, labels, iterations, order and seed: not
+ * for cell B, and not what a version is. */
 static void test_template(void **state) {
         struct sides_case c;
         load(&c, BEFORE, AFTER, "{\"build\":\"101\",\"tag\":\"1.4.1\"}", "{\"build\":\"104\",\"tag\":\"1.4.10\"}");
@@ -65,6 +72,7 @@ static void test_template(void **state) {
         assert_null(cJSON_GetObjectItem(s.definition, "labels"));
         assert_null(cJSON_GetObjectItem(s.definition, "iterations"));
         assert_null(cJSON_GetObjectItem(s.definition, "cells"));
+        assert_null(cJSON_GetObjectItem(s.definition, "seed"));
         assert_null(cJSON_GetObjectItem(s.cell, "name"));
         assert_string_equal(cJSON_GetObjectItem(s.cell, "cpus")->valuestring, "2");
         assert_int_equal(cJSON_GetArraySize(s.fields), 2);
