@@ -13,7 +13,7 @@ bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-h$$" || { not_ok "daemon starts"; finish; exit 1; }
 
 # A finished run: its GETs are stable (ETag), so HEAD and GET can be compared byte for byte.
-post_experiment "{\"name\":\"h\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name h --cell a:1 -- "$SPIN" --threads 1 --seconds 1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 

@@ -16,9 +16,9 @@ export WATCHDOG_USEC=2000000
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-s$$" --max-streams "$READERS" || { not_ok "daemon starts"; finish; exit 1; }
 
-post_experiment "{\"name\":\"slow\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"1000\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name slow \
+        --load "{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"1000\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 check_eq "the run with a large timeline succeeds" succeeded "$(run_outcome "$RUN")"
