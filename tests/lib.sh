@@ -201,12 +201,12 @@ not_finished() {
 #   --load OBJECT        load (left out when not given)
 #   --cell CELL          a cell, in order, as many as wanted: NAME, NAME:CPUS, NAME:CPUS:CPU_QUOTA
 #                        or a JSON object; without any --cell (or --cells) one cell {"name":"a"}
-#   --cells ARRAY        the cells as one JSON array (from jq for many)
+#   --cells ARRAY        the cells as one JSON array (from jq for many; it wins over --cell)
 #   --merge OBJECT       merged last, deeply (jq's *): any other member (labels, order, host,
 #                        checks, max_consecutive_failures ...) or a change of the ones above
 # Definitions that must be malformed or unusual to be refused stay literal in their tests.
 definition() {
-        local name=t iterations= jvm=false ready=null sut='{}' load=null cells= cells_json=null merge='{}' command=
+        local name=t iterations='' jvm=false ready=null sut='{}' load=null cells='' cells_json=null merge='{}' command=''
         while [ $# -gt 0 ]; do
                 case $1 in
                 --) shift; break ;;
@@ -229,7 +229,7 @@ definition() {
         done
         # The command and the cells reach jq as one string each, every word after a \x1f (jq 1.6
         # would read a word of a command such as -jar as its own option, even after --args).
-        [ $# -gt 0 ] && command=$(printf '\x1f%s' "$@")
+        [ $# -eq 0 ] || printf -v command '\x1f%s' "$@"
         jq -cn --arg name "$name" --arg iterations "$iterations" --argjson jvm "$jvm" \
                 --argjson ready "$ready" --argjson sut "$sut" --argjson load "$load" --arg command "$command" \
                 --arg cells "$cells" --argjson cells_json "$cells_json" --argjson merge "$merge" '
