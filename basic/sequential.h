@@ -18,7 +18,7 @@
  *   decide a 2x difference with 5% noise at 3 rounds); a smaller c is narrower for small effects
  *   late, wider early. The interval is exp() of that, for the ratio.
  * - It is exact for log-normal times (normal log ratios) and, as a t statistic, not far off for
- *   other noise; tests/unit/test-sequential.c measures the error rate under heavy tails too.
+ *   other noise; tests/basic/test-sequential.c measures the error rate under heavy tails too.
  * - Decision: "different" when the ratio's interval excludes 1, "equivalent" when it lies
  *   inside [1/(1+d), 1+d], else "undecided". k comparisons share the level (alpha / k each). */
 #pragma once

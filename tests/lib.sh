@@ -190,6 +190,63 @@ not_finished() {
         not_ok "experiment $1 finished in time" "its runs:" "$runs" "the daemon's log ends:" "$(tail -n 40 "$TEST_TMP/daemon.log")"
 }
 
+# definition [OPTION...] [-- COMMAND [ARG...]]: an experiment definition as one line of JSON on
+# stdout (jq -c), {name, iterations, sut, load, cells} and then what --merge adds:
+#   --name NAME          the name ("t" when not given)
+#   --iterations N       iterations (left out when not given)
+#   -- COMMAND ARG...    sut.command, one argument per word (no JSON quoting)
+#   --jvm                sut.jvm true
+#   --ready OBJECT       sut.ready
+#   --sut OBJECT         more of sut ({"env":...}, or {"command":[...]} for a command held as JSON)
+#   --load OBJECT        load (left out when not given)
+#   --cell CELL          a cell, in order, as many as wanted: NAME, NAME:CPUS, NAME:CPUS:CPU_QUOTA
+#                        or a JSON object; without any --cell (or --cells) one cell {"name":"a"}
+#   --cells ARRAY        the cells as one JSON array (from jq for many; it wins over --cell)
+#   --merge OBJECT       merged last, deeply (jq's *): any other member (labels, order, host,
+#                        checks, max_consecutive_failures ...) or a change of the ones above
+# Definitions that must be malformed or unusual to be refused stay literal in their tests.
+definition() {
+        local name=t iterations='' jvm=false ready=null sut='{}' load=null cells='' cells_json=null merge='{}' command=''
+        while [ $# -gt 0 ]; do
+                case $1 in
+                --) shift; break ;;
+                --jvm) jvm=true; shift; continue ;;
+                --name | --iterations | --ready | --sut | --load | --cell | --cells | --merge)
+                        [ $# -ge 2 ] || { echo "definition: $1 wants a value" >&2; return 2; } ;;
+                *) echo "definition: unknown option $1" >&2; return 2 ;;
+                esac
+                case $1 in
+                --name) name=$2 ;;
+                --iterations) iterations=$2 ;;
+                --ready) ready=$2 ;;
+                --sut) sut=$2 ;;
+                --load) load=$2 ;;
+                --cell) cells+=$'\x1f'$2 ;;
+                --cells) cells_json=$2 ;;
+                --merge) merge=$2 ;;
+                esac
+                shift 2
+        done
+        # The command and the cells reach jq as one string each, every word after a \x1f (jq 1.6
+        # would read a word of a command such as -jar as its own option, even after --args).
+        [ $# -eq 0 ] || printf -v command '\x1f%s' "$@"
+        jq -cn --arg name "$name" --arg iterations "$iterations" --argjson jvm "$jvm" \
+                --argjson ready "$ready" --argjson sut "$sut" --argjson load "$load" --arg command "$command" \
+                --arg cells "$cells" --argjson cells_json "$cells_json" --argjson merge "$merge" '
+                def words: split("\u001f")[1:];
+                def cell: if startswith("{") then fromjson
+                        else split(":") as $f | {name: $f[0]} + (if $f[1] then {cpus: $f[1]} else {} end)
+                                + (if $f[2] then {cpu_quota: ($f[2] | tonumber)} else {} end) end;
+                ({name: $name}
+                + (if $iterations != "" then {iterations: ($iterations | tonumber)} else {} end)
+                + {sut: ((if $command != "" then {command: ($command | words)} else {} end)
+                        + (if $jvm then {jvm: true} else {} end)
+                        + (if $ready != null then {ready: $ready} else {} end) + $sut)}
+                + (if $load != null then {load: $load} else {} end)
+                + {cells: ($cells_json // (if $cells != "" then $cells | words | map(cell) else [{name: "a"}] end))})
+                * $merge'
+}
+
 # post_experiment JSON: POST with the token; EXP_ID holds the new experiment's id.
 post_experiment() {
         api_auth POST /v1/experiments -H 'Content-Type: application/json' --data "$1"

@@ -20,7 +20,7 @@ api_rate() {
 api_post_rate() {
         cat >"$TEST_TMP/post.lua" <<LUA
 wrk.method = "POST"
-wrk.body = '{"name":"post","sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"}]}'
+wrk.body = '$(definition --name post --cell a:0 -- /bin/true)'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $DAEMON_TOKEN"
 -- A new Idempotency-Key each, as slicelab submit sends one; each thread's Lua state has its
@@ -47,7 +47,7 @@ api_post_cost() {
 # api_hold_cpu0: an experiment whose run sleeps on CPU 0, so the runs posted after it wait
 # behind it (queued, in order) and a POST's rate is the API's and the store's, not the runs'.
 api_hold_cpu0() {
-        post_experiment '{"name":"hold","sut":{"command":["/bin/sleep","3600"]},"load":{"command":["/bin/sleep","3600"],"timeline":"t.bin"},"cells":[{"name":"a","cpus":"0"}]}'
+        post_experiment "$(definition --name hold --load '{"command":["/bin/sleep","3600"],"timeline":"t.bin"}' --cell a:0 -- /bin/sleep 3600)"
         HOLD_ID=$EXP_ID
 }
 
@@ -58,8 +58,8 @@ api_fill_queue() {
         local left=$1 cells
         while [ "$left" -gt 0 ]; do
                 cells=$((left / 1000 < 64 ? left / 1000 : 64))
-                post_experiment "$(jq -cn --argjson c "$cells" '{name:"fill",iterations:1000,sut:{command:["/bin/true"]},
-                        cells:[range($c) | {name:"c\(.)",cpus:"0"}]}')"
+                post_experiment "$(definition --name fill --iterations 1000 \
+                        --cells "$(jq -cn --argjson c "$cells" '[range($c) | {name: "c\(.)", cpus: "0"}]')" -- /bin/true)"
                 [ "$HTTP_STATUS" = 201 ] || { echo "# filling the queue: $HTTP_STATUS $BODY" >&2; return 1; }
                 left=$((left - cells * 1000))
         done

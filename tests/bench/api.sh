@@ -24,7 +24,7 @@ DURATION=${BENCH_SECONDS:-10}
 QUEUED=${BENCH_QUEUED:-10000}
 
 daemon_start --cgroup-root "slicelab-bench$$" --queue-max 1000000 >/dev/null
-post_experiment '{"name":"bench","iterations":3,"sut":{"command":["/bin/true"]},"cells":[{"name":"a","cpus":"0"},{"name":"b","cpus":"0-1","cpu_quota":1.0}]}'
+post_experiment "$(definition --name bench --iterations 3 --cell a:0 --cell b:0-1:1.0 -- /bin/true)"
 api_auth DELETE "/v1/experiments/$EXP_ID" >/dev/null   # finished: served with its ETag
 mkdir -p "$TEST_TMP/www"
 curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" >"$TEST_TMP/www/experiment.json"

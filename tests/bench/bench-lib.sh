@@ -34,6 +34,7 @@ bench_need() {
 # experiment whose SUT sleeps and whose load writes a synthetic timeline of N records
 # (tests/tools/synth-timeline), so that a benchmark has a large run without a real one; sets EXP_ID.
 bench_synth_experiment() {
-        post_experiment "{\"name\":\"$1\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$2\",\"${3:-6000}\",\"${4:-0}\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+        post_experiment "$(definition --name "$1" \
+                --load "{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$2\",\"${3:-6000}\",\"${4:-0}\"],\"timeline\":\"t.bin\"}" \
+                -- /bin/sleep 600)"
 }

@@ -14,7 +14,7 @@
 #include "storage/db.h"
 #include "storage/experiments.h"
 #include "storage/runs.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 #define ITERATIONS 3
 

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "basic/steady-state.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 static double cpu_ms(void) {
         struct timespec ts;

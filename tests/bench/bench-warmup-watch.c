@@ -33,7 +33,7 @@
 #include "basic/timeline-format.h"
 #include "daemon/samples.h"
 #include "daemon/warmup-watch.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 DEFINE_POINTER_CLEANUP(struct warmup_watch, warmup_watch_free)
 

@@ -49,8 +49,9 @@ daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" \
 experiment() {
         local hosts="{\"host\":\"$(netns_addr 1)\",\"cpus\":\"0\"}"
         [ "$3" -eq 2 ] && hosts="$hosts,{\"host\":\"$(netns_addr 2)\",\"cpus\":\"0\"}"
-        printf '{"name":"%s","sut":{"command":["java","-Xmx128m","-XX:+UseSerialGC","-jar","%s","--port","%s","--bind","%s"],"jvm":true,"ready":{"tcp":"%s:%s","timeout_s":120}},"load":{"target":"http://%s:%s/work?cpu_us=%s","rate":%s,"arrival":"uniform","connections":16,"warmup_s":%s,"measure_s":%s,"hosts":[%s]},"cells":[{"name":"one","cpus":"1"}]}' \
-                "$1" "$JAR" "$PORT" "$ME" "$ME" "$PORT" "$ME" "$PORT" "$CPU_US" "$2" "$WARMUP_S" "$MEASURE_S" "$hosts"
+        definition --name "$1" --jvm --ready "{\"tcp\":\"$ME:$PORT\",\"timeout_s\":120}" \
+                --load "{\"target\":\"http://$ME:$PORT/work?cpu_us=$CPU_US\",\"rate\":$2,\"arrival\":\"uniform\",\"connections\":16,\"warmup_s\":$WARMUP_S,\"measure_s\":$MEASURE_S,\"hosts\":[$hosts]}" \
+                --cell one:1 -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT" --bind "$ME"
 }
 
 # run_one RATE NHOSTS: prints the run's line and sets RUN, PACE and ACCURATE. Each run's SUT

@@ -24,16 +24,12 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 
 daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
 PORT=$(loopback_port)
-definition=$(jq -n --arg jar "$JAR" --argjson port "$PORT" --argjson it "$ITERATIONS" --argjson m "$MEASURE_S" \
-        --argjson cpu_us "$CPU_US" '{
-  name: "profile-overhead", iterations: $it, order: "interleaved", profile: {cpu: true, hz: 99},
-  sut: {command: ["java", "-Xmx256m", "-XX:+UseParallelGC", "-jar", $jar, "--port", ($port | tostring)], jvm: true,
-        ready: {http: "http://127.0.0.1:\($port)/health", timeout_s: 120}},
-  load: {target: "http://127.0.0.1:\($port)/work?cpu_us=\($cpu_us)", mode: "max", connections: 4,
-         warmup_s: 5, measure_s: $m, cpus: "0"},
-  cells: [{name: "plain", cpus: "1", memory_max: "512M", profile: false},
-          {name: "profiled", cpus: "1", memory_max: "512M"}]}')
-post_experiment "$definition"
+post_experiment "$(definition --name profile-overhead --iterations "$ITERATIONS" \
+        --merge '{"order":"interleaved","profile":{"cpu":true,"hz":99}}' \
+        --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=$CPU_US\",\"mode\":\"max\",\"connections\":4,\"warmup_s\":5,\"measure_s\":$MEASURE_S,\"cpus\":\"0\"}" \
+        --cell '{"name":"plain","cpus":"1","memory_max":"512M","profile":false}' --cell '{"name":"profiled","cpus":"1","memory_max":"512M"}' \
+        -- java -Xmx256m -XX:+UseParallelGC -jar "$JAR" --port "$PORT")"
 [ "$HTTP_STATUS" = 201 ] || { echo "profile-overhead: experiment refused: $BODY" >&2; exit 1; }
 EXP=$EXP_ID
 wait_for 7200 experiment_finished "$EXP" || { echo "profile-overhead: $EXP did not finish" >&2; exit 1; }

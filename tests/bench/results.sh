@@ -15,8 +15,8 @@ set +u
 
 N=1440000
 daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
-post_experiment "{\"name\":\"bench\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$N\",\"6000\",\"0\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name bench \
+        --load "{\"command\":[\"$BUILD/tests/synth-timeline\",\"t.bin\",\"$N\",\"6000\",\"0\"],\"timeline\":\"t.bin\"}" -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 600 run_finished "$RUN"
 echo "ingest:    $(grep -o "timeline of $N records .*" "$TEST_TMP/daemon.log" | tail -1)"
@@ -35,7 +35,7 @@ for i in $(seq 0 199); do
         curl -s -o /dev/null -w '%{time_total}\n' "$DAEMON_URL/v1/runs/$RUN/timeline?limit=10000&cursor=$(printf %x $((i * 7000)))"
 done | percentiles | sed 's/^/page 10k: /'
 
-post_experiment '{"name":"report30","iterations":10,"sut":{"command":["/bin/echo","{\"ops_per_s\": 5}"]},"cells":[{"name":"a"},{"name":"b"},{"name":"c"}]}'
+post_experiment "$(definition --name report30 --iterations 10 --cell a --cell b --cell c -- /bin/echo '{"ops_per_s": 5}')"
 last=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[-1].id')
 wait_for 300 run_finished "$last"
 for _ in $(seq 1 100); do

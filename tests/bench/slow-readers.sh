@@ -12,9 +12,9 @@ set +u
 READERS=64
 
 daemon_start --cgroup-root "slicelab-bench$$" >/dev/null
-post_experiment "{\"name\":\"slow\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"s.bin\",\"600000\",\"6000\",\"1000\"],\"timeline\":\"s.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name slow \
+        --load "{\"command\":[\"$BUILD/tests/synth-timeline\",\"s.bin\",\"600000\",\"6000\",\"1000\"],\"timeline\":\"s.bin\"}" \
+        -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 
@@ -27,7 +27,7 @@ figures() {
         printf '%-10s health %6s ms  report %6s ms  POST %6s ms  page %6s ms\n' "$1" \
                 "$(median_ms "$DAEMON_URL/v1/health")" "$(median_ms "$DAEMON_URL/v1/experiments/$EXP_ID/report")" \
                 "$(median_ms -H "Authorization: Bearer $DAEMON_TOKEN" -H 'Content-Type: application/json' \
-                        --data '{"name":"b","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}' "$DAEMON_URL/v1/experiments")" \
+                        --data "$(definition --name b -- /bin/true)" "$DAEMON_URL/v1/experiments")" \
                 "$(median_ms "$DAEMON_URL/v1/runs/$RUN/timeline?limit=1000")"
 }
 figures idle

@@ -20,9 +20,9 @@ daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1
 DB="$DAEMON_STATE/slicelab.db"
 [ -f "$DB" ] || DB=$(ls "$DAEMON_STATE"/*.db | head -1)
 
-EXPERIMENT="{\"name\":\"big\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"$WARMUP\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+EXPERIMENT=$(definition --name big \
+        --load "{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"$WARMUP\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sleep 600)
 
 # collecting RUN: waits until the run collects (the worker reads, sorts and stores its timeline).
 collecting() {
@@ -43,7 +43,7 @@ check_eq "WATCHDOG=1 keeps arriving during collection" 3 "$pings"
 api GET /v1/health -m 20
 check_eq "GET /v1/health answers during collection" 200 "$HTTP_STATUS"
 api_auth POST /v1/experiments -m 20 -H 'Content-Type: application/json' \
-        --data '{"name":"behind","sut":{"command":["/bin/sh","-c","echo {\\\"ops_per_s\\\": 1}"]},"cells":[{"name":"a"}]}'
+        --data "$(definition --name behind -- /bin/sh -c 'echo {\"ops_per_s\": 1}')"
 check_eq "a POST answers during collection" 201 "$HTTP_STATUS"
 BEHIND=$(first_run "$(jq -r .id <<<"$BODY")")
 check_eq "and the run was still collecting meanwhile" collecting "$(run_field "$RUN" .state)"

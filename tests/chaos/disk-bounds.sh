@@ -21,7 +21,7 @@ cleanup_mount() {
 # --- no room ---------------------------------------------------------------------------------
 DAEMON_STATE=$SMALL/state
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts on a small state dir"; cleanup_mount; finish; exit 1; }
-post_experiment '{"name":"small","sut":{"command":["/bin/sh","-c","echo {\\\"ops_per_s\\\": 1}"]},"cells":[{"name":"a"}]}'
+post_experiment "$(definition --name small -- /bin/sh -c 'echo {\"ops_per_s\": 1}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "a run that cannot fit fails in preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
@@ -50,8 +50,8 @@ exec "$SYNTH" synthetic.bin 1000 1000 0
 SH
 chmod 0755 "$TEST_TMP/load.sh"
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
-post_experiment "{\"name\":\"limited\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"$TEST_TMP/load.sh\"],\"timeline\":\"synthetic.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name limited \
+        --load "$(jq -cn --arg s "$TEST_TMP/load.sh" '{command: ["/bin/sh", $s], timeline: "synthetic.bin"}')" -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
 check_eq "the run with an external load succeeds" succeeded "$(run_outcome "$RUN")"
@@ -60,7 +60,7 @@ check_eq "the load's slice has a memory limit of 1 GiB" "memory limit 1073741824
 
 # --- more output than the cap: the newest is kept ----------------------------------------------
 # 12 M numbers are about 89 MB of stdout, then the result line.
-post_experiment '{"name":"chatty","sut":{"command":["/bin/sh","-c","seq 1 12000000; echo {\\\"ops_per_s\\\": 1}"]},"cells":[{"name":"a"}]}'
+post_experiment "$(definition --name chatty -- /bin/sh -c 'seq 1 12000000; echo {\"ops_per_s\": 1}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 DIR=$DAEMON_STATE/runs/$RUN

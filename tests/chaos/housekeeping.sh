@@ -23,7 +23,7 @@ ONLINE=$(cat /sys/devices/system/cpu/online)
 daemon_start || { not_ok "daemon starts"; finish; exit 1; }
 check "idle, the daemon's threads may use every online CPU ($ONLINE)" threads_on "$DAEMON_PID" "$ONLINE"
 
-post_experiment "{\"name\":\"hk\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"4\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name hk --cell a:1 -- "$SPIN" --threads 1 --seconds 4)"
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
 if threads_on "$DAEMON_PID" 0; then ok "while the run measures on CPU 1, every daemon thread is on CPU 0"
@@ -39,7 +39,7 @@ check "it has no housekeeping warning" not json_true '.warnings | any(test("daem
 check "after the run, every CPU again" wait_for 10 threads_on "$DAEMON_PID" "$ONLINE"
 
 # Every CPU measured: nothing is left over, and the run says so.
-post_experiment "{\"name\":\"hk-all\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"$ONLINE\"}]}"
+post_experiment "$(definition --name hk-all --cell "a:$ONLINE" -- "$SPIN" --threads 1 --seconds 1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "the run on every CPU succeeds" succeeded "$(run_outcome "$RUN")"
@@ -49,14 +49,14 @@ check_match "its warnings say no CPU was left for the daemon" "no CPU is left ov
 # Queued runs keep their CPUs too, however many runs are ahead of them: a run measuring on CPU 1,
 # 5000 runs queued behind it on CPU 1 (more than one look at the queue read when it was read run
 # by run: the look never got past them), then one run on CPU 0: nothing is left over.
-post_experiment "{\"name\":\"hk-hold\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"600\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name hk-hold --cell a:1 -- "$SPIN" --threads 1 --seconds 600)"
 HOLD=$EXP_ID
 RUN=$(first_run "$HOLD")
 wait_for 30 run_state_is "$RUN" measuring
-post_experiment "$(jq -cn '{name:"hk-many",iterations:1000,sut:{command:["/bin/true"]},cells:[range(5) | {name:"c\(.)",cpus:"1"}]}')"
+post_experiment "$(definition --name hk-many --iterations 1000 --cells "$(jq -cn '[range(5) | {name: "c\(.)", cpus: "1"}]')" -- /bin/true)"
 MANY=$EXP_ID
 check "with 5000 runs queued on CPU 1 too, the daemon's threads stay on CPU 0" wait_for 10 threads_on "$DAEMON_PID" 0
-post_experiment "{\"name\":\"hk-last\",\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}"
+post_experiment "$(definition --name hk-last --cell a:0 -- /bin/true)"
 LAST=$EXP_ID
 if wait_for 10 threads_on "$DAEMON_PID" "$ONLINE"; then ok "a run queued after them on CPU 0 leaves nothing over: every CPU"
 else not_ok "a run queued after them on CPU 0 leaves nothing over: every CPU" "got: $(thread_lists "$DAEMON_PID")"; fi
@@ -66,7 +66,7 @@ daemon_stop
 
 # --housekeeping-cpus: where the administrator says, with a warning in a run it overlaps.
 daemon_start --housekeeping-cpus 1 || { not_ok "daemon starts with --housekeeping-cpus"; finish; exit 1; }
-post_experiment "{\"name\":\"hk-fixed\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"2\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name hk-fixed --cell a:1 -- "$SPIN" --threads 1 --seconds 2)"
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
 if threads_on "$DAEMON_PID" 1; then ok "--housekeeping-cpus 1: every daemon thread is on CPU 1"

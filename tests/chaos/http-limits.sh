@@ -13,7 +13,7 @@ bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-h$$" || { not_ok "daemon starts"; finish; exit 1; }
 
 # A finished run: its GETs are stable (ETag), so HEAD and GET can be compared byte for byte.
-post_experiment "{\"name\":\"h\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name h --cell a:1 -- "$SPIN" --threads 1 --seconds 1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 
@@ -62,7 +62,7 @@ check_eq "the server keeps 64 of one client's connections" "kept 64" "$(line "$T
 check_eq "the slow-headers client is connected" "opened 1" "$(line "$TEST_TMP/slow.out" 1)"
 check_eq "a normal client is answered meanwhile" 200 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' "$DAEMON_URL/v1/health")"
 check_eq "and its POST too" 201 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $DAEMON_TOKEN" \
-        -H 'Content-Type: application/json' --data '{"name":"during","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}' \
+        -H 'Content-Type: application/json' --data "$(definition --name during -- /bin/true)" \
         "$DAEMON_URL/v1/experiments")"
 # 10 s and a sweep each second; under 30 s tells it from the idle timeout on a busy host.
 check_match "the slow-headers client is closed by the header deadline" '^closed after (9|1[0-9]|2[0-9]) s' "$(line "$TEST_TMP/slow.out" 3)"
@@ -72,9 +72,8 @@ check_eq "the server still answers afterwards" 200 "$(curl -s -m 10 -o /dev/null
 # --- a bounded queue ------------------------------------------------------------------------
 # many CELLS ITERATIONS [SUT]: a definition of CELLS x ITERATIONS runs whose SUT never gets ready.
 many() {
-        jq -cn --argjson c "$1" --argjson i "$2" --arg sleep "$((5000 + $$ % 1000))" \
-                '{name:"many",iterations:$i,sut:{command:["/bin/sleep",$sleep],ready:{log:"never",timeout_s:600}},
-                  cells:[range($c) | {name:"c\(.)"}]}'
+        definition --name many --iterations "$2" --ready '{"log":"never","timeout_s":600}' \
+                --cells "$(jq -cn --argjson c "$1" '[range($c) | {name: "c\(.)"}]')" -- /bin/sleep "$((5000 + $$ % 1000))"
 }
 exps_before=$(curl -s "$DAEMON_URL/v1/experiments?limit=500" | jq '.experiments | length')
 post_experiment "$(many 11 1000)"
@@ -100,7 +99,7 @@ api_auth DELETE "/v1/experiments/$EXP_ID"
 
 # --- rate x duration bounded at validation --------------------------------------------------
 api_auth POST /v1/experiments -H 'Content-Type: application/json' \
-        --data '{"name":"big","sut":{"command":["/bin/true"]},"load":{"target":"http://127.0.0.1:9/","rate":100000,"warmup_s":0,"measure_s":300},"cells":[{"name":"a"}]}'
+        --data "$(definition --name big --load '{"target":"http://127.0.0.1:9/","rate":100000,"warmup_s":0,"measure_s":300}' -- /bin/true)"
 check_eq "rate x duration over 20 M requests is 400 naming load.rate" "400 load.rate" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 check_match "and the limit" "is 30000000 requests, over the limit of 20000000 per run" "$(jq -r .error.message <<<"$BODY")"
 

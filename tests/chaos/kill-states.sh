@@ -17,15 +17,20 @@ daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1
 
 # A JVM that ignores SIGTERM (HotSpot leaves an ignored SIGTERM alone), so that collecting,
 # which waits up to 10 s for the SUT to exit, lasts long enough to be caught.
-JVM_SUT="\"sut\":{\"command\":[\"/bin/sh\",\"-c\",\"trap '' TERM; exec java -Xmx96m -XX:+UseSerialGC -jar $JAR --port $PORT\"],\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
-SLEEP_SUT="\"sut\":{\"command\":[\"/bin/sleep\",\"$SLEEP_S\"],\"ready\":{\"log\":\"never printed\",\"timeout_s\":120}}"
-load() { echo "\"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=50\",\"rate\":50,\"connections\":2,\"warmup_s\":$1,\"measure_s\":$2,\"cpus\":\"0\"}"; }
-CELLS='"cells":[{"name":"a","cpus":"1","memory_max":"512M"}]'
+# jvm_def NAME WARMUP_S MEASURE_S: that JVM under a load.
+jvm_def() {
+        definition --name "$1" --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=50\",\"rate\":50,\"connections\":2,\"warmup_s\":$2,\"measure_s\":$3,\"cpus\":\"0\"}" \
+                --cell "$CELL" -- /bin/sh -c "trap '' TERM; exec java -Xmx96m -XX:+UseSerialGC -jar $JAR --port $PORT"
+}
+# sleep_def NAME [OPTION...]: a SUT that never gets ready.
+sleep_def() { definition --name "$1" --ready '{"log":"never printed","timeout_s":120}' "${@:2}" -- /bin/sleep "$SLEEP_S"; }
+CELL='{"name":"a","cpus":"1","memory_max":"512M"}'
 PATTERNS=("[s]leep $SLEEP_S" "[s]licelab-sut.jar --port $PORT" "[s]licelab-inject --url http://127.0.0.1:$PORT")
 
 # queue_behind: a short run after the victim, to show that the queue goes on after the restart.
 queue_behind() {
-        post_experiment "{\"name\":\"behind\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+        post_experiment "$(definition --name behind --cell a:1 -- "$SPIN" --threads 1 --seconds 1)"
         BEHIND=$(first_run "$EXP_ID")
 }
 
@@ -76,7 +81,7 @@ wait_for 60 grep -q '^Breakpoint 1 at' "$TEST_TMP/gdb.out"
 # The POST is answered once gdb lets the daemon go on; the breakpoint then stops it in preparing.
 # Its answer may or may not leave before the breakpoint stops every thread: in the background.
 curl -s -m 60 -o /dev/null -H "Authorization: Bearer $DAEMON_TOKEN" -H 'Content-Type: application/json' \
-        --data "{\"name\":\"prep-$$\",$SLEEP_SUT,\"cells\":[{\"name\":\"a\"}]}" "$DAEMON_URL/v1/experiments" &
+        --data "$(sleep_def "prep-$$")" "$DAEMON_URL/v1/experiments" &
 wait "$GDB"
 check_match "[preparing] the daemon was stopped in cgroup_run_create and killed" "Breakpoint 1, .*cgroup_run_create" \
         "$(cat "$TEST_TMP/gdb.out")"
@@ -102,8 +107,8 @@ wait_for 60 run_finished "$BEHIND"
 check_eq "[preparing] the queue goes on: the next run succeeds" succeeded "$(run_outcome "$BEHIND")"
 
 # --- the states the API can see --------------------------------------------------------------
-kill_in starting "{\"name\":\"start\",$SLEEP_SUT,$CELLS}"
-kill_in warmup "{\"name\":\"warm\",$JVM_SUT,$(load 60 1),$CELLS}"
-kill_in measuring "{\"name\":\"measure\",$JVM_SUT,$(load 0 60),$CELLS}"
-kill_in collecting "{\"name\":\"collect\",$JVM_SUT,$(load 0 1),$CELLS}"
+kill_in starting "$(sleep_def start --cell "$CELL")"
+kill_in warmup "$(jvm_def warm 60 1)"
+kill_in measuring "$(jvm_def measure 0 60)"
+kill_in collecting "$(jvm_def collect 0 1)"
 finish

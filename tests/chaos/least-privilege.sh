@@ -8,8 +8,7 @@ SLICELAB_UID=$(id -u slicelab)
 # The SUT says who it is and what it can reach, then its result line.
 probe_def() {
         local state=$1
-        printf '{"name":"%s","sut":{"command":["/bin/sh","-c","id -u; cat %s/token >/dev/null 2>&1 && echo TOKEN-READ; head -c1 %s/slicelab.db >/dev/null 2>&1 && echo DB-READ; ls %s/runs >/dev/null 2>&1 && echo RUNS-LISTED; echo \\"{\\\\\\"ops_per_s\\\\\\": 1}\\""]},"cells":[{"name":"a","cpus":"1"}]}' \
-                "$2" "$state" "$state" "$state"
+        definition --name "$2" --cell a:1 -- /bin/sh -c "id -u; cat $state/token >/dev/null 2>&1 && echo TOKEN-READ; head -c1 $state/slicelab.db >/dev/null 2>&1 && echo DB-READ; ls $state/runs >/dev/null 2>&1 && echo RUNS-LISTED; echo \"{\\\"ops_per_s\\\": 1}\""
 }
 sut_out() {
         cat "$DAEMON_STATE/runs/$1/sut.stdout"
@@ -33,8 +32,8 @@ check_eq "the run directory is the run user's" slicelab "$(stat -c %U "$DAEMON_S
 # --- refused JVM options and executables --------------------------------------------------------
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 jvm_def() { # JVM_ARGS_JSON [SUT_COMMAND_JSON]
-        printf '{"name":"j","sut":{"command":%s,"jvm":true},"cells":[{"name":"a","cpus":"1","jvm_args":%s}]}' \
-                "${2:-[\"java\",\"-jar\",\"$JAR\"]}" "$1"
+        definition --name j --jvm --sut "{\"command\":${2:-[\"java\",\"-jar\",\"$JAR\"]}}" \
+                --cell "{\"name\":\"a\",\"cpus\":\"1\",\"jvm_args\":$1}"
 }
 refused() { # NAME DEFINITION FIELD
         post_experiment "$2"
@@ -50,7 +49,7 @@ refused "-javaagent" "$(jvm_def '["-javaagent:/tmp/a.jar"]')" "cells[0].jvm_args
 refused "an @argfile in sut.command" "$(jvm_def '[]' "[\"java\",\"@/tmp/opts\",\"-jar\",\"$JAR\"]")" "sut.command[1]"
 refused "-XX:ErrorFile in sut.command" "$(jvm_def '[]' "[\"java\",\"-XX:ErrorFile=/tmp/e.log\",\"-jar\",\"$JAR\"]")" "sut.command[1]"
 refused "-agentpath in JAVA_TOOL_OPTIONS" \
-        "{\"name\":\"e\",\"sut\":{\"command\":[\"java\",\"-jar\",\"$JAR\"],\"env\":{\"JAVA_TOOL_OPTIONS\":\"-Xmx64m -agentpath:/tmp/a.so\"}},\"cells\":[{\"name\":\"a\"}]}" \
+        "$(definition --name e --sut '{"env":{"JAVA_TOOL_OPTIONS":"-Xmx64m -agentpath:/tmp/a.so"}}' -- java -jar "$JAR")" \
         "sut.env.JAVA_TOOL_OPTIONS"
 post_experiment "$(jvm_def '["-Xlog:gc:file=gc2.log","-XX:HeapDumpPath=dumps/","-Xmx64m"]')"
 check_eq "files inside the run directory are fine" 201 "$HTTP_STATUS"
@@ -60,9 +59,9 @@ daemon_stop
 # --allow-exec: another executable gets 400 naming the field; --allow-jvm-option lets one in.
 daemon_start --allow-exec /bin/sh,/usr/bin/true --allow-jvm-option -XX:HeapDumpPath=/var/tmp/ \
         || { not_ok "daemon starts with --allow-exec"; finish; exit 1; }
-refused "a SUT off the allowlist" '{"name":"x","sut":{"command":["/bin/echo","{}"]},"cells":[{"name":"a","cpus":"1"}]}' "sut.command[0]"
+refused "a SUT off the allowlist" "$(definition --name x --cell a:1 -- /bin/echo '{}')" "sut.command[0]"
 refused "an external load off the allowlist" \
-        '{"name":"x","sut":{"command":["/bin/sh","-c","sleep 1"]},"load":{"command":["/bin/cat"],"timeline":"t.bin"},"cells":[{"name":"a","cpus":"1"}]}' \
+        "$(definition --name x --load '{"command":["/bin/cat"],"timeline":"t.bin"}' --cell a:1 -- /bin/sh -c 'sleep 1')" \
         "load.command[0]"
 post_experiment "$(probe_def "$DAEMON_STATE" allowed)"
 check_eq "an allowed executable is accepted" 201 "$HTTP_STATUS"

@@ -10,7 +10,7 @@ SPIN="$BUILD/contrib/workloads/slicelab-spin"
 daemon_start --cgroup-root "$CGROOT" || { not_ok "daemon starts"; finish; exit 1; }
 
 spin_run() {
-        post_experiment "{\"name\":\"$1\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"$2\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+        post_experiment "$(definition --name "$1" --cell a:1 -- "$SPIN" --threads 1 --seconds "$2")"
         RUN=$(first_run "$EXP_ID")
 }
 

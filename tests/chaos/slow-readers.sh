@@ -16,9 +16,9 @@ export WATCHDOG_USEC=2000000
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-s$$" --max-streams "$READERS" || { not_ok "daemon starts"; finish; exit 1; }
 
-post_experiment "{\"name\":\"slow\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"1000\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name slow \
+        --load "{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"1000\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 check_eq "the run with a large timeline succeeds" succeeded "$(run_outcome "$RUN")"
@@ -43,7 +43,7 @@ code() { curl -s -m 60 -o "$TEST_TMP/out" -w '%{http_code}' "$@"; }
 check_eq "GET /v1/health is answered meanwhile" 200 "$(code "$DAEMON_URL/v1/health")"
 check_eq "a report is answered meanwhile" 200 "$(code "$DAEMON_URL/v1/experiments/$EXP_ID/report")"
 check_eq "a POST is answered meanwhile" 201 "$(code -H "Authorization: Bearer $DAEMON_TOKEN" -H 'Content-Type: application/json' \
-        --data '{"name":"during","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}' "$DAEMON_URL/v1/experiments")"
+        --data "$(definition --name during -- /bin/true)" "$DAEMON_URL/v1/experiments")"
 check_eq "a JSON page of the same timeline is answered meanwhile" 200 "$(code "$DAEMON_URL/v1/runs/$RUN/timeline?limit=10")"
 pings=0
 for _ in 1 2 3; do daemon_wait_event 'WATCHDOG=1' 10 && pings=$((pings + 1)); done

@@ -32,16 +32,16 @@ SH
 chmod 755 "$FAKE_JVM"
 for name in gc.log sut.stdout; do
         for kind in symlink fifo; do
-                post_experiment "$(jq -cn --arg c "$FAKE_JVM" --arg u "$(replace "$name" "$kind")" \
-                        '{name:"unsafe",sut:{command:[$c],jvm:true,env:{UNSAFE:$u}},cells:[{name:"a",cpus:"1"}]}')"
+                post_experiment "$(definition --name unsafe --jvm --sut "$(jq -cn --arg u "$(replace "$name" "$kind")" '{env: {UNSAFE: $u}}')" \
+                        --cell a:1 -- "$FAKE_JVM")"
                 expect_refused "$name" "$kind"
         done
 done
 
 # The timeline: an external load that leaves a symlink or a FIFO as its timeline.
 for kind in symlink fifo; do
-        post_experiment "$(jq -cn --arg u "$(replace t.bin "$kind")" \
-                '{name:"unsafe",sut:{command:["/bin/sleep","60"]},load:{command:["/bin/sh","-c",$u],timeline:"t.bin"},cells:[{name:"a",cpus:"1"}]}')"
+        post_experiment "$(definition --name unsafe --load "$(jq -cn --arg u "$(replace t.bin "$kind")" '{command: ["/bin/sh", "-c", $u], timeline: "t.bin"}')" \
+                --cell a:1 -- /bin/sleep 60)"
         expect_refused t.bin "$kind"
 done
 
@@ -58,10 +58,10 @@ wait
 SH
 chmod 755 "$SERVER"
 for kind in symlink fifo; do
-        post_experiment "$(jq -cn --arg c "$SERVER" --arg p "$PORT" --arg u "$(replace summary.json "$kind")" \
-                '{name:"unsafe",sut:{command:[$c],env:{UNSAFE:$u,PORT:$p},ready:{http:("http://127.0.0.1:"+$p+"/"),timeout_s:30}},
-                  load:{target:("http://127.0.0.1:"+$p+"/"),rate:50,connections:2,warmup_s:0,measure_s:1,cpus:"0"},
-                  cells:[{name:"a",cpus:"1"}]}')"
+        post_experiment "$(definition --name unsafe --sut "$(jq -cn --arg p "$PORT" --arg u "$(replace summary.json "$kind")" '{env: {UNSAFE: $u, PORT: $p}}')" \
+                --ready "{\"http\":\"http://127.0.0.1:$PORT/\",\"timeout_s\":30}" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/\",\"rate\":50,\"connections\":2,\"warmup_s\":0,\"measure_s\":1,\"cpus\":\"0\"}" \
+                --cell a:1 -- "$SERVER")"
         expect_refused summary.json "$kind"
 done
 

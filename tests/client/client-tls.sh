@@ -25,8 +25,7 @@ check_match "the refusal names the URL and curl's reason" \
         "^slicelab: $HTTPS: the daemon's certificate did not verify \(SSL certificate problem: self-signed certificate\).*--cacert" "$ERR"
 check_eq "and is one line" 1 "$(wc -l <<<"$ERR")"
 sl --url "$HTTPS" submit "$TEST_TMP/nothing.json"; check_rc "a definition that cannot be read is still a usage error" 2
-printf '{"name":"tls","iterations":1,"sut":{"command":["%s","--threads","1","--seconds","1"]},"cells":[{"name":"a","cpus":"0"}]}\n' \
-        "$SPIN" >"$TEST_TMP/ok.json"
+definition --name tls --iterations 1 --cell a:0 -- "$SPIN" --threads 1 --seconds 1 >"$TEST_TMP/ok.json"
 sl --url "$HTTPS" submit "$TEST_TMP/ok.json"; check_rc "submit over HTTPS without the CA is refused, not retried" 4
 check_eq "nothing was submitted" 0 "$(curl -s --cacert "$TEST_TMP/cert.pem" "$HTTPS/v1/experiments" | jq '.experiments | length')"
 sl --url "$HTTPS" --cacert "$TEST_TMP/nothing.pem" health; check_rc "a --cacert that cannot be read is a usage error" 2

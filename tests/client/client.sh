@@ -18,17 +18,13 @@ unset SLICELAB_TOKEN
 # A unique spin duration marks this test's long-running process for pgrep.
 LONG_S=$((5000 + $$ % 1000))
 
-TWO_CELLS='[{"name":"a","cpus":"0"},{"name":"b","cpus":"1","cpu_quota":0.5}]'
-definition() { # NAME SUT_JSON_ARRAY [CELLS_JSON]
-        printf '{"name":"%s","iterations":1,"sut":{"command":%s},"cells":%s}\n' "$1" "$2" "${3:-$TWO_CELLS}"
-}
-definition ok "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]" >"$TEST_TMP/ok.json"
-definition fails '["/bin/false"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/fail.json"
-definition long "[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"$LONG_S\"]" '[{"name":"a","cpus":"1"}]' >"$TEST_TMP/long.json"
-definition bad '["/bin/true"]' '[{"name":"a","cpus":"4095"}]' >"$TEST_TMP/bad.json"
-definition nojar '["/bin/true","-jar","missing.jar"]' '[{"name":"a","cpus":"0"}]' >"$TEST_TMP/nojar.json"
-printf '{"name":"timeline","iterations":1,"sut":{"command":["/bin/sleep","600"]},"load":{"command":["%s","tl.bin","3000","1000","500"],"timeline":"tl.bin"},"cells":[{"name":"a"}]}\n' \
-        "$SYNTH" >"$TEST_TMP/timeline.json"
+definition --name ok --iterations 1 --cell a:0 --cell b:1:0.5 -- "$SPIN" --threads 1 --seconds 1 >"$TEST_TMP/ok.json"
+definition --name fails --iterations 1 --cell a:0 -- /bin/false >"$TEST_TMP/fail.json"
+definition --name long --iterations 1 --cell a:1 -- "$SPIN" --threads 1 --seconds "$LONG_S" >"$TEST_TMP/long.json"
+definition --name bad --iterations 1 --cell a:4095 -- /bin/true >"$TEST_TMP/bad.json"
+definition --name nojar --iterations 1 --cell a:0 -- /bin/true -jar missing.jar >"$TEST_TMP/nojar.json"
+definition --name timeline --iterations 1 \
+        --load "{\"command\":[\"$SYNTH\",\"tl.bin\",\"3000\",\"1000\",\"500\"],\"timeline\":\"tl.bin\"}" -- /bin/sleep 600 >"$TEST_TMP/timeline.json"
 
 # --- usage ------------------------------------------------------------------------------------
 sl; check_rc "no command is a usage error" 2
@@ -104,9 +100,7 @@ sl logs "$OK_RUN" sut --tail 2 --json; check_rc "logs --json" 0; json_ok logs
 check_eq "logs --json holds the same text, the run, the stream and the tail" "$TAIL|$OK_RUN sut 2" \
         "$(jq -r '.text | rtrimstr("\n")' <<<"$OUT")|$(jq -r '"\(.run) \(.stream) \(.tail)"' <<<"$OUT")"
 # A log is bytes: what is not UTF-8 becomes U+FFFD, so that the JSON stays JSON.
-cat >"$TEST_TMP/bytes.json" <<'EOF'
-{"name":"bytes","iterations":1,"sut":{"command":["/usr/bin/printf","ok \\377\\n"]},"cells":[{"name":"a"}]}
-EOF
+definition --name bytes --iterations 1 -- /usr/bin/printf 'ok \377\n' >"$TEST_TMP/bytes.json"
 sl submit "$TEST_TMP/bytes.json" --wait
 sl logs "$(first_run "$(head -1 <<<"$OUT")")" sut --json; check_rc "logs --json of a log that is not UTF-8" 0; json_ok "logs of bytes"
 check_eq "the byte that is not UTF-8 is U+FFFD" "$(printf 'ok \xef\xbf\xbd')" "$(jq -r .text <<<"$OUT")"
@@ -175,11 +169,11 @@ check "a succeeded experiment prints no failed run" not grep -q '^run ' <<<"$OUT
 CAP_PORT=$(loopback_port)
 CAP_NAME="an experiment whose name is long enough to run past any column of the list"
 CAP_CELL="a cell name longer than the twenty columns"
-printf '{"name":"%s","iterations":1,"labels":{"team":"perf","build":"42"},
-  "sut":{"command":["python3","-m","http.server","%s","--bind","127.0.0.1"],"ready":{"http":"http://127.0.0.1:%s/","timeout_s":60}},
-  "load":{"target":"http://127.0.0.1:%s/","mode":"capacity","sla":[{"percentile":99,"max_ms":3000}],"rate_min":20,"rate_max":40,
-          "step":{"warmup_s":1,"measure_s":1},"precision":0.5,"connections":4},
-  "cells":[{"name":"%s"}]}\n' "$CAP_NAME" "$CAP_PORT" "$CAP_PORT" "$CAP_PORT" "$CAP_CELL" >"$TEST_TMP/cap.json"
+definition --name "$CAP_NAME" --iterations 1 --merge '{"labels":{"team":"perf","build":"42"}}' \
+        --ready "{\"http\":\"http://127.0.0.1:$CAP_PORT/\",\"timeout_s\":60}" \
+        --load "{\"target\":\"http://127.0.0.1:$CAP_PORT/\",\"mode\":\"capacity\",\"sla\":[{\"percentile\":99,\"max_ms\":3000}],\"rate_min\":20,\"rate_max\":40,
+                 \"step\":{\"warmup_s\":1,\"measure_s\":1},\"precision\":0.5,\"connections\":4}" \
+        --cell "$CAP_CELL" -- python3 -m http.server "$CAP_PORT" --bind 127.0.0.1 >"$TEST_TMP/cap.json"
 sl submit "$TEST_TMP/cap.json" --wait; check_rc "a small capacity search with labels" 0
 CAP_ID=$(head -1 <<<"$OUT")
 CAP_RUN=$(first_run "$CAP_ID")

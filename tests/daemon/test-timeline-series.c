@@ -12,7 +12,7 @@
 #include "basic/json-util.h"
 #include "basic/macro.h"
 #include "daemon/timeline-series.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 #define RATE 100
 

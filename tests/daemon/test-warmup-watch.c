@@ -21,7 +21,7 @@
 #include "daemon/samples.h"
 #include "daemon/warmup-watch.h"
 #include "tests/lib/test-tmp.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 static size_t last_segment(const double *x, size_t n, bool higher_is_faster) {
         size_t len = 99999;

@@ -18,7 +18,7 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-f$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
-READY="\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}"
+READY="{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}"
 
 # wait_experiment: until every run of EXP_ID finished.
 wait_experiment() {
@@ -90,14 +90,13 @@ JQ_INVARIANT="$JQ_DEFS"'
 # other work took half the CPUs, the quota-1.5 cell's 1.56x throughput still had an interval
 # of 0.91-2.66.
 SEED_ITER=5
-post_experiment "{\"name\":\"seed-findings\",\"iterations\":$SEED_ITER,
-  \"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,$READY},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=5000&alloc_kb=16\",\"mode\":\"max\",\"connections\":4,
-            \"warmup_s\":2,\"measure_s\":3,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"cpus-1\",\"cpus\":\"1\"},
-             {\"name\":\"cpus-0-1-quota-1\",\"cpus\":\"0-1\",\"cpu_quota\":1.0},
-             {\"name\":\"cpus-0-1-quota-1-nocs\",\"cpus\":\"0-1\",\"cpu_quota\":1.0,\"jvm_args\":[\"-XX:-UseContainerSupport\"]},
-             {\"name\":\"cpus-0-1-quota-1.5\",\"cpus\":\"0-1\",\"cpu_quota\":1.5}]}"
+post_experiment "$(definition --name seed-findings --iterations "$SEED_ITER" --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=5000&alloc_kb=16\",\"mode\":\"max\",\"connections\":4,
+                 \"warmup_s\":2,\"measure_s\":3,\"cpus\":\"0\"}" \
+        --cell cpus-1:1 --cell cpus-0-1-quota-1:0-1:1.0 \
+        --cell '{"name":"cpus-0-1-quota-1-nocs","cpus":"0-1","cpu_quota":1.0,"jvm_args":["-XX:-UseContainerSupport"]}' \
+        --cell cpus-0-1-quota-1.5:0-1:1.5 \
+        -- java -Xmx128m -jar "$JAR" --port "$PORT")"
 check_eq "(a) the seed experiment is accepted" 201 "$HTTP_STATUS"
 SEED=$EXP_ID
 wait_experiment
@@ -201,11 +200,10 @@ api GET "/v1/experiments/$SEED/findings?limit=3"
 check_eq "an unknown query parameter is a 400" 400 "$HTTP_STATUS"
 
 # --- (b) A/A ------------------------------------------------------------------------------------
-post_experiment "{\"name\":\"aa\",\"iterations\":2,
-  \"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,$READY},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200&alloc_kb=16\",\"rate\":100,\"connections\":16,
-            \"warmup_s\":2,\"measure_s\":3,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name aa --iterations 2 --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200&alloc_kb=16\",\"rate\":100,\"connections\":16,
+                 \"warmup_s\":2,\"measure_s\":3,\"cpus\":\"0\"}" \
+        --cell a:1 --cell a-again:1 -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT")"
 AA=$EXP_ID
 wait_experiment
 F=$(findings_of "$AA")
@@ -237,12 +235,12 @@ check_match "(b) A/A: says there is no significant difference" "no significant d
         "$(jq -r '.findings[] | select(.kind == "difference") | .claim' <<<"$F")"
 
 # --- (c) GC-heavy against light -------------------------------------------------------------------
-post_experiment "{\"name\":\"gc\",\"iterations\":2,
-  \"sut\":{\"command\":[\"java\",\"-XX:+UseParallelGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,$READY},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100&alloc_kb=512\",\"rate\":200,\"connections\":8,
-            \"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"light\",\"cpus\":\"1\",\"jvm_args\":[\"-Xms768m\",\"-Xmx768m\",\"-Xmn600m\"]},
-             {\"name\":\"heavy\",\"cpus\":\"1\",\"jvm_args\":[\"-Xms24m\",\"-Xmx24m\",\"-Xmn6m\"]}]}"
+post_experiment "$(definition --name gc --iterations 2 --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100&alloc_kb=512\",\"rate\":200,\"connections\":8,
+                 \"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"}" \
+        --cell '{"name":"light","cpus":"1","jvm_args":["-Xms768m","-Xmx768m","-Xmn600m"]}' \
+        --cell '{"name":"heavy","cpus":"1","jvm_args":["-Xms24m","-Xmx24m","-Xmn6m"]}' \
+        -- java -XX:+UseParallelGC -jar "$JAR" --port "$PORT")"
 GC=$EXP_ID
 wait_experiment
 F=$(findings_of "$GC")
@@ -259,11 +257,10 @@ check_eq "(c) the overlap evidence names the heavy cell's real runs" "$runs" \
 # it takes about half of that CPU from the SUT, which the run records and the rule names.
 timeout 300 taskset -c 1 bash -c 'while :; do :; done' &
 HOG=$!
-post_experiment "{\"name\":\"other-work\",\"iterations\":1,
-  \"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,$READY},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":100,\"connections\":16,
-            \"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"shared\",\"cpus\":\"1\"}]}"
+post_experiment "$(definition --name other-work --iterations 1 --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":100,\"connections\":16,
+                 \"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"}" \
+        --cell shared:1 -- java -Xmx64m -XX:+UseSerialGC -jar "$JAR" --port "$PORT")"
 OTHER=$EXP_ID
 wait_experiment
 kill "$HOG"

@@ -18,12 +18,11 @@ cleanup_spin() { [ -n "$SPIN_PID" ] && kill "$SPIN_PID" 2>/dev/null && wait "$SP
 trap cleanup_spin EXIT
 
 experiment() { # NAME ITERATIONS
-        post_experiment "{\"name\":\"$1\",\"iterations\":$2,
-  \"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
-           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":1500,\"connections\":4,
-            \"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"c\",\"cpus\":\"1\"}]}"
+        post_experiment "$(definition --name "$1" --iterations "$2" \
+                --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":1500,\"connections\":4,
+                         \"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"}" \
+                --cell c:1 -- java -Xmx128m -jar "$JAR" --port "$PORT")"
         check_eq "($1) accepted" 201 "$HTTP_STATUS"
         wait_for 600 experiment_finished "$EXP_ID" || not_finished "$EXP_ID"
 }

@@ -20,16 +20,16 @@ trap 'daemon_stop_all LAB RESULTS; rm -rf "$TEST_TMP"' INT TERM
 daemon_start --cgroup-root "slicelab-b$$" || { not_ok "daemon starts"; finish; exit 1; }
 daemon_save LAB
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-Xlog:gc*:file=gc.log\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
-post_experiment "{\"name\":\"bundled\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":100,\"connections\":4,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"A\",\"cpus\":\"1\"},{\"name\":\"B\",\"cpus\":\"1\",\"cpu_quota\":0.5}],\"labels\":{\"app\":\"sut\"}}"
+post_experiment "$(definition --name bundled --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":100,\"connections\":4,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"}" \
+        --cell A:1 --cell B:1:0.5 --merge '{"labels":{"app":"sut"}}' \
+        -- java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 '-Xlog:gc*:file=gc.log' -jar "$JAR" --port "$PORT")"
 EXP=$EXP_ID
 wait_for 250 experiment_finished "$EXP" || not_finished "$EXP"
 check_eq "the experiment to export succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$EXP" | jq -r .status)"
 
 # --- export ----------------------------------------------------------------------------------
-post_experiment '{"name":"unfinished","sut":{"command":["/bin/sleep","600"]},"cells":[{"name":"a"}]}'
+post_experiment "$(definition --name unfinished -- /bin/sleep 600)"
 api GET "/v1/experiments/$EXP_ID/bundle"
 check_eq "an unfinished experiment has no bundle" "409 not_finished" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
 api_auth DELETE "/v1/experiments/$EXP_ID"
@@ -54,7 +54,7 @@ daemon_start --results-only --import-max 20M --cgroup-root "slicelab-b$$-unused"
         { not_ok "a results-only daemon starts"; daemon_stop_all LAB RESULTS; finish; exit 1; }
 daemon_save RESULTS
 check_match "it says it runs nothing" 'results only' "$(grep 'listening on' "$TEST_TMP/daemon.log" | tail -1)"
-post_experiment '{"name":"x","sut":{"command":["/bin/true"]},"cells":[{"name":"a"}]}'
+post_experiment "$(definition --name x -- /bin/true)"
 check_eq "a results-only daemon refuses experiments" "403 results_only" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"
 api_auth POST /v1/loads -H 'Content-Type: application/json' --data '{}'
 check_eq "and peer loads" "403 results_only" "$HTTP_STATUS $(jq -r .error.code <<<"$BODY")"

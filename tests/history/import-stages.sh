@@ -44,9 +44,9 @@ fi
 # --- a bundle of a real (short) experiment ----------------------------------------------------
 DAEMON_STATE=$TEST_TMP/lab
 daemon_start --cgroup-root "slicelab-is$$" || { not_ok "the lab daemon starts"; finish; exit 1; }
-post_experiment "{\"name\":\"staged\",\"iterations\":2,\"sut\":{\"command\":[\"/bin/sh\",\"-c\",\"echo the sut speaks; exec sleep 600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"synthetic.bin\",\"3000\",\"2000\",\"1000\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name staged --iterations 2 \
+        --load "{\"command\":[\"$BUILD/tests/synth-timeline\",\"synthetic.bin\",\"3000\",\"2000\",\"1000\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sh -c 'echo the sut speaks; exec sleep 600')"
 EXP=$EXP_ID
 wait_for 120 experiment_finished "$EXP" || not_finished "$EXP"
 check_eq "the experiment to import succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$EXP" | jq -r .status)"

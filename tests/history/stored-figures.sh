@@ -18,9 +18,9 @@ daemon_start --cgroup-root "slicelab-sf$$" || { not_ok "daemon starts"; finish; 
 
 # experiment NAME ITERATIONS: an external load writing 20000 records (4000 warmup); EXP_ID.
 experiment() {
-        post_experiment "{\"name\":\"$1\",\"iterations\":$2,\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-          \"load\":{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"20000\",\"2000\",\"4000\"],\"timeline\":\"synthetic.bin\"},
-          \"cells\":[{\"name\":\"a\"}]}"
+        post_experiment "$(definition --name "$1" --iterations "$2" \
+                --load "{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"20000\",\"2000\",\"4000\"],\"timeline\":\"synthetic.bin\"}" \
+                -- /bin/sleep 600)"
         wait_for 300 experiment_finished "$EXP_ID" || not_finished "$EXP_ID"
         check_eq "experiment $1 succeeded" succeeded "$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" | jq -r .status)"
 }

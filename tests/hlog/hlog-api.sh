@@ -17,9 +17,9 @@ JAVAC=$!
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-h$$" || { not_ok "daemon starts"; finish; exit 1; }
 
-post_experiment "{\"name\":\"hlog\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$BUILD/tests/synth-timeline\",\"synthetic.bin\",\"20000\",\"2000\",\"4000\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name hlog \
+        --load "{\"command\":[\"$BUILD/tests/synth-timeline\",\"synthetic.bin\",\"20000\",\"2000\",\"4000\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
 check_eq "the synthetic run succeeds" succeeded "$(run_outcome "$RUN")"

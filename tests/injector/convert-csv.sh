@@ -15,8 +15,7 @@ export SLICELAB_URL=$DAEMON_URL SLICELAB_STATE_DIR=$DAEMON_STATE
 # only sleeps); RUN holds the run's id once it finished.
 run_load() {
         local id
-        id=$("$CLIENT" submit - <<<"{\"name\":\"csv\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-                \"load\":{\"command\":$1,\"timeline\":\"tl.bin\"},\"cells\":[{\"name\":\"a\"}]}") || return 1
+        id=$("$CLIENT" submit - <<<"$(definition --name csv --load "{\"command\":$1,\"timeline\":\"tl.bin\"}" -- /bin/sleep 600)") || return 1
         "$CLIENT" wait "$id" >/dev/null 2>&1
         RUN=$(first_run "$id")
         check_eq "the run with the load $1 succeeded" succeeded "$(run_field "$RUN" .state)"

@@ -167,9 +167,8 @@ check_eq "an unknown bisection is a 404" 404 "$HTTP_STATUS"
 APP="bis-series-$$"
 SERIES_IDS=()
 for f in 1 1 1 1 3 3 3 3; do
-        post_experiment "{\"name\":\"series f$f\",\"iterations\":1,\"labels\":{\"app\":\"$APP\"},
-          \"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"0.5\",\"--change-at\",\"0.001\",\"--change-factor\",\"$f\"]},
-          \"cells\":[{\"name\":\"c\",\"cpus\":\"1\"}]}"
+        post_experiment "$(definition --name "series f$f" --iterations 1 --merge "{\"labels\":{\"app\":\"$APP\"}}" --cell c:1 \
+                -- "$SPIN" --threads 1 --seconds 0.5 --change-at 0.001 --change-factor "$f")"
         [ "$HTTP_STATUS" = 201 ] || not_ok "series experiment accepted" "$BODY"
         SERIES_IDS+=("$EXP_ID")
 done

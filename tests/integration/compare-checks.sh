@@ -11,14 +11,14 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-c$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
-CELLS='"cells":[{"name":"A","cpus":"1"},{"name":"B","cpus":"1","cpu_quota":0.5}]'
 
 # experiment RATE LABELS CHECKS: two cells, two iterations, short phases.
 experiment() {
-        post_experiment "{\"name\":\"cmp-$1\",\"iterations\":2,$SUT,
-          \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":$1,\"connections\":8,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
-          $CELLS,\"labels\":$2,\"checks\":$3}"
+        post_experiment "$(definition --name "cmp-$1" --iterations 2 \
+                --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=200\",\"rate\":$1,\"connections\":8,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"}" \
+                --cell A:1 --cell B:1:0.5 --merge "{\"labels\":$2,\"checks\":$3}" \
+                -- java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" --port "$PORT")"
 }
 
 experiment 100 '{"team":"perf","build":"41"}' \
@@ -28,7 +28,7 @@ E1=$EXP_ID
 experiment 150 '{"team":"perf","build":"42"}' \
   '[{"metric":"latency_us.scheduled.p99","cell":"A","max":1},{"metric":"errors","cell":"B","max":0}]'
 E2=$EXP_ID
-post_experiment '{"name":"other","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a"}],"labels":{"team":"web"}}'
+post_experiment "$(definition --name other --merge '{"labels":{"team":"web"}}' -- /bin/echo '{"ops_per_s": 1}')"
 E3=$EXP_ID
 
 # --- labels --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ check_schema "health" getHealth 200
 
 # A run that holds the queue (one run at a time), so that the experiments below stay queued.
 api_auth POST /v1/experiments -H 'Content-Type: application/json' \
-        --data '{"name":"blocker","sut":{"command":["/bin/sleep","600"]},"cells":[{"name":"a"}]}'
+        --data "$(definition --name blocker -- /bin/sleep 600)"
 BLOCKER=$(jq -r .id <<<"$BODY")
 wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 # Rows of everything but the blocker: experiments, cells, runs, run events.

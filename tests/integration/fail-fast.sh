@@ -20,7 +20,7 @@ run_all() {
 nth_run() { curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r ".runs[$1].id"; }
 
 # --- files that do not exist fail preflight, naming the field ------------------------------
-run_all "{\"name\":\"nojar\",\"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-jar\",\"/nonexistent/slicelab-$$.jar\"],\"jvm\":true},\"cells\":[{\"name\":\"a\"}]}"
+run_all "$(definition --name nojar --jvm -- java -Xmx64m -jar "/nonexistent/slicelab-$$.jar")"
 RUN=$(nth_run 0)
 check_eq "a missing -jar file fails preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the message names sut.command[3] and the file" "^sut.command\[3\]: -jar file /nonexistent/slicelab-$$.jar: No such file or directory" \
@@ -28,19 +28,19 @@ check_match "the message names sut.command[3] and the file" "^sut.command\[3\]: 
 check_eq "the history stops at preparing" "queued preparing failed" "$(run_field "$RUN" '[.states[].state] | join(" ")')"
 check "no slice was made" no_slices_of "$RUN"
 
-run_all "{\"name\":\"noexe\",\"sut\":{\"command\":[\"/nonexistent/bin/server-$$\"]},\"cells\":[{\"name\":\"a\"}]}"
+run_all "$(definition --name noexe -- "/nonexistent/bin/server-$$")"
 check_match "a missing executable fails preflight naming sut.command[0]" "^sut.command\[0\]: executable /nonexistent/bin/server-$$: No such file or directory" \
         "$(run_field "$(nth_run 0)" .message)"
-run_all "{\"name\":\"nopath\",\"sut\":{\"command\":[\"no-such-server-$$\"]},\"cells\":[{\"name\":\"a\"}]}"
+run_all "$(definition --name nopath -- "no-such-server-$$")"
 check_match "a bare name not on the run's PATH too" "^sut.command\[0\]: executable no-such-server-$$: No such file or directory" \
         "$(run_field "$(nth_run 0)" .message)"
-run_all "{\"name\":\"dirjar\",\"sut\":{\"command\":[\"java\",\"-jar\",\"/tmp\"],\"jvm\":true},\"cells\":[{\"name\":\"a\"}]}"
+run_all "$(definition --name dirjar --jvm -- java -jar /tmp)"
 check_match "a directory is not a jar" "^sut.command\[2\]: -jar file /tmp: Is a directory" "$(run_field "$(nth_run 0)" .message)"
-run_all "{\"name\":\"goodjar\",\"sut\":{\"command\":[\"java\",\"-Xmx64m\",\"-jar\",\"$JAR\",\"--help\"],\"jvm\":true},\"cells\":[{\"name\":\"a\"}]}"
+run_all "$(definition --name goodjar --jvm -- java -Xmx64m -jar "$JAR" --help)"
 check "a jar that exists passes preflight" not json_true '.reason == "preflight"' "$(curl -s "$DAEMON_URL/v1/runs/$(nth_run 0)")"
 
 # --- three identical failures stop the experiment -------------------------------------------
-run_all '{"name":"false","iterations":6,"sut":{"command":["/bin/false"]},"cells":[{"name":"a"}]}'
+run_all "$(definition --name false --iterations 6 -- /bin/false)"
 check_eq "three sut_exit failures, then the rest cancelled" \
         "$(printf 'failed sut_exit\n%.0s' 1 2 3; printf 'cancelled repeated_failure\n%.0s' 1 2 3)" "$RUNS"
 check_match "the cancelled runs say why" "^cancelled: the last 3 runs of the experiment failed with the same reason \(sut_exit\): the SUT exited with code 1" \
@@ -48,14 +48,15 @@ check_match "the cancelled runs say why" "^cancelled: the last 3 runs of the exp
 check_match "the log says so" "experiment $EXP_ID: 3 queued run\(s\) cancelled: the last 3 runs" "$(cat "$TEST_TMP/daemon.log")"
 check_eq "the experiment ends failed" failed "$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" | jq -r .status)"
 
-run_all '{"name":"false2","iterations":4,"max_consecutive_failures":2,"sut":{"command":["/bin/false"]},"cells":[{"name":"a"}]}'
+run_all "$(definition --name false2 --iterations 4 --merge '{"max_consecutive_failures":2}' -- /bin/false)"
 check_eq "max_consecutive_failures 2 stops after two" "failed failed cancelled cancelled" "$(awk '{print $1}' <<<"$RUNS" | tr '\n' ' ' | sed 's/ $//')"
-run_all '{"name":"false0","iterations":4,"max_consecutive_failures":0,"sut":{"command":["/bin/false"]},"cells":[{"name":"a"}]}'
+run_all "$(definition --name false0 --iterations 4 --merge '{"max_consecutive_failures":0}' -- /bin/false)"
 check_eq "max_consecutive_failures 0 never stops" "failed failed failed failed" "$(awk '{print $1}' <<<"$RUNS" | tr '\n' ' ' | sed 's/ $//')"
 
 # Failures between successes are not consecutive: every run runs.
-run_all "{\"name\":\"mixed\",\"iterations\":3,\"sut\":{\"command\":[\"/bin/sh\",\"-c\",\"test \\\"\$MODE\\\" = good && exec $SPIN --threads 1 --seconds 1; exit 3\"]},
-  \"cells\":[{\"name\":\"bad\",\"env\":{\"MODE\":\"bad\"}},{\"name\":\"good\",\"env\":{\"MODE\":\"good\"}}]}"
+run_all "$(definition --name mixed --iterations 3 \
+        --cell '{"name":"bad","env":{"MODE":"bad"}}' --cell '{"name":"good","env":{"MODE":"good"}}' \
+        -- /bin/sh -c "test \"\$MODE\" = good && exec $SPIN --threads 1 --seconds 1; exit 3")"
 check_eq "interleaved failures and successes: nothing cancelled" "failed succeeded failed succeeded failed succeeded" \
         "$(awk '{print $1}' <<<"$RUNS" | tr '\n' ' ' | sed 's/ $//')"
 
@@ -85,7 +86,7 @@ if [ "$RUNS" = "succeeded null" ]; then ok "gc-latency.json, shortened, succeeds
 # --- the field is validated strictly --------------------------------------------------------
 for bad in '"3"' 2.5 -1 1001 null true; do
         api_auth POST /v1/experiments -H 'Content-Type: application/json' \
-                --data "{\"name\":\"v\",\"max_consecutive_failures\":$bad,\"sut\":{\"command\":[\"/bin/true\"]},\"cells\":[{\"name\":\"a\"}]}"
+                --data "$(definition --name v --merge "{\"max_consecutive_failures\":$bad}" -- /bin/true)"
         check_eq "max_consecutive_failures $bad is 400 naming the field" "400 max_consecutive_failures" \
                 "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 done

@@ -10,16 +10,20 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-i$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+# sut_def OPTION...: a definition (tests/lib.sh) whose SUT is slicelab-sut.jar on $PORT.
+sut_def() {
+        definition "$@" --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+                -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT"
+}
 
 # slice_pids RUN KIND: the pids in the run's slice (v1 cpu hierarchy).
 slice_pids() { cat "/sys/fs/cgroup/cpu$(run_field "$1" ".slices.$2")/cgroup.procs" 2>/dev/null; }
 comm_of() { cat "/proc/$1/comm" 2>/dev/null; }
 
 # --- end to end ----------------------------------------------------------------------------
-post_experiment "{\"name\":\"e2e\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100&alloc_kb=16\",\"rate\":200,\"connections\":4,\"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\",\"memory_max\":\"512M\"}]}"
+post_experiment "$(sut_def --name e2e \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100&alloc_kb=16\",\"rate\":200,\"connections\":4,\"warmup_s\":2,\"measure_s\":5,\"cpus\":\"0\"}" \
+        --cell '{"name":"one","cpus":"1","memory_max":"512M"}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_state_is "$RUN" measuring
 sut_comms=$(for p in $(slice_pids "$RUN" sut); do comm_of "$p"; done | sort -u | tr '\n' ' ')
@@ -58,9 +62,8 @@ check "no slice is left" no_slices_of "$RUN"
 check "no JVM or injector is left" not running_cmd "[-]-port $PORT"
 
 # --- a load target that refuses ------------------------------------------------------------
-post_experiment "{\"name\":\"refused\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:1/work\",\"rate\":100,\"connections\":2,\"warmup_s\":0,\"measure_s\":2},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}]}"
+post_experiment "$(sut_def --name refused \
+        --load '{"target":"http://127.0.0.1:1/work","rate":100,"connections":2,"warmup_s":0,"measure_s":2}' --cell one:1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
 check_eq "a target that refuses: failed/load_failed" "failed load_failed" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
@@ -68,9 +71,8 @@ check_match "the message says no request got an answer" "none of the .* measured
 check "the refused run left no slice" no_slices_of "$RUN"
 
 # --- cancel in the middle of measuring -----------------------------------------------------
-post_experiment "{\"name\":\"cancel\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work\",\"rate\":100,\"connections\":2,\"warmup_s\":1,\"measure_s\":600},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}]}"
+post_experiment "$(sut_def --name cancel \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work\",\"rate\":100,\"connections\":2,\"warmup_s\":1,\"measure_s\":600}" --cell one:1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_state_is "$RUN" measuring
 api_auth DELETE "/v1/experiments/$EXP_ID"

@@ -13,13 +13,12 @@ daemon_start --cgroup-root "slicelab-j$$" || { not_ok "daemon starts"; finish; e
 PORT=$(loopback_port)
 
 # --- the seed's cells on 2 CPUs ---------------------------------------------------------
-post_experiment "{\"name\":\"seed-2cpu\",\"order\":\"sequential\",
-  \"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseParallelGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
-           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"curl -sf -X POST http://127.0.0.1:$PORT/gc && exec $SYNTH t.bin 3000 1000 1000\"],\"timeline\":\"t.bin\"},
-  \"cells\":[{\"name\":\"1cpu\",\"cpus\":\"1\"},
-             {\"name\":\"2cpu-q1\",\"cpus\":\"0-1\",\"cpu_quota\":1.0},
-             {\"name\":\"2cpu-q1-nocs\",\"cpus\":\"0-1\",\"cpu_quota\":1.0,\"jvm_args\":[\"-XX:-UseContainerSupport\"]}]}"
+post_experiment "$(definition --name seed-2cpu --merge '{"order":"sequential"}' \
+        --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+        --load "$(jq -cn --arg c "curl -sf -X POST http://127.0.0.1:$PORT/gc && exec $SYNTH t.bin 3000 1000 1000" \
+                '{command: ["/bin/sh", "-c", $c], timeline: "t.bin"}')" \
+        --cell 1cpu:1 --cell 2cpu-q1:0-1:1.0 --cell '{"name":"2cpu-q1-nocs","cpus":"0-1","cpu_quota":1.0,"jvm_args":["-XX:-UseContainerSupport"]}' \
+        -- java -Xmx128m -XX:+UseParallelGC -jar "$JAR" --port "$PORT")"
 check_eq "the seed experiment is accepted" 201 "$HTTP_STATUS"
 last=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[-1].id')
 wait_for 600 run_finished "$last"
@@ -64,15 +63,15 @@ check_eq "the SUT's log tail is served" 200 "$HTTP_STATUS"
 
 # --- preflight: host requirements ---------------------------------------------------------
 # These VMs expose no cpufreq, so a governor requirement cannot be verified: a mismatch.
-post_experiment '{"name":"pf-fail","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}],
-  "host":{"governor":"performance","on_mismatch":"fail"}}'
+post_experiment "$(definition --name pf-fail --cell a:1 --merge '{"host":{"governor":"performance","on_mismatch":"fail"}}' \
+        -- /bin/echo '{"ops_per_s": 1}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "on_mismatch fail: the run fails in preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "the preflight message names the CPU and what it had" "cpu 1" "$(run_field "$RUN" .message)"
 check_eq "a preflight failure started nothing" null "$(run_field "$RUN" .exit.sut)"
-post_experiment '{"name":"pf-warn","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}],
-  "host":{"governor":"performance","on_mismatch":"warn"}}'
+post_experiment "$(definition --name pf-warn --cell a:1 --merge '{"host":{"governor":"performance","on_mismatch":"warn"}}' \
+        -- /bin/echo '{"ops_per_s": 1}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "on_mismatch warn: the run goes on" succeeded "$(run_outcome "$RUN")"
@@ -81,8 +80,8 @@ check_match "and records the mismatch as a warning" "cpu 1" "$(run_field "$RUN" 
 # --- deadline ------------------------------------------------------------------------------
 # 600.PID seconds: a duration no other test on this host sleeps, so the leftover check below
 # cannot see another suite's sleep.
-post_experiment '{"name":"deadline","sut":{"command":["/bin/sleep","600.'$$'"]},
-  "load":{"command":["/bin/sleep","600.'$$'"],"timeline":"t.bin","timeout_s":2},"cells":[{"name":"a"}]}'
+post_experiment "$(definition --name deadline --load "{\"command\":[\"/bin/sleep\",\"600.$$\"],\"timeline\":\"t.bin\",\"timeout_s\":2}" \
+        -- /bin/sleep "600.$$")"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"
 check_eq "a load past its timeout_s: failed/timeout" "failed timeout" "$(run_field "$RUN" '"\(.state) \(.reason)"')"

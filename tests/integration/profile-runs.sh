@@ -12,9 +12,11 @@ JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-p$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
+READY="{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}"
+# sut_def OPTION...: a definition (tests/lib.sh) whose SUT is slicelab-sut.jar, a serial GC.
+sut_def() { definition "$@" --jvm --ready "$READY" -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT"; }
 
-post_experiment '{"name":"plain","sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"1"}]}'
+post_experiment "$(definition --name plain --cell a:1 -- /bin/echo '{"ops_per_s": 1}')"
 FIRST_PLAIN_RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$FIRST_PLAIN_RUN"
 # One experiment for all the profile checks (a JVM run costs seconds: CI time is tight): the same
@@ -26,13 +28,13 @@ wait_for 60 run_finished "$FIRST_PLAIN_RUN"
 # what else the machine runs (with 3 iterations the rule's Bonferroni interval has t near 11);
 # 999 Hz, the most, since a busy 2-core machine leaves the SUT a fraction of its CPU and a run
 # had only about 100 samples at 199 Hz (a share's sampling error alone near 4 points).
-PSUT="\"sut\":{\"command\":[\"java\",\"-XX:+UseParallelGC\",\"-XX:ParallelGCThreads=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 PLAIN_CELL='"cpus":"1","memory_max":"512M","jvm_args":["-Xmx256m","-Xmn128m"]'
-post_experiment "{\"name\":\"profiled\",\"iterations\":3,$PSUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"mode\":\"max\",\"connections\":1,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"plain\",$PLAIN_CELL},
-             {\"name\":\"gc\",\"cpus\":\"1\",\"memory_max\":\"512M\",\"jvm_args\":[\"-Xmx256m\",\"-Xmn2m\"]},
-             {\"name\":\"twin\",$PLAIN_CELL}],\"profile\":{\"cpu\":true,\"hz\":999}}"
+post_experiment "$(definition --name profiled --iterations 3 --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=2000&alloc_kb=1024\",\"mode\":\"max\",\"connections\":1,\"warmup_s\":2,\"measure_s\":4,\"cpus\":\"0\"}" \
+        --cell "{\"name\":\"plain\",$PLAIN_CELL}" \
+        --cell '{"name":"gc","cpus":"1","memory_max":"512M","jvm_args":["-Xmx256m","-Xmn2m"]}' \
+        --cell "{\"name\":\"twin\",$PLAIN_CELL}" --merge '{"profile":{"cpu":true,"hz":999}}' \
+        -- java -XX:+UseParallelGC -XX:ParallelGCThreads=1 -jar "$JAR" --port "$PORT")"
 check_eq "a profiled experiment is accepted" 201 "$HTTP_STATUS"
 check_match "its warnings say the JVM gets -XX:+PreserveFramePointer" "PreserveFramePointer" "$(jq -r '.warnings | join(" | ")' <<<"$BODY")"
 DIFF_EXP=$EXP_ID
@@ -151,9 +153,9 @@ check_eq "a cell against itself is 400 naming baseline" "400 baseline" "$HTTP_ST
 api GET "/v1/experiments/$DIFF_EXP/profile"
 check_eq "cell is required" "400 cell" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 # --- cancel while perf records ---------------------------------------------------------------
-post_experiment "{\"name\":\"profiled-cancel\",$SUT,
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":1,\"measure_s\":600},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+post_experiment "$(sut_def --name profiled-cancel \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=500\",\"rate\":50,\"connections\":2,\"warmup_s\":1,\"measure_s\":600}" \
+        --cell one:1 --merge '{"profile":{"cpu":true}}')"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_state_is "$RUN" measuring
 perf_of_run() { pgrep -f "perf record -e cpu-clock -F 99 -g -p" >/dev/null; }
@@ -167,11 +169,11 @@ daemon_stop
 
 # --- no perf: refused at submission ---------------------------------------------------------
 DAEMON_STATE=$TEST_TMP/state-noperf daemon_start --cgroup-root "slicelab-q$$" --perf /nonexistent/perf || { not_ok "daemon starts"; finish; exit 1; }
-post_experiment "{\"name\":\"no-perf\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+post_experiment "$(sut_def --name no-perf --cell one:1 --merge '{"profile":{"cpu":true}}')"
 check_eq "without perf, profile.cpu is refused (400 naming it)" "400 profile.cpu not_on_host" \
         "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.code)"' <<<"$BODY")"
 check_match "and the message says how to get it" "linux-perf" "$(jq -r .error.message <<<"$BODY")"
-post_experiment "{\"name\":\"no-profile\",$SUT,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"iterations\":1}"
+post_experiment "$(sut_def --name no-profile --cell one:1 --iterations 1)"
 check_eq "the same daemon takes a definition without profiling" 201 "$HTTP_STATUS"
 daemon_stop
 
@@ -179,12 +181,12 @@ daemon_stop
 # The systemd unit gives slicelabd CAP_PERFMON and CAP_SYS_PTRACE; a daemon without them (as a
 # unit lacking them would leave it: setpriv drops them from its bounding set, so root's exec
 # does not get them) is told no by the kernel, and says so.
-SPIN="\"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
+spin_def() { definition "$@" -- "$BUILD/contrib/workloads/slicelab-spin" --threads 1 --seconds 1; }
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if [ "$paranoid" -ge 2 ]; then
         DAEMON_WRAPPER="setpriv --bounding-set -perfmon,-sys_admin --" DAEMON_STATE=$TEST_TMP/state-noperfmon \
                 daemon_start --cgroup-root "slicelab-r$$" || { not_ok "daemon starts"; finish; exit 1; }
-        post_experiment "{\"name\":\"no-perfmon\",$SPIN,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+        post_experiment "$(spin_def --name no-perfmon --cell one:1 --merge '{"profile":{"cpu":true}}')"
         check_eq "without CAP_PERFMON under perf_event_paranoid $paranoid, profile.cpu is refused (400 naming it)" \
                 "400 profile.cpu not_on_host" "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.code)"' <<<"$BODY")"
         check_match "and the message names the setting and the capability" \
@@ -197,7 +199,7 @@ fi
 # ptrace check for a perfmon-capable caller) profiles the run user's SUT.
 DAEMON_WRAPPER="setpriv --bounding-set -sys_ptrace --" DAEMON_STATE=$TEST_TMP/state-noptrace \
         daemon_start --cgroup-root "slicelab-s$$" || { not_ok "daemon starts"; finish; exit 1; }
-post_experiment "{\"name\":\"no-ptrace\",$SPIN,\"cells\":[{\"name\":\"one\",\"cpus\":\"1\"}],\"profile\":{\"cpu\":true}}"
+post_experiment "$(spin_def --name no-ptrace --cell one:1 --merge '{"profile":{"cpu":true}}')"
 check_eq "with CAP_PERFMON and without CAP_SYS_PTRACE the definition is taken" 201 "$HTTP_STATUS"
 RUN=$(first_run "$EXP_ID")
 wait_for 60 run_finished "$RUN"

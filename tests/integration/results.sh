@@ -11,9 +11,9 @@ N=1440000
 WARMUP=60000
 daemon_start --cgroup-root "slicelab-r$$" || { not_ok "daemon starts"; finish; exit 1; }
 
-post_experiment "{\"name\":\"synthetic\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"$WARMUP\"],\"timeline\":\"synthetic.bin\"},
-  \"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name synthetic \
+        --load "{\"command\":[\"$SYNTH\",\"synthetic.bin\",\"$N\",\"6000\",\"$WARMUP\"],\"timeline\":\"synthetic.bin\"}" \
+        -- /bin/sleep 600)"
 RUN=$(first_run "$EXP_ID")
 wait_for 300 run_finished "$RUN"
 check_eq "the run with 1.44 M records succeeds" succeeded "$(run_outcome "$RUN")"
@@ -113,8 +113,9 @@ check_eq "the last run's throughput per experiment and cell is exported" synthet
 # --- the report: statistics over iterations, known answers -------------------------------
 # Three cells whose ops_per_s are fixed by the command: b is a's value 1.5 times (CI excludes 1),
 # c is a's value give or take (CI includes 1).
-post_experiment '{"name":"stats","iterations":3,"order":"sequential","sut":{"command":["/bin/sh","-c","echo \"{\\\"ops_per_s\\\": $OPS}\""]},
-  "cells":[{"name":"a","env":{"OPS":"100"}},{"name":"b","env":{"OPS":"150"}},{"name":"c","env":{"OPS":"100"}}]}'
+post_experiment "$(definition --name stats --iterations 3 --merge '{"order":"sequential"}' \
+        --cell '{"name":"a","env":{"OPS":"100"}}' --cell '{"name":"b","env":{"OPS":"150"}}' --cell '{"name":"c","env":{"OPS":"100"}}' \
+        -- /bin/sh -c 'echo "{\"ops_per_s\": $OPS}"')"
 last=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[-1].id')
 wait_for 60 run_finished "$last"
 api GET "/v1/experiments/$EXP_ID/report?baseline=a"

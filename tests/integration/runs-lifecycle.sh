@@ -26,7 +26,7 @@ nothing_left() {
 }
 
 # --- success, in the slice with the cell's limits ----------------------------------------
-post_experiment "{\"name\":\"spin\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"2\",\"--seconds\",\"6\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5,\"memory_max\":\"64M\"}]}"
+post_experiment "$(definition --name spin --cell '{"name":"half","cpus":"1","cpu_quota":0.5,"memory_max":"64M"}' -- "$SPIN" --threads 2 --seconds 6)"
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
 slice=$(run_field "$RUN" .slices.sut)
@@ -51,39 +51,39 @@ check "at least two 1 s samples were kept" test "$(jq '.t_ms | length' <<<"$BODY
 check "each second's CPU use is held near half a CPU" json_true '[.cpu_usage_s[] | select(. != null)] | all(. < 0.8)' "$BODY"
 
 # --- failure paths -----------------------------------------------------------------------
-run_one '{"name":"missing","sut":{"command":["/nonexistent/bin/server"]},"cells":[{"name":"a"}]}'
+run_one "$(definition --name missing -- /nonexistent/bin/server)"
 check_eq "missing executable: failed/preflight" "failed preflight" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "preflight names the field, the path and errno" "sut.command\[0\]: executable /nonexistent/bin/server: No such file or directory" "$(run_field "$RUN" .message)"
 # An executable file the kernel cannot run passes preflight and fails at exec.
 printf 'not a program\n' >"$TEST_TMP/noexec" && chmod 755 "$TEST_TMP/noexec"
-run_one "{\"name\":\"noexec\",\"sut\":{\"command\":[\"$TEST_TMP/noexec\"]},\"cells\":[{\"name\":\"a\"}]}"
+run_one "$(definition --name noexec -- "$TEST_TMP/noexec")"
 check_eq "an executable the kernel refuses: failed/spawn" "failed spawn" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "spawn message names the path and errno" "$TEST_TMP/noexec: Exec format error" "$(run_field "$RUN" .message)"
 check "spawn failure leaves nothing" nothing_left
 
-run_one '{"name":"version","sut":{"command":["java","-version"],"jvm":true,"ready":{"tcp":"127.0.0.1:1","timeout_s":30}},"cells":[{"name":"a"}]}'
+run_one "$(definition --name version --jvm --ready '{"tcp":"127.0.0.1:1","timeout_s":30}' -- java -version)"
 check_eq "java -version as SUT: failed/sut_exit" "failed sut_exit" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "sut_exit says the exit code and shows stderr" "exited with code 0.*openjdk version" "$(run_field "$RUN" .message | tr '\n' ' ')"
 check_eq "sut_exit records the exit status" 0 "$(run_field "$RUN" .exit.sut.code)"
 
-run_one "{\"name\":\"load-exits\",\"sut\":{\"command\":[\"/bin/sleep\",\"$SLEEP_S\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"echo no target here; exit 3\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+run_one "$(definition --name load-exits \
+        --load '{"command":["/bin/sh","-c","echo no target here; exit 3"],"timeline":"t.bin"}' -- /bin/sleep "$SLEEP_S")"
 check_eq "a load that exits 3: failed/load_failed" "failed load_failed" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "load_failed says the exit code and shows its output" "^the load exited with code 3; its last output: no target here" \
         "$(run_field "$RUN" .message | tr '\n' ' ')"
 check "a failed load leaves nothing" nothing_left
 
-run_one "{\"name\":\"noport\",\"sut\":{\"command\":[\"/bin/sleep\",\"$SLEEP_S\"],\"ready\":{\"tcp\":\"127.0.0.1:1\",\"timeout_s\":2}},\"cells\":[{\"name\":\"a\"}]}"
+run_one "$(definition --name noport --ready '{"tcp":"127.0.0.1:1","timeout_s":2}' -- /bin/sleep "$SLEEP_S")"
 check_eq "a port nobody opens: failed/not_ready" "failed not_ready" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check_match "not_ready says what the probe saw" "not ready within 2 s \(Connection refused\)" "$(run_field "$RUN" .message)"
 check "not_ready leaves no process and no slice" nothing_left
 
-run_one "{\"name\":\"oom\",\"sut\":{\"command\":[\"$HOG\",\"512\"]},\"cells\":[{\"name\":\"tiny\",\"memory_max\":\"16M\"}]}"
+run_one "$(definition --name oom --cell '{"name":"tiny","memory_max":"16M"}' -- "$HOG" 512)"
 check_eq "allocating past memory_max: failed/oom" "failed oom" "$(run_field "$RUN" '"\(.state) \(.reason)"')"
 check "oom leaves nothing" nothing_left
 
 # --- cancel in the middle of a run -------------------------------------------------------
-post_experiment "{\"name\":\"long\",\"iterations\":2,\"sut\":{\"command\":[\"$SPIN\",\"--seconds\",\"600\",\"--threads\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}"
+post_experiment "$(definition --name long --iterations 2 --cell a:0 -- "$SPIN" --seconds 600 --threads 1)"
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
 api_auth DELETE "/v1/experiments/$EXP_ID"
@@ -97,7 +97,7 @@ api GET "/v1/experiments/$EXP_ID"
 check_eq "the experiment is cancelled, the queued run too" "cancelled 2" "$(jq -r '"\(.status) \(.progress.by_state.cancelled)"' <<<"$BODY")"
 
 # --- kill -9 mid-run, restart: interrupted, cleaned, the queue goes on ------------------
-post_experiment "{\"name\":\"crash\",\"iterations\":2,\"sut\":{\"command\":[\"$SPIN\",\"--seconds\",\"4\",\"--threads\",\"1\"]},\"cells\":[{\"name\":\"a\",\"cpus\":\"0\"}]}"
+post_experiment "$(definition --name crash --iterations 2 --cell a:0 -- "$SPIN" --seconds 4 --threads 1)"
 CRASH_EXP=$EXP_ID
 RUN=$(first_run "$EXP_ID")
 wait_for 30 run_state_is "$RUN" measuring
@@ -117,11 +117,11 @@ check_eq "the next queued run then succeeds" succeeded "$(run_field "$RUN2" .sta
 check_eq "the experiment is partial" partial "$(curl -s "$DAEMON_URL/v1/experiments/$CRASH_EXP" | jq -r .status)"
 
 # --- 20 short runs: fds exactly equal, RSS flat ------------------------------------------
-SHORT='{"name":"short","iterations":20,"sut":{"command":["/bin/echo","{\"ops_per_s\": 1}"]},"cells":[{"name":"a","cpus":"0"}]}'
-run_one "${SHORT/20/1}"
+short() { definition --name short --iterations "$1" --cell a:0 -- /bin/echo '{"ops_per_s": 1}'; }
+run_one "$(short 1)"
 fds_before=$(ls "/proc/$DAEMON_PID/fd" | wc -l)
 rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$DAEMON_PID/status")
-post_experiment "$SHORT"
+post_experiment "$(short 20)"
 last=$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID/runs" | jq -r '.runs[19].id')
 wait_for 120 run_finished "$last"
 check_eq "20 short runs all succeed" 20 "$(curl -s "$DAEMON_URL/v1/experiments/$EXP_ID" | jq -r .progress.by_state.succeeded)"

@@ -18,8 +18,8 @@ APP="echo-$$"
 
 # echo_experiment OPS APP: one cell, two iterations of a command printing ops_per_s.
 echo_experiment() {
-        post_experiment "{\"name\":\"series-$1\",\"iterations\":2,\"sut\":{\"command\":[\"/bin/echo\",\"{\\\"ops_per_s\\\": $1}\"]},
-          \"cells\":[{\"name\":\"B\"}],\"labels\":{\"app\":\"$2\"}}"
+        post_experiment "$(definition --name "series-$1" --iterations 2 --cell B --merge "{\"labels\":{\"app\":\"$2\"}}" \
+                -- /bin/echo "{\"ops_per_s\": $1}")"
         [ "$HTTP_STATUS" = 201 ] || not_ok "experiment $1 accepted" "$BODY"
         IDS+=("$EXP_ID")
 }
@@ -104,11 +104,12 @@ check_eq "a bad --alpha is the daemon's 400 naming alpha: exit 4" "4 1" "$RC $(g
 
 # --- slicelab-sut.jar: cpu_us rises partway -------------------------------------------------
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
 jvm_experiment() {
-        post_experiment "{\"name\":\"shop-$1\",\"iterations\":1,$SUT,
-          \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=$1\",\"rate\":20,\"connections\":4,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
-          \"cells\":[{\"name\":\"B\",\"cpus\":\"1\"}],\"labels\":{\"app\":\"shop-$$\"}}"
+        post_experiment "$(definition --name "shop-$1" --iterations 1 \
+                --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=$1\",\"rate\":20,\"connections\":4,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"}" \
+                --cell B:1 --merge "{\"labels\":{\"app\":\"shop-$$\"}}" \
+                -- java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" --port "$PORT")"
         [ "$HTTP_STATUS" = 201 ] || not_ok "experiment cpu_us=$1 accepted" "$BODY"
         IDS+=("$EXP_ID")
 }

@@ -17,12 +17,12 @@ PORT2=$((PORT + 1))
 
 # template VARS-OF-A VARS-OF-B: the definition, cell b's jvm_args and vars as given.
 template() {
-        echo "{\"name\":\"two builds from a template\",\"order\":\"sequential\",
-  \"sut\":{\"command\":[\"java\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"{port}\"],\"jvm\":true,
-           \"ready\":{\"http\":\"http://127.0.0.1:{port}/health\",\"timeout_s\":120}},
-  \"load\":{\"target\":\"http://127.0.0.1:{port}/work?cpu_us={cpu_us}\",\"rate\":50,\"warmup_s\":1,\"measure_s\":2,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\",\"jvm_args\":[\"-Xmx{heap}\"],\"vars\":$1},
-             {\"name\":\"b\",\"cpus\":\"1\",\"jvm_args\":[\"-Xmx{heap}\"],\"vars\":$2}]}"
+        definition --name "two builds from a template" --merge '{"order":"sequential"}' \
+                --jvm --ready '{"http":"http://127.0.0.1:{port}/health","timeout_s":120}' \
+                --load '{"target":"http://127.0.0.1:{port}/work?cpu_us={cpu_us}","rate":50,"warmup_s":1,"measure_s":2,"cpus":"0"}' \
+                --cell "{\"name\":\"a\",\"cpus\":\"1\",\"jvm_args\":[\"-Xmx{heap}\"],\"vars\":$1}" \
+                --cell "{\"name\":\"b\",\"cpus\":\"1\",\"jvm_args\":[\"-Xmx{heap}\"],\"vars\":$2}" \
+                -- java -XX:+UseSerialGC -jar "$JAR" --port '{port}'
 }
 
 # --- bad templates: the field and the rule --------------------------------------------------

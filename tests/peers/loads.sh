@@ -307,7 +307,7 @@ check_eq "an unknown load: 404" 404 "$HTTP_STATUS"
 papi 1 POST /v1/loads --data "$(load_body 1 "$(soon)" 30 60)"
 E=$(jq -r .id <<<"$BODY")
 wait_for 30 load_state_is "$E" running || true
-quick_sut='{"name":"beside-a-load","sut":{"command":["/usr/bin/printf","{\"ops_per_s\": 1}\\n"]},"cells":[{"name":"one","cpus":"1"}]}'
+quick_sut=$(definition --name beside-a-load --cell one:1 -- /usr/bin/printf '{"ops_per_s": 1}\n')
 papi 1 POST /v1/experiments --data "$quick_sut"
 check_eq "an experiment on the load's CPUs is taken: 201" 201 "$HTTP_STATUS"
 EXP=$(jq -r .id <<<"$BODY")
@@ -323,7 +323,7 @@ wait_for 60 run_done || true
 check_eq "once the load is stopped the run runs" succeeded "$(jq -r "$RUN_OUTCOME_JQ" <<<"$BODY")"
 check "and it started only after the load was stopped" \
         test "$(jq -r '[.states[] | select(.state == "preparing") | .mono_ns][0]' <<<"$BODY")" -ge "$released"
-slow_sut='{"name":"holds-the-cpus","sut":{"command":["/bin/sh","-c","sleep 120; echo {\"ops_per_s\": 1}"]},"cells":[{"name":"one","cpus":"1"}]}'
+slow_sut=$(definition --name holds-the-cpus --cell one:1 -- /bin/sh -c 'sleep 120; echo {"ops_per_s": 1}')
 papi 1 POST /v1/experiments --data "$slow_sut"
 EXP=$(jq -r .id <<<"$BODY")
 papi 1 GET "/v1/experiments/$EXP/runs"

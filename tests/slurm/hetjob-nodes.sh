@@ -13,11 +13,8 @@ command -v scontrol >/dev/null || { not_ok "scontrol is installed (apt-get insta
 printf 'ClusterName=t\nSlurmctldHost=localhost\nNodeName=localhost CPUs=1 State=UNKNOWN\nPartitionName=p Nodes=localhost Default=YES\n' \
         >"$TEST_TMP/slurm.conf"
 export SLURM_CONF="$TEST_TMP/slurm.conf"
-cat >"$TEST_TMP/def.json" <<'JSON'
-{"name":"lab","sut":{"command":["java","-jar","sut.jar"]},
- "load":{"target":"http://sut01:8080/work","rate":900,"cpus":"1","warmup_s":2,"measure_s":5},
- "cells":[{"name":"a","cpus":"0-7"}]}
-JSON
+definition --name lab --load '{"target":"http://sut01:8080/work","rate":900,"cpus":"1","warmup_s":2,"measure_s":5}' \
+        --cell a:0-7 -- java -jar sut.jar >"$TEST_TMP/def.json"
 
 filled=$(env SLURM_HET_SIZE=3 SLURM_JOB_NODELIST_HET_GROUP_0=sut01 SLURM_JOB_NODELIST_HET_GROUP_1='bench[02-03]' \
         SLURM_JOB_CPUS_PER_NODE_HET_GROUP_1='8(x2)' SLURM_JOB_NODELIST_HET_GROUP_2=gpu7 SLURM_JOB_CPUS_PER_NODE_HET_GROUP_2=4 \

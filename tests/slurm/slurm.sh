@@ -151,8 +151,7 @@ experiments() { "$SLICELAB" list --json | jq '.experiments | length'; }
 # --- three jobs -------------------------------------------------------------------------------------
 JOBS=()
 for i in 1 2 3; do
-        printf '{"name":"slurm-%s","iterations":1,"sut":{"command":["%s","--threads","1","--seconds","1"]},"cells":[{"name":"a","cpus":"0"},{"name":"b","cpus":"1","cpu_quota":0.5}]}\n' \
-                "$i" "$SPIN" >"$SDIR/jobs/def-$i.json"
+        definition --name "slurm-$i" --iterations 1 --cell a:0 --cell b:1:0.5 -- "$SPIN" --threads 1 --seconds 1 >"$SDIR/jobs/def-$i.json"
         JOBS+=("$(sbatch --parsable -D "$SDIR/jobs" -o "$SDIR/jobs/slurm-%j.out" "$JOB" "$SDIR/jobs/def-$i.json" "$SDIR/jobs/out-$i")")
 done
 check "sbatch took three jobs" test "${#JOBS[@]}" -eq 3 -a -n "${JOBS[2]}"
@@ -178,8 +177,7 @@ check_eq "the results daemon holds the three experiments, from this host" \
         "$(for i in 1 2 3; do echo "$(hostname) $(cat "$SDIR/jobs/out-$i/experiment-id")"; done | sort | paste -sd,)" "$(origins)"
 
 # --- scancel mid-run ---------------------------------------------------------------------------------
-printf '{"name":"slurm-long","iterations":2,"sut":{"command":["%s","--threads","1","--seconds","%s"]},"cells":[{"name":"a","cpus":"1"}]}\n' \
-        "$SPIN" "$LONG_S" >"$SDIR/jobs/def-long.json"
+definition --name slurm-long --iterations 2 --cell a:1 -- "$SPIN" --threads 1 --seconds "$LONG_S" >"$SDIR/jobs/def-long.json"
 LJ=$(sbatch --parsable -D "$SDIR/jobs" -o "$SDIR/jobs/slurm-%j.out" "$JOB" "$SDIR/jobs/def-long.json" "$SDIR/jobs/out-long")
 long_measuring() {
         [ -s "$SDIR/jobs/out-long/experiment-id" ] || return 1
@@ -224,8 +222,8 @@ check_eq "its push again stored nothing twice: the results daemon holds the thre
 # slicelab-hetjob.sh fills load.hosts from component 1's node list and submits to this host's
 # daemon; no slicelabd runs behind load1 and load2, so the run stops at preflight naming load1:
 # what is checked is the definition the job submitted and the experiment it printed.
-printf '{"name":"slurm-het","sut":{"command":["%s","--threads","1","--seconds","1"]},"load":{"target":"http://%s:8080/work","rate":100,"warmup_s":1,"measure_s":1},"cells":[{"name":"a","cpus":"1"}]}\n' \
-        "$SPIN" "$HOST" >"$SDIR/jobs/def-het.json"
+definition --name slurm-het --load "{\"target\":\"http://$HOST:8080/work\",\"rate\":100,\"warmup_s\":1,\"measure_s\":1}" \
+        --cell a:1 -- "$SPIN" --threads 1 --seconds 1 >"$SDIR/jobs/def-het.json"
 HJ=$(SLICELAB_JOB=$JOB sbatch --parsable -D "$SDIR/jobs" -o "$SDIR/jobs/slurm-%j.out" -p bench -w "$HOST" : -p lab -N 2 \
         "$SRC/contrib/slurm/slicelab-hetjob.sh" "$SDIR/jobs/def-het.json" "$SDIR/jobs/out-het" 2>&1)
 check_match "sbatch took the heterogeneous job" '^[0-9]+$' "$HJ"

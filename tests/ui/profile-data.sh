@@ -12,8 +12,8 @@
 # CELL.folded per cell: its runs' lines, for views.js's own parse).
 
 profile_spin_experiment() { # NAME CELLS_JSON ITERATIONS
-        post_experiment "{\"name\":\"$1\",\"iterations\":$3,\"profile\":{\"cpu\":true},
-  \"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"2\"]},\"cells\":$2}"
+        post_experiment "$(definition --name "$1" --iterations "$3" --merge '{"profile":{"cpu":true}}' --cells "$2" \
+                -- "$BUILD/contrib/workloads/slicelab-spin" --threads 1 --seconds 2)"
 }
 
 # profile_write RUN TEXT: the run's profile.folded, in place of perf's.

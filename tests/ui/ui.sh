@@ -47,12 +47,10 @@ check "the page has no inline script or style" test -z "$(curl -s "$DAEMON_URL/"
 
 # --- real runs: JVMs with a GC pause during the load ---------------------------------------
 load="$SYNTH t.bin 6000 1000 2000 && curl -sf -X POST http://127.0.0.1:$PORT/gc"
-post_experiment "$(jq -n --arg name "$XSS" --arg jar "$JAR" --arg port "$PORT" --arg load "$load" '{
-  name: $name, order: "sequential", iterations: 2,
-  sut: {command: ["java", "-Xmx128m", "-XX:+UseParallelGC", "-jar", $jar, "--port", $port], jvm: true,
-        ready: {http: "http://127.0.0.1:\($port)/health", timeout_s: 120}},
-  load: {command: ["/bin/sh", "-c", $load], timeline: "t.bin"},
-  cells: [{name: "1cpu", cpus: "0"}, {name: "2cpu", cpus: "0-1"}]}')"
+post_experiment "$(definition --name "$XSS" --iterations 2 --merge '{"order":"sequential"}' \
+        --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" \
+        --load "$(jq -cn --arg load "$load" '{command: ["/bin/sh", "-c", $load], timeline: "t.bin"}')" \
+        --cell 1cpu:0 --cell 2cpu:0-1 -- java -Xmx128m -XX:+UseParallelGC -jar "$JAR" --port "$PORT")"
 check_eq "an experiment named $XSS is accepted" 201 "$HTTP_STATUS"
 XSS_EXP=$EXP_ID
 last=$(curl -s "$DAEMON_URL/v1/experiments/$XSS_EXP/runs" | jq -r '.runs[-1].id')
@@ -67,9 +65,9 @@ check_match "the run has GC pauses during its load" '^[1-9]' "$(jq '[.events[] |
 # more than that in a period, even on a busy host; for the dashboard's % chart. Against the same
 # CPU without a quota under a stop rule: the experiment view's stop rule section (it decides
 # "different" from round 3, the least its 95% sequence needs, and stops before max).
-post_experiment "{\"name\":\"spin at 1% of a CPU\",\"sut\":{\"command\":[\"$BUILD/contrib/workloads/slicelab-spin\",\"--threads\",\"1\",\"--seconds\",\"2\"]},
-  \"iterations\":{\"min\":3,\"max\":6},\"stop\":{\"baseline\":\"whole\",\"metrics\":[\"ops_per_s\"]},
-  \"cells\":[{\"name\":\"hundredth\",\"cpus\":\"0\",\"cpu_quota\":0.01},{\"name\":\"whole\",\"cpus\":\"0\"}]}"
+post_experiment "$(definition --name "spin at 1% of a CPU" \
+        --merge '{"iterations":{"min":3,"max":6},"stop":{"baseline":"whole","metrics":["ops_per_s"]}}' \
+        --cell hundredth:0:0.01 --cell whole:0 -- "$BUILD/contrib/workloads/slicelab-spin" --threads 1 --seconds 2)"
 SPIN_EXP=$EXP_ID
 wait_for 120 experiment_finished "$SPIN_EXP" || not_finished "$SPIN_EXP"
 check_match "the benchmark at a hundredth of a CPU was throttled" '^[1-9]' \
@@ -148,8 +146,8 @@ check_eq "the experiments list polled with If-None-Match answers 304 while nothi
 # --- a series for the series view: a control workload's figure steps from 100 to 150 ---------
 SERIES_LABEL="app=ui-series-$$"
 for ops in 100 101 99 100 150 151 149 150; do
-        post_experiment "{\"name\":\"series-$ops\",\"iterations\":2,\"sut\":{\"command\":[\"/bin/echo\",\"{\\\"ops_per_s\\\": $ops}\"]},
-          \"cells\":[{\"name\":\"B\"}],\"labels\":{\"app\":\"ui-series-$$\"}}"
+        post_experiment "$(definition --name "series-$ops" --iterations 2 --cell B --merge "{\"labels\":{\"app\":\"ui-series-$$\"}}" \
+                -- /bin/echo "{\"ops_per_s\": $ops}")"
         SERIES_LAST=$EXP_ID
 done
 wait_for 120 experiment_finished "$SERIES_LAST" || not_finished "$SERIES_LAST"
@@ -194,11 +192,11 @@ echo "# the bisection took $((SECONDS - bis_started)) s"
 check_eq "it found v2, v1 the last unchanged" "succeeded found v2 v1" \
         "$(curl -s "$DAEMON_URL/v1/bisections/$BISECTION" | jq -r '"\(.status) \(.result.outcome) \(.result.first_changed) \(.result.last_unchanged)"')"
 
-post_experiment "{\"name\":\"blocker\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+# An external load that writes a short timeline and then holds the run in measuring.
+BLOCKING_LOAD="{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"}"
+post_experiment "$(definition --name blocker --load "$BLOCKING_LOAD" -- /bin/sleep 600)"
 BLOCKER=$EXP_ID
-post_experiment "{\"name\":\"waits\",\"sut\":{\"command\":[\"/bin/sleep\",\"600\"]},
-  \"load\":{\"command\":[\"/bin/sh\",\"-c\",\"$SYNTH t.bin 100 100 0 && sleep 600\"],\"timeline\":\"t.bin\"},\"cells\":[{\"name\":\"a\"}]}"
+post_experiment "$(definition --name waits --load "$BLOCKING_LOAD" -- /bin/sleep 600)"
 QUEUED_EXP=$EXP_ID
 wait_for 30 run_state_is "$(first_run "$BLOCKER")" measuring
 check_eq "the second experiment waits, queued" queued "$(curl -s "$DAEMON_URL/v1/experiments/$QUEUED_EXP" | jq -r .status)"

@@ -42,10 +42,7 @@ check "slicelab health answers through the socket" slicelab health
 check "/etc/slicelab/slicelabd.conf is a conffile" grep -qx /etc/slicelab/slicelabd.conf /var/lib/dpkg/info/slicelabd.conffiles
 
 section "one experiment with the client"
-cat > /tmp/spin.json <<JSON
-{"name": "package", "sut": {"command": ["/usr/bin/slicelab-spin", "--threads", "1", "--seconds", "4"]},
- "cells": [{"name": "half", "cpus": "0", "cpu_quota": 0.5}]}
-JSON
+definition --name package --cell half:0:0.5 -- /usr/bin/slicelab-spin --threads 1 --seconds 4 > /tmp/spin.json
 EXP=$(slicelab submit /tmp/spin.json)
 check "slicelab submit prints the experiment's id" test -n "$EXP"
 slicelab wait "$EXP" | tail -n 3 | sed 's/^/#   /'

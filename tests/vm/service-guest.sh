@@ -78,7 +78,7 @@ measuring_or_over() {
 nothing_of_run() { no_slices_of "$1" && ! alive "$2"; }
 # long_run NAME: post a run that only ends when stopped; RUN and PID are set once it measures.
 long_run() {
-    post_experiment "{\"name\":\"$1\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"3600\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
+    post_experiment "$(definition --name "$1" --cell half:0:0.5 -- "$SPIN" --threads 1 --seconds 3600)"
     RUN=$(first_run "$EXP_ID")
     wait_for 120 measuring_or_over "$RUN"
     PID=$MEASURED_PID
@@ -133,7 +133,7 @@ check "the token was made at first start, mode 0600" test "$(stat -c %a /var/lib
 DAEMON_TOKEN=$(cat /var/lib/slicelab/token)
 
 section "a run under cpu_quota 0.5"
-post_experiment "{\"name\":\"q\",\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"2\",\"--seconds\",\"8\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
+post_experiment "$(definition --name q --cell half:0:0.5 -- "$SPIN" --threads 2 --seconds 8)"
 check_eq "POST /v1/experiments with the token" 201 "$HTTP_STATUS"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
@@ -194,7 +194,7 @@ systemctl restart $UNIT
 printf '#!/bin/sh\n"$1" --threads 1 --seconds 8 > /dev/null || exit 1\necho "{\\"ops_per_s\\": $(id -u)}"\n' \
     > /run/slicelab-uid-sut
 chmod 0755 /run/slicelab-uid-sut
-post_experiment "{\"name\":\"run-as\",\"sut\":{\"command\":[\"/run/slicelab-uid-sut\",\"$SPIN\"]},\"cells\":[{\"name\":\"half\",\"cpus\":\"0\",\"cpu_quota\":0.5}]}"
+post_experiment "$(definition --name run-as --cell half:0:0.5 -- /run/slicelab-uid-sut "$SPIN")"
 RUN=$(first_run "$EXP_ID")
 wait_for 120 run_finished "$RUN"
 check_eq "--run-as slicelab: the SUT ran as that user (its result is its uid)" "$(id -u slicelab)" \

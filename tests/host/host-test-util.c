@@ -15,7 +15,7 @@ const char *fixture_root(const char *name) {
         static char buf[PATH_MAX];
         const char *src = getenv("SLICELAB_SRC");
         assert_non_null(src);
-        snprintf(buf, sizeof buf, "%s/tests/hostinfo/fixtures/%s", src, name);
+        snprintf(buf, sizeof buf, "%s/tests/host/fixtures/%s", src, name);
         return buf;
 }
 

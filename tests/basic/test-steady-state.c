@@ -14,7 +14,7 @@
 
 #include "basic/macro.h"
 #include "basic/steady-state.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 #define N_MAX 600
 

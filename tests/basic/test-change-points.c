@@ -13,7 +13,7 @@
 
 #include "basic/change-points.h"
 #include "basic/macro.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 #define SEEDS 100
 

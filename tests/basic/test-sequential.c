@@ -16,7 +16,7 @@
 #include "basic/macro.h"
 #include "basic/sequential.h"
 #include "basic/stats.h"
-#include "tests/unit/synthetic-series.h"
+#include "tests/lib/synthetic-series.h"
 
 #define ALPHA 0.05
 #define EXPERIMENTS 10000
