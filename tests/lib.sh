@@ -161,7 +161,8 @@ finish() {
         echo "# $T_PASS passed, $T_FAIL failed"
         [ "$T_FAIL" -eq 0 ] && [ "$T_N" -gt 0 ]
 }
-trap 'daemon_stop; rm -rf "$TEST_TMP"' INT TERM
+# EXIT too: a script that stops early (set -e, a missing tool) leaves no directory behind.
+trap 'daemon_stop; rm -rf "$TEST_TMP"' EXIT INT TERM
 
 # wait_for SECONDS CMD...: polls CMD every 0.1 s (for states only the API can tell; there is no
 # event to wait on) until it succeeds; returns 1 on timeout.

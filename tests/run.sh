@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/run.sh: the one test command. On a fresh Debian 12 machine as root it installs what the
 # suite needs, builds slicelab plain and with ASan+UBSan, runs every test in both builds (the
-# QEMU guests, the fuzzer, the OpenAPI lint and the README's blocks once, in the plain build), and
+# QEMU guests, the fuzzer, the OpenAPI lint, the README's blocks, the dashboard and suite 'once'
+# once, in the plain build), and
 # ends with the line "N passed, N failed". Exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -96,16 +97,18 @@ if ! setup_build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db
 fi
 
 # The guests, the fuzzer and the spec lint do not depend on the sanitizers: run them once. The
-# README's blocks check documentation; the daemon, client and injector code they drive runs
-# under the sanitizers in the client, results, jvm-runs, inject-runs and findings tests.
-ONCE_SUITES=(vm fuzz openapi readme)
+# README's blocks check documentation, the dashboard's test its JavaScript in a browser, and the
+# tests of suite 'once' the statistics of real runs; the daemon, client and injector code they
+# drive runs under the sanitizers in the client, results, experiments-api, jvm-runs,
+# inject-runs, compare-checks and findings-rules tests.
+ONCE_SUITES=(vm fuzz openapi readme ui once)
 no_once=()
 for s in "${ONCE_SUITES[@]}"; do no_once+=(--no-suite "$s"); done
 
 run_suite build "plain build" "${no_once[@]}"
 run_suite build-asan "ASan+UBSan build" "${no_once[@]}" --timeout-multiplier 3
 for s in "${ONCE_SUITES[@]}"; do
-        if meson test -C build --list 2>/dev/null | grep -q "^slicelab:$s / "; then
+        if meson test -C build --list --suite "$s" 2>/dev/null | grep -q "^slicelab:"; then
                 run_suite build "suite $s" --suite "$s"
         fi
 done
