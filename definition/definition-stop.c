@@ -68,7 +68,26 @@ static int parse_stop_baseline(const cJSON *v, const struct definition *d, struc
         return def_error(err, "invalid_value", "stop.baseline", "must name a cell of the definition, got %s", q);
 }
 
-static int parse_stop_metrics(const cJSON *v, struct definition_stop *s, struct error *err) {
+/* Why the runs of this load never have a metric the rule could compare, or NULL when they have
+ * it. A metric no run has leaves its comparisons undecided: every experiment would run to
+ * iterations.max and say undecided without saying why. A capacity run's throughput and latency
+ * are its last step's, at whichever rate its search ended on: not comparable across runs. */
+static const char *stop_metric_unfit(const struct definition_load *l, const char *metric) {
+        bool capacity = l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY;
+        if (strcmp(metric, "ops_per_s") == 0)
+                return l->kind == DEFINITION_LOAD_NONE ? NULL : "is what a benchmark without load prints: with a load, "
+                                                                "compare throughput_rps or latency_us";
+        if (strcmp(metric, "capacity.max_rps") == 0)
+                return capacity ? NULL : "is a capacity search's result: it needs load.mode \"capacity\"";
+        if (l->kind == DEFINITION_LOAD_NONE)
+                return "needs a load: a benchmark without load has ops_per_s";
+        if (capacity)
+                return "is a capacity run's last step's, at whichever rate its search ended on: compare capacity.max_rps";
+        return NULL;
+}
+
+static int parse_stop_metrics(const cJSON *v, const struct definition_load *load, struct definition_stop *s,
+                              struct error *err) {
         int r = def_expect_array(v, "stop.metrics", 1, DEFINITION_STOP_METRICS_MAX, err);
         if (r < 0)
                 return r;
@@ -86,6 +105,9 @@ static int parse_stop_metrics(const cJSON *v, struct definition_stop *s, struct 
                                          "must be one of throughput_rps, ops_per_s, latency_us.scheduled.p50, "
                                          "latency_us.scheduled.p99, latency_us.scheduled.p999, capacity.max_rps, got %s", q);
                 }
+                const char *unfit = stop_metric_unfit(load, known);
+                if (unfit)
+                        return def_error(err, "conflict", p, "%s %s", known, unfit);
                 for (size_t i = 0; i < s->n_metrics; i++)
                         if (s->metrics[i] == known)
                                 return def_error(err, "invalid_value", p, "names %s twice", known);
@@ -119,7 +141,7 @@ int def_parse_stop(const cJSON *v, struct definition *d, struct error *err) {
                 return r;
         if (!(c = cJSON_GetObjectItemCaseSensitive(v, "metrics")))
                 return def_error(err, "missing_field", "stop.metrics", "is required");
-        if ((r = parse_stop_metrics(c, s, err)) < 0)
+        if ((r = parse_stop_metrics(c, &d->load, s, err)) < 0)
                 return r;
         s->difference_pct = DEFINITION_STOP_DIFFERENCE_PCT_DEFAULT;
         if ((c = cJSON_GetObjectItemCaseSensitive(v, "difference_pct")) &&

@@ -8,7 +8,8 @@
 # measure window) does not fire; the report's warmup per cell is the run's, steady, and slicelab
 # report's warmup column shows its seconds. The definition keeps "auto" and warmup_max_s; "auto"
 # without warmup_max_s, or warmup_max_s without "auto", is a 400 naming the field (the definition
-# table tests/definition/bad-definitions.tsv holds the other refusals).
+# table tests/definition/bad-definitions.tsv holds the other refusals). Then "auto" in each round's
+# runs of a stop rule (issue 37): every run has its own warmup and says how it ended, the rule decides.
 . "$SLICELAB_SRC/tests/lib.sh"
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
@@ -80,4 +81,38 @@ echo "$OUT" | sed -n '3,4s/^/# /p'
 check_match "slicelab report's table has a warmup column" "^cell .* governor +warmup +steady state " "$(sed -n 3p <<<"$OUT")"
 check_match "which shows the run's seconds, all its runs steady" "^a .* $(printf %.1f "$WARMUP") s +[0-9-]" \
         "$(grep '^a ' <<<"$OUT")"
+
+# --- "auto" inside each round's runs of a stop rule (issue 37) ------------------------------------
+# Each run of each round warms until steady or for warmup_max_s at most (its least, 10 s), and the
+# rule compares what the runs measured from there: at a fixed rate the throughput, equivalent
+# (within 3%) under a quota the SUT does not need. Level 0.5 bounds the sequence from round 2.
+# C1 only (-XX:TieredStopAtLevel=1): a JIT quiet sooner, so that some runs end their warmup early.
+post_experiment "{\"name\":\"warmup auto under a stop rule\",\"iterations\":{\"min\":2,\"max\":3},
+  \"sut\":{\"command\":[\"java\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
+           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
+  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100\",\"rate\":100,\"measure_s\":2,\"cpus\":\"0\",
+            \"warmup_s\":\"auto\",\"warmup_max_s\":10},
+  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5}],
+  \"stop\":{\"metrics\":[\"throughput_rps\"],\"level\":0.5}}"
+check_eq "warmup \"auto\" with iterations {min, max} and a stop rule is accepted, a run's phases warmup_max_s + measure_s" \
+        "201 12" "$HTTP_STATUS $(jq -r .cost.run_phases_s <<<"$BODY")"
+SX=$EXP_ID
+wait_for 600 experiment_finished "$SX" || not_finished "$SX"
+api GET "/v1/experiments/$SX/report"
+check_schema "the report of warmup \"auto\" under a stop rule" getExperimentReport 200
+REPORT=$BODY
+SEQ=$(jq -c .sequential <<<"$REPORT")
+echo "# stop rule: $(jq -c '{state, rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
+check_eq "stop rule: decided, half's throughput equivalent to a's" "decided half a throughput_rps equivalent" \
+        "$(jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ")"
+api GET "/v1/experiments/$SX/runs"
+SXRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$r"; done | jq -s -c .)
+echo "# its runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.warmup_s, .metrics.warmup_auto.steady]]' <<<"$SXRUNS")"
+check "stop rule: the rounds it needed, whole, every run succeeded" json_true \
+        "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and all(.state == \"succeeded\")" "$SXRUNS"
+check "every run had its own warmup \"auto\": metrics.warmup_s within warmup_max_s, warmup_auto saying how it ended" json_true \
+        'all(.metrics.warmup_s > 0 and .metrics.warmup_s <= 10 and (.metrics.warmup_auto.steady | type) == "boolean"
+             and (.metrics.warmup_auto.message | test("^warmup \"auto\": (steady|not steady when warmup_max_s)")))' "$SXRUNS"
+check "the report's warmup per cell counts each cell's runs, steady or not" json_true \
+        "[.cells[].warmup | .runs == $(jq .rounds <<<"$SEQ") and .auto.steady + .auto.not_steady == .runs] == [true, true]" "$REPORT"
 finish

@@ -13,9 +13,11 @@
 # it; a peer killed -9 mid-run fails 'load_failed' naming it and the other peer's load is stopped;
 # the coordinator killed -9 mid-run: the peers stop their loads within the lease (expired) and its
 # restart marks the run interrupted. The token never appears in a log. Prints the start skew
-# between the hosts beside their error bounds. GET /v1/peers (issue 39) lists both hosts with the
-# run's clocks, answering, in the client and the dashboard (chromium), and host 2 not answering
-# once killed; no token in it, its bad parameters 400s.
+# between the hosts beside their error bounds. A stop rule (issue 37) over merged runs: decided from
+# the runs' merged throughput, whole rounds, every host's figures in every run, its loads ended.
+# GET /v1/peers (issue 39) lists both hosts with the run's clocks, answering, in the client and the
+# dashboard (chromium), and host 2 not answering once killed; no token in it, its bad parameters
+# 400s.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -226,6 +228,47 @@ for h in "$H1" "$H2"; do
         check_eq "slicelab peers' row of $h: answers, whole seconds of offset" "$want" \
                 "$(awk -v h="$h" '$1 == h { split($3, s, "."); print $1, $2, s[1] + 0 }' <<<"$out")"
 done
+
+# ---- a stop rule across hosts (issue 37) --------------------------------------------------------
+# iterations chosen by the data with the load from both hosts: each round's runs are merged runs,
+# and the rule reads their merged figures. A quota of half a CPU the SUT does not need (200 req/s
+# of 50 us) leaves the throughput it serves equivalent (within 3%); level 0.5 bounds the sequence
+# from round 2, so two rounds decide and the third is dropped.
+post_experiment "{\"name\":\"stop rule on two hosts\",\"iterations\":{\"min\":2,\"max\":3},$SUT,
+  \"load\":{\"target\":\"http://$ME:$PORT/work?cpu_us=50\",\"rate\":200,\"connections\":4,\"warmup_s\":2,\"measure_s\":2,
+            \"hosts\":[{\"host\":\"$H1\",\"cpus\":\"0\"},{\"host\":\"$H2\",\"cpus\":\"0\"}]},
+  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"},{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5}],
+  \"stop\":{\"metrics\":[\"throughput_rps\"],\"level\":0.5}}"
+check_eq "a stop rule with load.hosts is accepted" 201 "$HTTP_STATUS"
+SX=$EXP_ID
+wait_for 600 experiment_finished "$SX" || not_finished "$SX"
+api GET "/v1/experiments/$SX/report"
+check_schema "the report of a stop rule over load hosts" getExperimentReport 200
+SEQ=$(jq -c .sequential <<<"$BODY")
+echo "# stop rule: $(jq -c '{state, rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
+check_eq "stop rule over hosts: decided, half's throughput equivalent to one's" "decided half one throughput_rps equivalent" \
+        "$(jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ")"
+api GET "/v1/experiments/$SX/runs"
+SXRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$r"; done | jq -s -c .)
+echo "# its runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.throughput_rps, [.metrics.load.hosts[]? | .requests]]]' <<<"$SXRUNS")"
+check "stop rule over hosts: the rounds it needed, whole, every run succeeded with both hosts' figures adding up" json_true \
+        "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and
+         all(.state == \"succeeded\" and ([.metrics.load.hosts[] | select(.state == \"succeeded\" and .requests > 0) | .host] == [\"$H1\", \"$H2\"])
+             and .metrics.requests == ([.metrics.load.hosts[].requests] | add))" "$SXRUNS"
+check "its ratio is the runs' merged throughput recomputed" json_true \
+        "(.comparisons[0].ratio - ($(jq '[group_by(.iteration)[] | map({(.cell): .metrics.throughput_rps}) | add | (.half / .one | log)] | add / length | exp' <<<"$SXRUNS"))) | fabs < 1e-9" "$SEQ"
+# Each host's loads of those runs ended there (GET /v1/loads/{id} on the host), and no injector is left.
+loads_ended() {
+        local i id state
+        for i in 1 2; do
+                for id in $(jq -r ".[].metrics.load.hosts[$((i - 1))].load_id" <<<"$SXRUNS"); do
+                        state=$(curl -s --max-time 10 -H "Authorization: Bearer $TOKEN" "http://$(netns_addr "$i"):7878/v1/loads/$id" | jq -r .state)
+                        [ "$state" = succeeded ] || { echo "# host $i's load $id: $state"; return 1; }
+                done
+        done
+}
+check "every load the hosts ran for it ended succeeded" loads_ended
+check "the hosts have no injector left" not running_cmd "[s]licelab-inject .*$TEST_TMP/peer[12]/"
 
 # ---- a peer unreachable at preflight ------------------------------------------------------------
 ip -n "$(netns_name 2)" link set eth0 down
