@@ -19,8 +19,12 @@ bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 daemon_start --cgroup-root "slicelab-cap$$" || { not_ok "daemon starts"; finish; exit 1; }
 PORT=$(loopback_port)
 URL="http://127.0.0.1:$PORT/work?cpu_us=500"
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,\"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}}"
-CELLS='"cells":[{"name":"free","cpus":"1"},{"name":"quota","cpus":"1","cpu_quota":0.5}]'
+# sut NAME [definition options]: slicelab-sut.jar on $PORT, ready when it answers /health.
+sut() {
+        definition --name "$1" --jvm --ready "{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}" "${@:2}" \
+                -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT"
+}
+CELLS=(--cell free:1 --cell quota:1:0.5)
 SLA='"sla":[{"percentile":99,"max_ms":20}]'
 PRECISION=0.05
 
@@ -28,13 +32,13 @@ runs_of() { curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[].id'; }
 metric() { run_field "$1" "$2"; }
 
 # --- the closed-loop maximum and the capacity of each cell ------------------------------------
-post_experiment "{\"name\":\"closed-loop max\",\"order\":\"sequential\",$SUT,
-  \"load\":{\"target\":\"$URL\",\"mode\":\"max\",\"connections\":16,\"warmup_s\":3,\"measure_s\":3,\"cpus\":\"0\"},$CELLS}"
+post_experiment "$(sut "closed-loop max" "${CELLS[@]}" --merge '{"order":"sequential"}' \
+        --load "{\"target\":\"$URL\",\"mode\":\"max\",\"connections\":16,\"warmup_s\":3,\"measure_s\":3,\"cpus\":\"0\"}")"
 MAXEXP=$EXP_ID
-post_experiment "{\"name\":\"capacity p99 20ms\",\"order\":\"sequential\",$SUT,
-  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":2000,\"warmup_s\":5,
-            \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":$PRECISION,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"},
-  $CELLS,\"checks\":[{\"metric\":\"capacity.max_rps\",\"cell\":\"quota\",\"ratio_to\":\"free\",\"max\":1}]}"
+post_experiment "$(sut "capacity p99 20ms" "${CELLS[@]}" \
+        --load "{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":2000,\"warmup_s\":5,
+                 \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":$PRECISION,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"}" \
+        --merge '{"order":"sequential","checks":[{"metric":"capacity.max_rps","cell":"quota","ratio_to":"free","max":1}]}')"
 check_eq "a capacity experiment is accepted" 201 "$HTTP_STATUS"
 CAPEXP=$EXP_ID
 check_eq "its definition is stored with the search's fields" \
@@ -97,16 +101,15 @@ check_eq "the check 'quota's capacity is below free's' passes" true "$(jq -r .ve
 # below rate_min (then its max_rps is null): its round is left out, as the rule leaves out a round
 # without a value on either side.
 # A capacity run's throughput and latency are its last step's, at whichever rate the search ended.
-post_experiment "{\"name\":\"stop on the last step\",\"iterations\":{\"min\":2,\"max\":3},$SUT,
-  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":4000,\"cpus\":\"0\"},$CELLS,
-  \"stop\":{\"metrics\":[\"latency_us.scheduled.p99\"]}}"
+post_experiment "$(sut "stop on the last step" "${CELLS[@]}" \
+        --load "{\"target\":\"$URL\",\"mode\":\"capacity\",$SLA,\"rate_min\":20,\"rate_max\":4000,\"cpus\":\"0\"}" \
+        --merge '{"iterations":{"min":2,"max":3},"stop":{"metrics":["latency_us.scheduled.p99"]}}')"
 check_eq "a stop rule on latency in capacity mode: a 400 naming the metric, pointing to capacity.max_rps" \
         "400 stop.metrics[0] true" "$HTTP_STATUS $(jq -r '"\(.error.field) \(.error.message | test("compare capacity.max_rps"))"' <<<"$BODY")"
-post_experiment "{\"name\":\"capacity under a stop rule\",\"iterations\":{\"min\":2,\"max\":3},$SUT,
-  \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",\"sla\":[{\"percentile\":99,\"max_ms\":500}],\"rate_min\":20,\"rate_max\":4000,
-            \"warmup_s\":1,\"step\":{\"warmup_s\":1,\"measure_s\":1},\"precision\":0.5,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"},
-  \"cells\":[{\"name\":\"free\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
-  \"stop\":{\"metrics\":[\"capacity.max_rps\"],\"level\":0.5}}"
+post_experiment "$(sut "capacity under a stop rule" --cell free:1 --cell tenth:1:0.1 \
+        --load "{\"target\":\"$URL\",\"mode\":\"capacity\",\"sla\":[{\"percentile\":99,\"max_ms\":500}],\"rate_min\":20,\"rate_max\":4000,
+                 \"warmup_s\":1,\"step\":{\"warmup_s\":1,\"measure_s\":1},\"precision\":0.5,\"connections\":64,\"timeout_ms\":2000,\"cpus\":\"0\"}" \
+        --merge '{"iterations":{"min":2,"max":3},"stop":{"metrics":["capacity.max_rps"],"level":0.5}}')"
 check_eq "capacity with iterations {min, max} and a stop rule on capacity.max_rps is accepted, its cost 4 to 6 runs" \
         "201 4 6" "$HTTP_STATUS $(jq -r '"\(.cost.runs_least) \(.cost.runs_most)"' <<<"$BODY")"
 STOPEXP=$EXP_ID
@@ -138,10 +141,9 @@ check "stop rule: no run left a slice" no_slices_of_runs "$STOPRUNS"
 # --- stop conditions --------------------------------------------------------------------------
 # capacity EXPERIMENT-NAME SLA: one free cell, 20 to 60 req/s, coarse precision (3 steps at most).
 small_search() {
-        post_experiment "{\"name\":\"$1\",$SUT,
-          \"load\":{\"target\":\"$URL\",\"mode\":\"capacity\",\"sla\":$2,\"rate_min\":20,\"rate_max\":60,
-                    \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":0.5,\"connections\":8,\"cpus\":\"0\"},
-          \"cells\":[{\"name\":\"free\",\"cpus\":\"1\"}]}"
+        post_experiment "$(sut "$1" --cell free:1 \
+                --load "{\"target\":\"$URL\",\"mode\":\"capacity\",\"sla\":$2,\"rate_min\":20,\"rate_max\":60,
+                         \"step\":{\"warmup_s\":1,\"measure_s\":2},\"precision\":0.5,\"connections\":8,\"cpus\":\"0\"}")"
         RUN=$(first_run "$EXP_ID")
 }
 small_search "rate_max met" '[{"percentile":99,"max_ms":3000}]'

@@ -14,13 +14,14 @@ bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
 # Two runs at once where their CPUs are apart: a round's runs may run in parallel, and the rule
 # still decides between whole rounds only.
 daemon_start --cgroup-root "slicelab-q$$" --max-parallel 2 || { not_ok "daemon starts"; finish; exit 1; }
-SUT="\"sut\":{\"command\":[\"$SPIN\",\"--threads\",\"1\",\"--seconds\",\"1\"]}"
+# spin NAME [definition options]: slicelab-spin for a second on one thread.
+spin() { definition --name "$1" "${@:2}" -- "$SPIN" --threads 1 --seconds 1; }
 
 # --- bad stop rules ---------------------------------------------------------------------------
 TWO='"cells":[{"name":"a","cpus":"1"},{"name":"b","cpus":"1"}]'
 STOP='"stop":{"metrics":["ops_per_s"]}'
 refused() { # NAME FIELD JSON-MEMBERS
-        post_experiment "{\"name\":\"bad\",$SUT,$3}"
+        post_experiment "$(spin bad --merge "{$3}")"
         check_eq "$1: a 400 naming $2" "400 $2" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 }
 refused "iterations.min below 2" iterations.min "\"iterations\":{\"min\":1,\"max\":4},$TWO,$STOP"
@@ -49,10 +50,8 @@ sequential_of() {
 # A tenth, not a half: on a busy machine a spin shares its CPU with other work and a quota of
 # half a CPU did not bind (ratio 1.02 with load average 8); a tenth binds unless the machine
 # leaves the cell less than that.
-post_experiment "{\"name\":\"ab\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
-  \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"]},
-  \"checks\":[{\"metric\":\"ops_per_s\",\"cell\":\"tenth\",\"ratio_to\":\"full\",\"max\":0.9}]}"
+post_experiment "$(spin ab --cell full:1 --cell tenth:1:0.1 --merge '{"iterations":{"min":3,"max":8},
+  "stop":{"metrics":["ops_per_s"]},"checks":[{"metric":"ops_per_s","cell":"tenth","ratio_to":"full","max":0.9}]}')"
 check_eq "a definition with iterations {min, max} and stop is accepted" 201 "$HTTP_STATUS"
 check_schema "its answer" createExperiment 201
 check_eq "its answer says the cost up front: 6 to 16 runs, their length the SUT's (no load)" \
@@ -108,10 +107,9 @@ check "A/B: the report's ratio is the recomputed one, its interval within the la
 
 # --- A/A ----------------------------------------------------------------------------------------
 # At level 0.999 the sequence is bounded from round 5: max 8 leaves it rounds to decide in.
-post_experiment "{\"name\":\"aa\",\"iterations\":{\"min\":2,\"max\":8},$SUT,
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":10,\"level\":0.999},
-  \"checks\":[{\"metric\":\"ops_per_s\",\"cell\":\"a-again\",\"ratio_to\":\"a\",\"min\":0.5,\"max\":2}]}"
+post_experiment "$(spin aa --cell a:1 --cell a-again:1 --merge '{"iterations":{"min":2,"max":8},
+  "stop":{"metrics":["ops_per_s"],"difference_pct":10,"level":0.999},
+  "checks":[{"metric":"ops_per_s","cell":"a-again","ratio_to":"a","min":0.5,"max":2}]}')"
 AA=$EXP_ID
 wait_for 300 experiment_finished "$AA" || not_finished "$AA"
 sequential_of "$AA"
@@ -133,9 +131,8 @@ check_eq "A/A: its runs are its rounds'" "$(( 2 * $(jq .rounds <<<"$SEQ") ))" \
 # The rule is read from the store at the head of the queue: a daemon stopped after the first
 # round's runs goes on where it was, and no run is lost (each is listed once, ended) or repeated.
 run_ended() { [ "$(curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r ".runs[$2].state")" = succeeded ]; }
-post_experiment "{\"name\":\"restart\",\"iterations\":{\"min\":3,\"max\":6},$SUT,
-  \"cells\":[{\"name\":\"full\",\"cpus\":\"1\"},{\"name\":\"tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+post_experiment "$(spin restart --cell full:1 --cell tenth:1:0.1 \
+        --merge '{"iterations":{"min":3,"max":6},"stop":{"metrics":["ops_per_s"]}}')"
 RS=$EXP_ID
 wait_for 120 run_ended "$RS" 1 || not_ok "the first round of the restart experiment ended"
 before=$(curl -s "$DAEMON_URL/v1/experiments/$RS/runs" | jq -c '[.runs[] | select(.state != "queued") | .id]')
@@ -153,9 +150,8 @@ sequential_of "$RS"
 check "after the restart the rule went on: decided, or at iterations.max, with a pair per whole round ($interrupted interrupted)" json_true \
         "(.state == \"decided\" or .state == \"undecided: iterations.max reached\") and .comparisons[0].pairs == .rounds - $interrupted and .comparisons[0].decision != \"equivalent\"" "$SEQ"
 
-post_experiment "{\"name\":\"cancel\",\"iterations\":{\"min\":3,\"max\":20},$SUT,
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"a-again\",\"cpus\":\"1\"}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"],\"difference_pct\":0.1}}"
+post_experiment "$(spin cancel --cell a:1 --cell a-again:1 \
+        --merge '{"iterations":{"min":3,"max":20},"stop":{"metrics":["ops_per_s"],"difference_pct":0.1}}')"
 CX=$EXP_ID
 wait_for 120 run_ended "$CX" 1 || not_ok "the first round of the cancelled experiment ended"
 api_auth DELETE "/v1/experiments/$CX"
@@ -167,9 +163,8 @@ check_eq "a cancel between rounds: cancelled, and the rule says it ended undecid
         "$(curl -s "$DAEMON_URL/v1/experiments/$CX" | jq -r .status) $(jq -r .state <<<"$SEQ")"
 
 # --- a round's runs in parallel ---------------------------------------------------------------------
-post_experiment "{\"name\":\"parallel\",\"iterations\":{\"min\":3,\"max\":8},$SUT,
-  \"cells\":[{\"name\":\"cpu0\",\"cpus\":\"0\"},{\"name\":\"cpu1-tenth\",\"cpus\":\"1\",\"cpu_quota\":0.1}],
-  \"stop\":{\"metrics\":[\"ops_per_s\"]}}"
+post_experiment "$(spin parallel --cell cpu0:0 --cell cpu1-tenth:1:0.1 \
+        --merge '{"iterations":{"min":3,"max":8},"stop":{"metrics":["ops_per_s"]}}')"
 PX=$EXP_ID
 wait_for 300 experiment_finished "$PX" || not_finished "$PX"
 sequential_of "$PX"
@@ -180,7 +175,7 @@ check "in parallel: whole rounds only, each cell once per round up to where it s
 check_eq "in parallel: decided" "decided different" "$(jq -r '"\(.state) \(.comparisons[0].decision)"' <<<"$SEQ")"
 
 # --- a fixed count: no sequential section ----------------------------------------------------------
-post_experiment "{\"name\":\"fixed\",\"iterations\":1,$SUT,\"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+post_experiment "$(spin fixed --iterations 1 --cell a:1)"
 FIXED=$EXP_ID
 wait_for 120 experiment_finished "$FIXED" || not_finished "$FIXED"
 check_eq "a fixed count has no sequential section" null "$(curl -s "$DAEMON_URL/v1/experiments/$FIXED/report" | jq -c .sequential)"

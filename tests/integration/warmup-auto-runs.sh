@@ -18,20 +18,20 @@ daemon_start --cgroup-root "slicelab-wa$$" || { not_ok "daemon starts"; finish; 
 PORT=$(loopback_port 1)
 MAX=90
 
-definition() { # LOAD-EXTRA
-        echo "{\"name\":\"warmup until steady\",
-  \"sut\":{\"command\":[\"java\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
-           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=300\",\"rate\":100,\"measure_s\":4,\"cpus\":\"0\"$1},
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"}]}"
+READY="{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}"
+# cold_jvm LOAD-MEMBERS: the JVM from cold at 100 req/s on cell a, the load's members merged in.
+cold_jvm() {
+        definition --name "warmup until steady" --jvm --ready "$READY" \
+                --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=300\",\"rate\":100,\"measure_s\":4,\"cpus\":\"0\"}" \
+                --merge "{\"load\":$1}" --cell a:1 -- java -XX:+UseSerialGC -jar "$JAR" --port "$PORT"
 }
 
-post_experiment "$(definition ',"warmup_s":"auto"')"
+post_experiment "$(cold_jvm '{"warmup_s":"auto"}')"
 check_eq "\"auto\" without warmup_max_s: a 400 naming it" "400 load.warmup_max_s" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
-post_experiment "$(definition ',"warmup_s":10,"warmup_max_s":60')"
+post_experiment "$(cold_jvm '{"warmup_s":10,"warmup_max_s":60}')"
 check_eq "warmup_max_s without \"auto\": a 400 naming it" "400 load.warmup_max_s" "$HTTP_STATUS $(jq -r .error.field <<<"$BODY")"
 
-post_experiment "$(definition ",\"warmup_s\":\"auto\",\"warmup_max_s\":$MAX")"
+post_experiment "$(cold_jvm "{\"warmup_s\":\"auto\",\"warmup_max_s\":$MAX}")"
 check_eq "a definition with warmup \"auto\" is accepted" 201 "$HTTP_STATUS"
 check_schema "its answer" createExperiment 201
 check_eq "its cost counts warmup_max_s whole: a run's phases are warmup_max_s + measure_s" "$((MAX + 4))" \
@@ -87,13 +87,12 @@ check_match "which shows the run's seconds, all its runs steady" "^a .* $(printf
 # rule compares what the runs measured from there: at a fixed rate the throughput, equivalent
 # (within 3%) under a quota the SUT does not need. Level 0.5 bounds the sequence from round 2.
 # C1 only (-XX:TieredStopAtLevel=1): a JIT quiet sooner, so that some runs end their warmup early.
-post_experiment "{\"name\":\"warmup auto under a stop rule\",\"iterations\":{\"min\":2,\"max\":3},
-  \"sut\":{\"command\":[\"java\",\"-XX:+UseSerialGC\",\"-XX:TieredStopAtLevel=1\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\"],\"jvm\":true,
-           \"ready\":{\"http\":\"http://127.0.0.1:$PORT/health\",\"timeout_s\":120}},
-  \"load\":{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100\",\"rate\":100,\"measure_s\":2,\"cpus\":\"0\",
-            \"warmup_s\":\"auto\",\"warmup_max_s\":10},
-  \"cells\":[{\"name\":\"a\",\"cpus\":\"1\"},{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5}],
-  \"stop\":{\"metrics\":[\"throughput_rps\"],\"level\":0.5}}"
+post_experiment "$(definition --name "warmup auto under a stop rule" --jvm --ready "$READY" \
+        --load "{\"target\":\"http://127.0.0.1:$PORT/work?cpu_us=100\",\"rate\":100,\"measure_s\":2,\"cpus\":\"0\",
+                 \"warmup_s\":\"auto\",\"warmup_max_s\":10}" \
+        --cell a:1 --cell half:1:0.5 \
+        --merge '{"iterations":{"min":2,"max":3},"stop":{"metrics":["throughput_rps"],"level":0.5}}' \
+        -- java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" --port "$PORT")"
 check_eq "warmup \"auto\" with iterations {min, max} and a stop rule is accepted, a run's phases warmup_max_s + measure_s" \
         "201 12" "$HTTP_STATUS $(jq -r .cost.run_phases_s <<<"$BODY")"
 SX=$EXP_ID

@@ -42,12 +42,18 @@ daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" --pe
         { not_ok "the coordinator starts"; netns_teardown; finish; exit 1; }
 
 PORT=$(loopback_port)
-SUT="\"sut\":{\"command\":[\"java\",\"-Xmx128m\",\"-XX:+UseSerialGC\",\"-jar\",\"$JAR\",\"--port\",\"$PORT\",\"--bind\",\"$ME\"],\"jvm\":true,\"ready\":{\"tcp\":\"$ME:$PORT\",\"timeout_s\":120}}"
-# experiment NAME MEASURE_S: two hosts, 100 req/s each, on their CPU 0; the SUT on our CPU 1.
-experiment() {
-        printf '{"name":"%s",%s,"load":{"target":"http://%s:%s/work?cpu_us=50","rate":200,"connections":4,"warmup_s":2,"measure_s":%s,"hosts":[{"host":"%s","cpus":"0"},{"host":"%s","cpus":"0"}]},"cells":[{"name":"one","cpus":"1"}]}' \
-                "$1" "$SUT" "$ME" "$PORT" "$2" "$H1" "$H2"
+# sut NAME [definition options]: slicelab-sut.jar on $ME:$PORT, where the hosts reach it.
+sut() {
+        definition --name "$1" --jvm --ready "{\"tcp\":\"$ME:$PORT\",\"timeout_s\":120}" "${@:2}" \
+                -- java -Xmx128m -XX:+UseSerialGC -jar "$JAR" --port "$PORT" --bind "$ME"
 }
+# two_hosts MEASURE_S: the load, 100 req/s from each host, on their CPU 0.
+two_hosts() {
+        printf '{"target":"http://%s:%s/work?cpu_us=50","rate":200,"connections":4,"warmup_s":2,"measure_s":%s,"hosts":[{"host":"%s","cpus":"0"},{"host":"%s","cpus":"0"}]}' \
+                "$ME" "$PORT" "$1" "$H1" "$H2"
+}
+# experiment NAME MEASURE_S: two hosts' load; the SUT on our CPU 1.
+experiment() { sut "$1" --load "$(two_hosts "$2")" --cell one:1; }
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 jq_quiet() { jq "$@" >/dev/null; }
 
@@ -234,11 +240,8 @@ done
 # and the rule reads their merged figures. A quota of half a CPU the SUT does not need (200 req/s
 # of 50 us) leaves the throughput it serves equivalent (within 3%); level 0.5 bounds the sequence
 # from round 2, so two rounds decide and the third is dropped.
-post_experiment "{\"name\":\"stop rule on two hosts\",\"iterations\":{\"min\":2,\"max\":3},$SUT,
-  \"load\":{\"target\":\"http://$ME:$PORT/work?cpu_us=50\",\"rate\":200,\"connections\":4,\"warmup_s\":2,\"measure_s\":2,
-            \"hosts\":[{\"host\":\"$H1\",\"cpus\":\"0\"},{\"host\":\"$H2\",\"cpus\":\"0\"}]},
-  \"cells\":[{\"name\":\"one\",\"cpus\":\"1\"},{\"name\":\"half\",\"cpus\":\"1\",\"cpu_quota\":0.5}],
-  \"stop\":{\"metrics\":[\"throughput_rps\"],\"level\":0.5}}"
+post_experiment "$(sut "stop rule on two hosts" --load "$(two_hosts 2)" --cell one:1 --cell half:1:0.5 \
+        --merge '{"iterations":{"min":2,"max":3},"stop":{"metrics":["throughput_rps"],"level":0.5}}')"
 check_eq "a stop rule with load.hosts is accepted" 201 "$HTTP_STATUS"
 SX=$EXP_ID
 wait_for 600 experiment_finished "$SX" || not_finished "$SX"
