@@ -109,8 +109,12 @@ SXRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/r
 echo "# its runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.warmup_s, .metrics.warmup_auto.steady]]' <<<"$SXRUNS")"
 check "stop rule: the rounds it needed, whole, every run succeeded" json_true \
         "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and all(.state == \"succeeded\")" "$SXRUNS"
-check "every run had its own warmup \"auto\": metrics.warmup_s within warmup_max_s, warmup_auto saying how it ended" json_true \
-        'all(.metrics.warmup_s > 0 and .metrics.warmup_s <= 10 and (.metrics.warmup_auto.steady | type) == "boolean"
+# warmup_max_s counts from the schedule's start, as metrics.warmup_s does: a run that reached it
+# warmed for all of it (a bound counted from the injector's spawn gave 7.4-9.3 s of a 10 s one);
+# one found steady ended before it, give or take the loop's turn between the two events.
+check "every run had its own warmup \"auto\": steady within warmup_max_s, or not steady after all of it, warmup_auto saying which" json_true \
+        'all(.metrics.warmup_s > 0 and (.metrics.warmup_auto.steady | type) == "boolean"
+             and (if .metrics.warmup_auto.steady then .metrics.warmup_s <= 11 else .metrics.warmup_s >= 10 end)
              and (.metrics.warmup_auto.message | test("^warmup \"auto\": (steady|not steady when warmup_max_s)")))' "$SXRUNS"
 check "the report's warmup per cell counts each cell's runs, steady or not" json_true \
         "[.cells[].warmup | .runs == $(jq .rounds <<<"$SEQ") and .auto.steady + .auto.not_steady == .runs] == [true, true]" "$REPORT"
