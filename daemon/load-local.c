@@ -12,6 +12,7 @@
 
 #include "basic/macro.h"
 #include "basic/time-util.h"
+#include "daemon/run-files.h"
 #include "daemon/run-plan.h"
 #include "daemon/warmup-watch.h"
 #include "definition/definition.h"
@@ -111,23 +112,34 @@ static void end_warmup(struct load_local *ll, const char *message) {
         run->events->measure(run->userdata, message);
 }
 
-/* warmup_max_s counts from the schedule's start, as metrics.warmup_s does: the timer, armed at
- * the spawn, runs out before the bound by the injector's calibration (0.7-2.6 s seen), and a run
- * said to have reached its bound had measured 7.4 s of a 10 s one. True when moved to the bound. */
-static bool warmup_bound_moved(struct load_local *ll, sd_event_source *s, uint64_t usec) {
-        int64_t t0_ns;
-        if (!ll->watch || !warmup_watch_schedule_start(ll->watch, &t0_ns) || t0_ns <= 0)
+#define WARMUP_HEADER_RECHECK_US (USEC_PER_SEC / 10)
+
+/* The injector's warmup runs from its schedule's start, which it writes in the timeline's header
+ * with the measure phase's start once connected and calibrated (0.7-2.6 s after the spawn): the
+ * daemon's measure begins at that instant too. A timer from the spawn began it early: the
+ * counters' window (throttling, CPU, other work, energy, the profile) took in the warmup's last
+ * seconds, and a warmup "auto" reached its bound with 7.4 s of a 10 s one warmed. Until the
+ * header is there, the timer looks again shortly (the injector's exit disarms it). True when
+ * the end was moved. */
+static bool warmup_end_moved(struct load_local *ll, sd_event_source *s, uint64_t usec) {
+        struct timeline_header h;
+        uint64_t at;
+        int r = run_file_timeline_header(ll->load.run->dir, "timeline.bin", &h);
+        if (r == -ENODATA)
+                at = usec + WARMUP_HEADER_RECHECK_US;
+        else if (r < 0 || h.measure_start_ns <= 0)
+                return false;   /* measured from here; the collection says what is wrong with the file */
+        else
+                at = (uint64_t) h.measure_start_ns / NSEC_PER_USEC;
+        if (at <= usec)
                 return false;
-        uint64_t bound = (uint64_t) t0_ns / NSEC_PER_USEC + (uint64_t) ll->load.run->def->load.warmup_s * USEC_PER_SEC;
-        if (bound <= usec)
-                return false;
-        return sd_event_source_set_time(s, bound) >= 0 && sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0;
+        return sd_event_source_set_time(s, at) >= 0 && sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0;
 }
 
 static int on_warmup_over(sd_event_source *s, uint64_t usec, void *userdata) {
         struct load_local *ll = userdata;
         const struct load_run *run = ll->load.run;
-        if (warmup_bound_moved(ll, s, usec))
+        if (warmup_end_moved(ll, s, usec))
                 return 0;
         if (ll->watch) {
                 char where[384];

@@ -76,3 +76,20 @@ int run_file_fopen(const char *dir, const char *name, uint64_t max, FILE **ret, 
         *ret = f;
         return 0;
 }
+
+int run_file_timeline_header(const char *dir, const char *name, struct timeline_header *ret) {
+        _cleanup_close_ int fd = -1;
+        int r = run_file_open(dir, name, RUN_FILE_CAP_TIMELINE, &fd, NULL, 0);
+        if (r < 0)
+                return r == -ENOENT ? -ENODATA : r;
+        struct timeline_header h;
+        ssize_t n = pread(fd, &h, sizeof h, 0);
+        if (n < 0)
+                return negative_errno();
+        if (n < (ssize_t) sizeof h)
+                return -ENODATA;
+        if (memcmp(h.magic, "SLTL", 4) != 0 || h.record_size != sizeof(struct timeline_record))
+                return -EBADMSG;
+        *ret = h;
+        return 0;
+}

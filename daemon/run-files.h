@@ -24,3 +24,7 @@
 int run_file_open(const char *dir, const char *name, uint64_t max, int *ret_fd, char *why, size_t why_size);
 /* The same as a FILE for line parsers. */
 int run_file_fopen(const char *dir, const char *name, uint64_t max, FILE **ret, char *why, size_t why_size);
+/* The timeline's header (timeline-format.h) beneath dir, as the injector wrote it when its
+ * schedule began: -ENODATA while the file is absent or shorter than a header, -EBADMSG for one
+ * that is not a timeline's, else run_file_open()'s errors. *ret untouched on failure. */
+int run_file_timeline_header(const char *dir, const char *name, struct timeline_header *ret);

@@ -222,13 +222,6 @@ static bool jit_quiet(struct warmup_watch *w) {
         return w->jit_ms_per_s <= WARMUP_JIT_QUIET_MS_PER_S;
 }
 
-bool warmup_watch_schedule_start(const struct warmup_watch *w, int64_t *ret_ns) {
-        if (!w->series.have_header)
-                return false;
-        *ret_ns = w->series.t0;
-        return true;
-}
-
 void warmup_watch_describe(const struct warmup_watch *w, char *buf, size_t size) {
         char jit[128];
         if (!w->jvm)

@@ -18,7 +18,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <systemd/sd-event.h>
 
 #define WARMUP_JIT_QUIET_S 5
@@ -44,9 +43,6 @@ struct warmup_watch *warmup_watch_free(struct warmup_watch *w);
 /* Where the checks stand ("the JIT compiled 120 ms/s over the last 5 s; the series' last
  * segment holds 3 of 41 intervals"), for a run whose warmup_max_s came first. */
 void warmup_watch_describe(const struct warmup_watch *w, char *buf, size_t size);
-/* The schedule's start (the warmup's, on CLOCK_MONOTONIC) from the timeline's header, once the
- * injector wrote it and a check read it; false before. *ret_ns untouched then. */
-bool warmup_watch_schedule_start(const struct warmup_watch *w, int64_t *ret_ns);
 
 /* The checks alone, for the tests. The JIT's compile time per second over the last
  * WARMUP_JIT_QUIET_S seconds of points (*ret_ms_per_s); false while the points span less or
