@@ -310,6 +310,22 @@ check_schema() {
         fi
 }
 
+# sequential_of ID: the experiment's report in BODY, its stop-rule section in SEQ, printed for the log.
+sequential_of() {
+        api GET "/v1/experiments/$1/report"
+        SEQ=$(jq -c .sequential <<<"$BODY")
+        echo "# stop rule: $(jq -c '{state, rounds, min_rounds, max_rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
+}
+# sequential_decisions: SEQ's state and each comparison's cell, baseline, metric and decision, on a line.
+sequential_decisions() { jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ"; }
+# experiment_runs ID: every run of the experiment as GET /v1/runs/{id} gives it, in one JSON array.
+experiment_runs() {
+        local r
+        for r in $(curl -s "$DAEMON_URL/v1/experiments/$1/runs" | jq -r '.runs[].id'); do
+                curl -s "$DAEMON_URL/v1/runs/$r"
+        done | jq -s -c .
+}
+
 # running_cmd PATTERN: a process whose command line matches (put a [x] in the pattern so that
 # pgrep does not find the shell running it).
 running_cmd() {

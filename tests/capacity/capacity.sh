@@ -114,16 +114,13 @@ check_eq "capacity with iterations {min, max} and a stop rule on capacity.max_rp
         "201 4 6" "$HTTP_STATUS $(jq -r '"\(.cost.runs_least) \(.cost.runs_most)"' <<<"$BODY")"
 STOPEXP=$EXP_ID
 wait_for 900 experiment_finished "$STOPEXP" || not_finished "$STOPEXP"
-api GET "/v1/experiments/$STOPEXP/report"
+sequential_of "$STOPEXP"
 check_schema "the capacity report with a sequential section" getExperimentReport 200
-SEQ=$(jq -c .sequential <<<"$BODY")
-echo "# stop rule: $(jq -c '{state, rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
 check_eq "stop rule: decided, the tenth's capacity.max_rps different from the free cell's" "decided tenth free capacity.max_rps different" \
-        "$(jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ")"
+        "$(sequential_decisions)"
 check "stop rule: lower, its interval below 1, decided at the round it stopped" json_true \
         '.rounds as $n | .comparisons[0] | .ratio < 1 and .interval.high < 1 and .round == $n' "$SEQ"
-api GET "/v1/experiments/$STOPEXP/runs"
-STOPRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$r"; done | jq -s -c .)
+STOPRUNS=$(experiment_runs "$STOPEXP")
 echo "# stop rule's runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.capacity.outcome, .metrics.capacity.max_rps, .metrics.capacity.steps]]' <<<"$STOPRUNS")"
 check "stop rule: the rounds it ran, each cell once per round, every run a search with its outcome and steps" json_true \
         "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and

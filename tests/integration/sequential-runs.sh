@@ -39,13 +39,6 @@ refused "order sequential" order "\"iterations\":{\"min\":2,\"max\":4},\"order\"
 refused "one cell" stop "\"iterations\":{\"min\":2,\"max\":4},\"cells\":[{\"name\":\"a\"}],$STOP"
 check_eq "nothing refused was stored" 0 "$(curl -s "$DAEMON_URL/v1/experiments" | jq '.experiments | length')"
 
-# sequential_of ID: the report's sequential section, printed for the log.
-sequential_of() {
-        api GET "/v1/experiments/$1/report"
-        SEQ=$(jq -c .sequential <<<"$BODY")
-        echo "# $(jq -c '{state, rounds, min_rounds, max_rounds, comparisons: [.comparisons[] | {metric, decision, round, ratio, interval}]}' <<<"$SEQ")"
-}
-
 # --- A/B: a quota of a tenth of a CPU ---------------------------------------------------------------
 # A tenth, not a half: on a busy machine a spin shares its CPU with other work and a quota of
 # half a CPU did not bind (ratio 1.02 with load average 8); a tenth binds unless the machine

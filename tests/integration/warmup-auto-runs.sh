@@ -97,15 +97,12 @@ check_eq "warmup \"auto\" with iterations {min, max} and a stop rule is accepted
         "201 12" "$HTTP_STATUS $(jq -r .cost.run_phases_s <<<"$BODY")"
 SX=$EXP_ID
 wait_for 600 experiment_finished "$SX" || not_finished "$SX"
-api GET "/v1/experiments/$SX/report"
+sequential_of "$SX"
 check_schema "the report of warmup \"auto\" under a stop rule" getExperimentReport 200
 REPORT=$BODY
-SEQ=$(jq -c .sequential <<<"$REPORT")
-echo "# stop rule: $(jq -c '{state, rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
 check_eq "stop rule: decided, half's throughput equivalent to a's" "decided half a throughput_rps equivalent" \
-        "$(jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ")"
-api GET "/v1/experiments/$SX/runs"
-SXRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$r"; done | jq -s -c .)
+        "$(sequential_decisions)"
+SXRUNS=$(experiment_runs "$SX")
 echo "# its runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.warmup_s, .metrics.warmup_auto.steady]]' <<<"$SXRUNS")"
 check "stop rule: the rounds it needed, whole, every run succeeded" json_true \
         "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and all(.state == \"succeeded\")" "$SXRUNS"

@@ -245,14 +245,11 @@ post_experiment "$(sut "stop rule on two hosts" --load "$(two_hosts 2)" --cell o
 check_eq "a stop rule with load.hosts is accepted" 201 "$HTTP_STATUS"
 SX=$EXP_ID
 wait_for 600 experiment_finished "$SX" || not_finished "$SX"
-api GET "/v1/experiments/$SX/report"
+sequential_of "$SX"
 check_schema "the report of a stop rule over load hosts" getExperimentReport 200
-SEQ=$(jq -c .sequential <<<"$BODY")
-echo "# stop rule: $(jq -c '{state, rounds, comparisons: [.comparisons[] | {metric, decision, round, pairs, ratio, interval}]}' <<<"$SEQ")"
 check_eq "stop rule over hosts: decided, half's throughput equivalent to one's" "decided half one throughput_rps equivalent" \
-        "$(jq -r '"\(.state) \([.comparisons[] | .cell, .baseline, .metric, .decision] | join(" "))"' <<<"$SEQ")"
-api GET "/v1/experiments/$SX/runs"
-SXRUNS=$(for r in $(jq -r '.runs[].id' <<<"$BODY"); do curl -s "$DAEMON_URL/v1/runs/$r"; done | jq -s -c .)
+        "$(sequential_decisions)"
+SXRUNS=$(experiment_runs "$SX")
 echo "# its runs: $(jq -c '[.[] | [.cell, .iteration, .state, .metrics.throughput_rps, [.metrics.load.hosts[]? | .requests]]]' <<<"$SXRUNS")"
 check "stop rule over hosts: the rounds it needed, whole, every run succeeded with both hosts' figures adding up" json_true \
         "length == 2 * $(jq .rounds <<<"$SEQ") and ([.[] | [.cell, .iteration]] | unique | length) == length and
