@@ -20,8 +20,14 @@
 #include "basic/timeline-merge.h"
 #include "peer/peer-client.h"
 
-static void host_file(size_t i, char *buf, size_t size) {
-        snprintf(buf, size, "load-host-%zu.bin", i);
+static void host_file(const struct collect_hosts *h, size_t i, char *buf, size_t size) {
+        snprintf(buf, size, "load-host-%zu%s.bin", i, h->suffix ? h->suffix : "");
+}
+
+/* dir/<name><suffix><ext>: the run's file, or a capacity step's. */
+static void run_file_path(const struct collect_hosts *h, const char *dir, const char *name, const char *ext, char *buf,
+                          size_t size) {
+        snprintf(buf, size, "%s/%s%s%s", dir, name, h->suffix ? h->suffix : "", ext);
 }
 
 int collect_hosts_fetch(const struct collect_hosts *h, const char *dir, bool must, bool *fetched, char *why,
@@ -33,9 +39,9 @@ int collect_hosts_fetch(const struct collect_hosts *h, const char *dir, bool mus
         }
         for (size_t i = 0; i < h->n; i++) {
                 const struct collect_host *c = &h->hosts[i];
-                char name[64];
+                char name[96];
                 struct error err = { 0 };
-                host_file(i, name, sizeof name);
+                host_file(h, i, name, sizeof name);
                 fetched[i] = false;
                 if (!c->load_id || !c->finished)
                         continue;
@@ -51,9 +57,9 @@ int collect_hosts_fetch(const struct collect_hosts *h, const char *dir, bool mus
         return 0;
 }
 
-static int open_host_timeline(const char *dir, size_t i, int *ret) {
-        char name[64], path[PATH_MAX + 64];
-        host_file(i, name, sizeof name);
+static int open_host_timeline(const struct collect_hosts *h, const char *dir, size_t i, int *ret) {
+        char name[96], path[PATH_MAX + 96];
+        host_file(h, i, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         struct timeline_header th;
@@ -67,7 +73,7 @@ static int open_host_timeline(const char *dir, size_t i, int *ret) {
 }
 
 /* The fetched timelines, each shifted by its clock's offset and marked with its host, into
- * timeline.bin, whose header is the instant the schedules started on this daemon's clock. */
+ * timeline<suffix>.bin, whose header is the instant the schedules started on this daemon's clock. */
 static int merge_timelines(const struct collect_hosts *h, const char *dir, const char *run_id, const bool *fetched,
                            char *why, size_t why_size) {
         _cleanup_free_ struct timeline_merge_input *in = calloc(h->n, sizeof *in);
@@ -78,7 +84,7 @@ static int merge_timelines(const struct collect_hosts *h, const char *dir, const
         for (size_t i = 0; i < h->n && r >= 0; i++) {
                 if (!fetched[i])
                         continue;
-                r = open_host_timeline(dir, i, &in[n].fd);
+                r = open_host_timeline(h, dir, i, &in[n].fd);
                 if (r < 0) {
                         snprintf(why, why_size, "load host %s (load.hosts[%zu]) sent no slicelab timeline: %s", h->hosts[i].host,
                                  i, r == -EBADMSG ? "bad header" : strerror(-r));
@@ -89,9 +95,9 @@ static int merge_timelines(const struct collect_hosts *h, const char *dir, const
                 in[n].shift_ns = h->hosts[i].offset_ns;
                 in[n++].flags = timeline_host_flags((unsigned) i);
         }
-        char tmp[PATH_MAX + 32], path[PATH_MAX + 32];
-        snprintf(tmp, sizeof tmp, "%s/timeline.bin.merging", dir);
-        snprintf(path, sizeof path, "%s/timeline.bin", dir);
+        char tmp[PATH_MAX + 64], path[PATH_MAX + 64];
+        run_file_path(h, dir, "timeline", ".bin.merging", tmp, sizeof tmp);
+        run_file_path(h, dir, "timeline", ".bin", path, sizeof path);
         int out = r >= 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640) : -1;
         if (r >= 0 && out < 0)
                 r = negative_errno();
@@ -115,7 +121,7 @@ static int merge_timelines(const struct collect_hosts *h, const char *dir, const
         return r;
 }
 
-/* The merged run's summary.json, as collection reads an injector's: saturated when a host was,
+/* The merged run's summary<suffix>.json, as collection reads an injector's: saturated when a host was,
  * late requests by cause summed over the hosts (stall_max_ms the largest). */
 static int write_summary(const struct collect_hosts *h, const char *dir) {
         static const char *const sums[] = { "requests", "server", "stalled", "injector", "stalls", "stalls_ms" };
@@ -153,8 +159,8 @@ static int write_summary(const struct collect_hosts *h, const char *dir) {
         } else
                 cJSON_Delete(late);
         _cleanup_free_ char *text = cJSON_PrintUnformatted(s);
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/summary.json", dir);
+        char path[PATH_MAX + 64];
+        run_file_path(h, dir, "summary", ".json", path, sizeof path);
         return text ? write_file_atomic(path, text, strlen(text), 0640) : -ENOMEM;
 }
 

@@ -47,6 +47,7 @@ struct host_state {
 enum hosts_event {
         HOSTS_CHECKED,          /* preflight: every peer answered for its clock */
         HOSTS_STARTED,          /* every peer has its load; start_ns is the instant */
+        HOSTS_STEP_DONE,        /* a capacity step's files are written */
 };
 
 struct load_hosts {
@@ -63,9 +64,22 @@ struct load_hosts {
         struct collect_host *collect;   /* collect_view()'s */
         struct collect_hosts view;
         int64_t start_ns;
+        const struct definition_load *running;  /* what the hosts run now: the definition's, or a step's */
+        char suffix[24];                /* of the files a step's merge writes: "-step-N" */
         struct loop_thread *thread;     /* from the preflight on */
         bool stop;                      /* under the thread's lock */
         bool go;                        /* under the thread's lock: the SUT is ready (or a stop) */
+        /* A capacity search's steps (load_hosts_steps_new()): the loop sets step, step_load and
+         * then step_go for each; step_end with it once the search is over. */
+        bool steps;
+        bool step_go;                   /* under the thread's lock */
+        bool step_end;                  /* under the thread's lock */
+        unsigned step;
+        struct definition_load step_load;       /* mode rate at the step's rate, with its warmup */
+        bool clocks_warned;
+        bool posted_any;                /* on the thread: a load was posted (a step's, or the load) */
+        load_hosts_step_fn step_done;
+        void *step_userdata;
         int result;
         char reason[32];
         char message[1024];
@@ -132,13 +146,18 @@ static uint64_t seed_of(const char *run_id) {
 
 /* ---- the phases -------------------------------------------------------------------------- */
 
+/* A failure's reason: "preflight" until a load was posted (load-hosts.h), "load_failed" after. */
+static const char *failure_reason(const struct load_hosts *p) {
+        return p->posted_any ? "load_failed" : "preflight";
+}
+
 static int measure_clocks(struct load_hosts *p) {
         int64_t max_rtt = 0;
         for (size_t i = 0; i < p->n && !stop_asked(p); i++) {
                 struct error err = { 0 };
                 struct host_state *h = &p->hosts[i];
                 if (peer_clock_measure(p->peers, h->host, LOAD_HOSTS_CLOCK_SAMPLES, &h->clock, &err) < 0)
-                        return fail(p, "preflight", "load host %s (load.hosts[%zu]) did not answer for its clock: %s", h->host,
+                        return fail(p, failure_reason(p), "load host %s (load.hosts[%zu]) did not answer for its clock: %s", h->host,
                                     i, err.message);
                 h->has_clock = true;
                 max_rtt = MAX(max_rtt, h->clock.rtt_ns);
@@ -148,22 +167,24 @@ static int measure_clocks(struct load_hosts *p) {
 }
 
 static int post_loads(struct load_hosts *p) {
+        const struct definition_load *l = p->running;
         for (size_t i = 0; i < p->n && !stop_asked(p); i++) {
                 struct host_state *h = &p->hosts[i];
                 char coordinator[INET6_ADDRSTRLEN + 8];
                 if (source_address_towards(h->host, coordinator, sizeof coordinator) < 0)
-                        return fail(p, "preflight", "load host %s (load.hosts[%zu]): no route to it", h->host, i);
+                        return fail(p, failure_reason(p), "load host %s (load.hosts[%zu]): no route to it", h->host, i);
                 const struct definition_peer_request req = { .coordinator = coordinator, .coordinator_run = p->run_id,
                                                              .start_at_ns = p->start_ns + h->clock.offset_ns,
                                                              .lease_s = LOAD_HOSTS_LEASE_S };
-                _cleanup_free_ char *body = definition_peer_load_body(&p->def->load, i, &h->part, &req);
+                _cleanup_free_ char *body = definition_peer_load_body(l, i, &h->part, &req);
                 struct error err = { 0 };
                 if (!body)
-                        return fail(p, "preflight", "out of memory");
+                        return fail(p, failure_reason(p), "out of memory");
                 if (peer_load_start(p->peers, h->host, body, &h->id, &err) < 0)
-                        return fail(p, "preflight", "load host %s (load.hosts[%zu]) refused the load: %s", h->host, i,
+                        return fail(p, failure_reason(p), "load host %s (load.hosts[%zu]) refused the load: %s", h->host, i,
                                     err.message);
                 h->last_answer_ns = now_mono_ns();
+                p->posted_any = true;
         }
         return 0;
 }
@@ -262,7 +283,7 @@ static const struct collect_hosts *collect_view(struct load_hosts *p) {
                                                        .offset_ns = h->clock.offset_ns, .summary = h->summary };
         }
         p->view = (struct collect_hosts){ .peers = p->peers, .hosts = p->collect, .n = p->n, .start_ns = p->start_ns,
-                                          .warmup_s = p->def->load.warmup_s };
+                                          .warmup_s = p->running->warmup_s, .suffix = p->suffix };
         return &p->view;
 }
 
@@ -275,33 +296,80 @@ static void fetch_partial(struct load_hosts *p) {
                 (void) collect_hosts_fetch(collect_view(p), p->dir, false, fetched, why, sizeof why);
 }
 
-static void worker_main(struct loop_thread *t, void *userdata) {
-        struct load_hosts *p = userdata;
+/* Each host's part of the load that runs now (p->running). */
+static int split_load(struct load_hosts *p, uint64_t seed) {
         bool even = true;
-        struct definition_host_load *parts = calloc(p->n, sizeof *parts);
-        int r = parts ? definition_load_split(&p->def->load, seed_of(p->run_id), parts, &even) : -ENOMEM;
+        _cleanup_free_ struct definition_host_load *parts = calloc(p->n, sizeof *parts);
+        int r = parts ? definition_load_split(p->running, seed, parts, &even) : -ENOMEM;
         if (r < 0)
-                fail(p, "preflight", "cannot split the load over its hosts: %s", strerror(-r));
-        for (size_t i = 0; r >= 0 && i < p->n; i++)
+                return fail(p, "load_failed", "cannot split the load over its hosts: %s", strerror(-r));
+        for (size_t i = 0; i < p->n; i++)
                 p->hosts[i].part = parts[i];
-        free(parts);
-        /* In preflight: every peer answers, before the SUT starts; again when it is ready, so
-         * that the offsets are fresh when the schedules start. */
+        return 0;
+}
+
+/* One load on every host: the clocks measured again, so that the offsets are fresh when the
+ * schedules start, the parts posted to start at one instant, watched to their end. */
+static int run_load(struct load_hosts *p, uint64_t seed) {
+        int r = split_load(p, seed);
         if (r >= 0)
                 r = measure_clocks(p);
+        if (r >= 0)
+                r = post_loads(p);
+        if (r >= 0 && stop_asked(p))
+                r = fail(p, "cancelled", "the run was stopped");
+        if (r >= 0) {
+                post_event(p, HOSTS_STARTED);
+                r = watch(p);
+        }
+        return r;
+}
+
+/* Forget the load a host ran: the next step posts another. */
+static void host_forget_load(struct host_state *h) {
+        free(h->id);
+        h->id = NULL;
+        cJSON_Delete(h->summary);
+        h->summary = NULL;
+        h->state[0] = '\0';
+        h->finished = false;
+}
+
+/* A capacity search's steps, one at a time as the loop asks (load_hosts_step()), each step's
+ * timelines fetched and merged into its own files before the loop hears of it, so that the
+ * search judges it as it judges a local step; until the search is over or the run stops. */
+static int run_steps(struct load_hosts *p) {
+        for (;;) {
+                loop_thread_wait(p->thread, &p->step_go, -1);
+                (void) loop_thread_take(p->thread, &p->step_go);
+                if (stop_asked(p))
+                        return fail(p, "cancelled", "the run was stopped");
+                if (loop_thread_get(p->thread, &p->step_end))
+                        return 0;
+                for (size_t i = 0; i < p->n; i++)
+                        host_forget_load(&p->hosts[i]);
+                snprintf(p->suffix, sizeof p->suffix, "-step-%u", p->step);
+                int r = run_load(p, seed_of(p->run_id) + p->step);
+                if (r < 0)
+                        return r;
+                char why[512] = "";
+                r = collect_hosts_run(collect_view(p), p->dir, p->run_id, why, sizeof why);
+                if (r < 0)
+                        return fail(p, "load_failed", "capacity step %u: %s", p->step, why[0] ? why : strerror(-r));
+                post_event(p, HOSTS_STEP_DONE);
+        }
+}
+
+static void worker_main(struct loop_thread *t, void *userdata) {
+        struct load_hosts *p = userdata;
+        /* In preflight: every peer answers, before the SUT starts. */
+        int r = measure_clocks(p);
         if (r >= 0)
                 post_event(p, HOSTS_CHECKED);
         if (r >= 0 && !wait_go(p))
                 r = fail(p, "cancelled", "the run was stopped");
         if (r >= 0)
-                r = measure_clocks(p);
-        if (r >= 0)
-                r = post_loads(p);
-        if (r >= 0 && !stop_asked(p)) {
-                post_event(p, HOSTS_STARTED);
-                r = watch(p);
-        } else if (r >= 0)
-                r = fail(p, "cancelled", "the run was stopped");
+                r = p->steps ? run_steps(p) : run_load(p, seed_of(p->run_id));
         if (r < 0 && stop_asked(p))
                 delete_loads(p); /* the run ends now: a cancel, a deadline, the daemon stopping */
         else if (r < 0) {
@@ -309,7 +377,8 @@ static void worker_main(struct loop_thread *t, void *userdata) {
                 await_partial(p);
                 fetch_partial(p);
         }
-        /* a success: collection fetches and merges the timelines (collect-hosts.h) */
+        /* a success: collection fetches and merges the timelines (collect-hosts.h); a capacity
+         * search's steps were each merged as they ended */
 }
 
 /* ---- the loop's side: the load of load.hosts (load.h) ------------------------------------- */
@@ -372,15 +441,21 @@ static void on_finished(struct load_hosts *p) {
 }
 
 /* The thread found every peer answering (CHECKED: preflight goes on to the slices and the SUT),
- * has the loads posted (STARTED) or is done (finished: every load succeeded and collection
+ * has the loads posted (STARTED), has a capacity step's files (STEP_DONE) or is done (finished: every load succeeded and collection
  * merges their timelines, or the run fails; a stop asked for meanwhile waited for it, the
  * peers' loads are deleted). */
 static void on_report(struct loop_thread *t, unsigned events, bool finished, void *userdata) {
         struct load_hosts *p = userdata;
         if ((events & (1u << HOSTS_CHECKED)) && !p->stopped)
                 p->load.run->events->prepared(p->load.run->userdata);
-        if (events & (1u << HOSTS_STARTED))
+        if ((events & (1u << HOSTS_STARTED)) && !p->steps)
                 on_started(p);
+        else if ((events & (1u << HOSTS_STARTED)) && !p->clocks_warned) {
+                p->clocks_warned = true;
+                clock_warnings(p);
+        }
+        if ((events & (1u << HOSTS_STEP_DONE)) && !p->stopped)
+                p->step_done(p->step_userdata);
         if (finished)
                 on_finished(p);
 }
@@ -390,7 +465,7 @@ static int hosts_new(const struct load_run *run, struct load **ret) {
         _cleanup_free_ struct load_hosts *p = calloc(1, sizeof *p);
         if (!p)
                 return -ENOMEM;
-        *p = (struct load_hosts){ .peers = run->peers, .def = d, .run_id = run->id, .n = d->load.n_hosts };
+        *p = (struct load_hosts){ .peers = run->peers, .def = d, .run_id = run->id, .n = d->load.n_hosts, .running = &d->load };
         snprintf(p->dir, sizeof p->dir, "%s", run->dir);
         p->hosts = calloc(p->n, sizeof *p->hosts);
         p->collect = calloc(p->n, sizeof *p->collect);
@@ -432,6 +507,7 @@ static void hosts_stop(struct load *l) {
                 return;
         loop_thread_set(p->thread, &p->stop);
         loop_thread_set(p->thread, &p->go);
+        loop_thread_set(p->thread, &p->step_go);
 }
 
 /* The thread still talks to the peers: it deletes their loads before the run ends. */
@@ -509,6 +585,10 @@ static void hosts_metrics(const struct load *l, cJSON *metrics) {
                 cJSON_AddItemToObject(load, "hosts", hosts_json(hosts_of(l)));
 }
 
+cJSON *load_hosts_json(const struct load *l) {
+        return hosts_json(hosts_of(l));
+}
+
 /* The thread is over: collection fetches and merges what the peers ran. */
 static void hosts_collect(struct load *l, struct collect_input *in) {
         in->hosts = collect_view(hosts_of(l));
@@ -519,10 +599,8 @@ static void hosts_free(struct load *l) {
         hosts_wait(l);
         hosts_reap(l);
         loop_thread_free(p->thread);
-        for (size_t i = 0; p->hosts && i < p->n; i++) {
-                free(p->hosts[i].id);
-                cJSON_Delete(p->hosts[i].summary);
-        }
+        for (size_t i = 0; p->hosts && i < p->n; i++)
+                host_forget_load(&p->hosts[i]);
         free(p->hosts);
         free(p->collect);
         free(p);
@@ -542,3 +620,42 @@ const struct load_ops load_hosts_ops = {
         .metrics = hosts_metrics,
         .free = hosts_free,
 };
+
+/* ---- a capacity search's steps on the hosts (load-hosts.h) ---------------------------------- */
+
+int load_hosts_steps_new(const struct load_run *run, load_hosts_step_fn step_done, void *userdata, struct load **ret) {
+        struct load *l = NULL;
+        int r = hosts_new(run, &l);
+        if (r < 0)
+                return r;
+        struct load_hosts *p = hosts_of(l);
+        p->steps = true;
+        p->step_done = step_done;
+        p->step_userdata = userdata;
+        p->running = &p->step_load;
+        p->step_load = run->def->load;
+        l->ops = &load_hosts_ops;
+        l->run = run;
+        *ret = l;
+        return 0;
+}
+
+void load_hosts_step(struct load *l, unsigned step, double rate) {
+        struct load_hosts *p = hosts_of(l);
+        const struct definition_load *d = &p->def->load;
+        /* written before step_go is set under the thread's lock, read after the thread took it */
+        p->step = step;
+        p->step_load = *d;
+        p->step_load.mode = DEFINITION_MODE_RATE;
+        p->step_load.rate = rate;
+        p->step_load.warmup_s = d->warmup_s + (step == 0 ? d->search_warmup_s : 0);
+        loop_thread_set(p->thread, &p->go);
+        loop_thread_set(p->thread, &p->step_go);
+        l->run->events->started(l->run->userdata);
+}
+
+void load_hosts_steps_end(struct load *l) {
+        struct load_hosts *p = hosts_of(l);
+        loop_thread_set(p->thread, &p->step_end);
+        loop_thread_set(p->thread, &p->step_go);
+}

@@ -13,10 +13,11 @@
 static const struct load_ops *pick(const struct definition_load *l) {
         if (l->kind == DEFINITION_LOAD_NONE)
                 return &load_none_ops;
-        if (l->n_hosts > 0)
-                return &load_hosts_ops;
+        /* a search's steps run here or on load.hosts (capacity-steps.c asks load-hosts.h) */
         if (l->kind == DEFINITION_LOAD_INJECTOR && l->mode == DEFINITION_MODE_CAPACITY)
                 return &load_capacity_ops;
+        if (l->n_hosts > 0)
+                return &load_hosts_ops;
         return &load_local_ops;
 }
 

@@ -117,6 +117,14 @@ bool loop_thread_get(struct loop_thread *t, const bool *flag) {
         return v;
 }
 
+bool loop_thread_take(struct loop_thread *t, bool *flag) {
+        pthread_mutex_lock(&t->lock);
+        bool v = *flag;
+        *flag = false;
+        pthread_mutex_unlock(&t->lock);
+        return v;
+}
+
 bool loop_thread_wait(struct loop_thread *t, const bool *flag, int64_t until_ns) {
         struct timespec until = timespec_from_ns(until_ns);
         pthread_mutex_lock(&t->lock);

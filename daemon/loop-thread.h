@@ -28,6 +28,9 @@ void loop_thread_post(struct loop_thread *t, unsigned event);
 void loop_thread_set(struct loop_thread *t, bool *flag);
 /* On the thread: a flag's value, under the lock. */
 bool loop_thread_get(struct loop_thread *t, const bool *flag);
+/* On the thread: a flag's value, cleared under the lock, for a request the loop makes again and
+ * again (a capacity search's next step). */
+bool loop_thread_take(struct loop_thread *t, bool *flag);
 /* On the thread: sleep until *flag is set or until_ns (CLOCK_MONOTONIC; negative: no limit)
  * passes; returns *flag. */
 bool loop_thread_wait(struct loop_thread *t, const bool *flag, int64_t until_ns);

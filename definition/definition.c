@@ -247,13 +247,9 @@ static int parse_load_host(const cJSON *v, const char *path, const struct defini
 }
 
 /* load.hosts, once target and mode are known: the rules that make a load spread over peers
- * mean the same as one here. */
+ * mean the same as one here (a capacity search's steps too, each rate split by share). */
 static int parse_load_hosts(const cJSON *v, const cJSON *hosts, struct definition_load *load,
                             struct error *err) {
-        if (load->mode == DEFINITION_MODE_CAPACITY)
-                return def_error(err, "conflict", "load.mode",
-                                 "\"capacity\" runs on this host's injector only; with load.hosts use "
-                                 "\"rate\" or \"max\"");
         if (cJSON_GetObjectItemCaseSensitive(v, "cpus"))
                 return def_error(err, "conflict", "load.cpus",
                                  "with load.hosts no injector runs here: give each host its CPUs as "

@@ -257,8 +257,8 @@ struct definition_load {
         /* both */
         bool has_cpus;                  /* false: the injector's slice gets no cpuset */
         struct cpulist cpus;
-        /* INJECTOR, modes RATE and MAX: the load runs on these peers instead of here, each with
-         * rate x share / sum of shares (RATE) and its own connections; none here */
+        /* INJECTOR: the load runs on these peers instead of here, each with rate x share / sum of
+         * shares (RATE; CAPACITY: each step's rate) and its own connections; none here */
         struct definition_load_host *hosts;
         size_t n_hosts;                 /* 0..DEFINITION_LOAD_HOSTS_MAX, hosts unique */
 };
