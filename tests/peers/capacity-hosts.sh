@@ -20,19 +20,9 @@ set -u
 
 JAR="$BUILD/contrib/workloads/slicelab-sut.jar"
 bash "$SRC/tests/openapi/install-deps.sh" >/dev/null
-cleanup_coordinator() { daemon_stop; }
-export NETNS_AFTER_TEARDOWN=cleanup_coordinator # netns.sh calls it
-
-netns_setup 2 || { echo "Bail out! cannot make the namespaces"; exit 1; }
-ME=$(netns_gateway)
-ALLOW="10.231.$NETNS_K.*"
-H1=$(netns_addr 1)
-H2=$(netns_addr 2)
-peers_share_token 2
-peer_start 1 500 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 1"; exit 1; }
-peer_start 2 2000 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 2"; exit 1; }
-daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" --peer-token-file "$TEST_TMP/peer.token" ||
-        { not_ok "the coordinator starts"; netns_teardown; finish; exit 1; }
+# Two load hosts 500 s and 2000 s ahead, one token for the lab (each peer takes it as its API
+# token, the coordinator sends it), the coordinator here.
+netns_two_host_lab
 
 PORT=$(loopback_port)
 PRECISION=0.1

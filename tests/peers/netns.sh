@@ -135,3 +135,22 @@ netns_teardown() {
         [ -n "${NETNS_AFTER_TEARDOWN:-}" ] && $NETNS_AFTER_TEARDOWN
         return 0
 }
+
+# netns_two_host_lab: the coordinator's lab of tests/peers/multi-host.sh and capacity-hosts.sh: two
+# hosts whose daemons' clocks are 500 s and 2000 s ahead, sharing one token, and the coordinator
+# (tests/lib.sh's daemon_start) in the root namespace allowing them; stopped with the teardown. Sets
+# ME (the coordinator's address on the bridge), ALLOW, H1 and H2. Bails out when it cannot.
+netns_two_host_lab() {
+        cleanup_coordinator() { daemon_stop; }
+        export NETNS_AFTER_TEARDOWN=cleanup_coordinator # netns_teardown calls it
+        netns_setup 2 || { echo "Bail out! cannot make the namespaces"; exit 1; }
+        ME=$(netns_gateway)
+        ALLOW="10.231.$NETNS_K.*"
+        H1=$(netns_addr 1)
+        H2=$(netns_addr 2)
+        peers_share_token 2
+        peer_start 1 500 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 1"; exit 1; }
+        peer_start 2 2000 --peer-allow "$ALLOW" || { netns_teardown; echo "Bail out! no peer daemon 2"; exit 1; }
+        daemon_start --peer-url-template 'http://{host}:7878' --peer-allow "$ALLOW" --peer-token-file "$TEST_TMP/peer.token" ||
+                { not_ok "the coordinator starts"; netns_teardown; finish; exit 1; }
+}
